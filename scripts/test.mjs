@@ -1,0 +1,73 @@
+// `npm test`: installs what the tests need (npm packages, the Python SDK venv, Rust tools),
+// type-checks and lints, runs every vitest project and the Rust SDK suite, and ends with one
+// plain line `N passed, N failed` computed from the real results (CI reads that line).
+import { spawnSync } from 'node:child_process'
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs'
+
+const results = 'artifacts/results'
+rmSync(results, { recursive: true, force: true })
+mkdirSync(results, { recursive: true })
+
+const checks = []
+const step = (name, cmd, args, { required = false, env = {} } = {}) => {
+  process.stdout.write(`\n── ${name}: ${cmd} ${args.join(' ')}\n`)
+  const r = spawnSync(cmd, args, { stdio: 'inherit', env: { ...process.env, ...env } })
+  const ok = r.status === 0
+  checks.push({ name, ok })
+  if (!ok && required) summary(1)
+  return ok
+}
+
+function summary(forceFail = 0) {
+  let passed = 0
+  let failed = forceFail
+  let skipped = 0
+  for (const c of checks) c.ok ? passed++ : failed++
+  const vitest = `${results}/vitest.json`
+  if (existsSync(vitest)) {
+    const v = JSON.parse(readFileSync(vitest, 'utf8'))
+    passed += v.numPassedTests
+    failed += v.numFailedTests
+    skipped += v.numPendingTests + v.numTodoTests
+    // A file that failed to load has no tests counted above: count it as a failure.
+    for (const f of v.testResults)
+      if (f.status === 'failed' && f.assertionResults.length === 0) failed++
+  }
+  const rust = `${results}/rust.json`
+  if (existsSync(rust)) {
+    const r = JSON.parse(readFileSync(rust, 'utf8'))
+    passed += r.passed
+    failed += r.failed
+  }
+  const failedChecks = checks.filter((c) => !c.ok).map((c) => c.name)
+  if (failedChecks.length > 0) process.stdout.write(`\nfailed steps: ${failedChecks.join(', ')}\n`)
+  process.stdout.write(
+    `\n${passed} passed, ${failed} failed${skipped > 0 ? `, ${skipped} skipped` : ''}\n`,
+  )
+  process.exit(failed > 0 ? 1 : 0)
+}
+
+step('install', process.execPath, ['scripts/ensure-install.mjs'], { required: true })
+if (existsSync('scripts/setup-python.mjs'))
+  step('python venv', process.execPath, ['scripts/setup-python.mjs'])
+step('build', 'npx', ['--no-install', 'tsc', '-b', 'server'], { required: true })
+step('typecheck tests', 'npx', ['--no-install', 'tsc', '-p', 'server/tsconfig.test.json'])
+step('typecheck conformance', 'npx', ['--no-install', 'tsc', '-p', 'conformance'])
+step('typecheck scripts', 'npx', ['--no-install', 'tsc', '-p', 'scripts'])
+step('lint', 'npx', ['--no-install', 'biome', 'ci', '.'])
+// vitest's exit code is not needed: its JSON report is counted below.
+step('vitest', 'npx', [
+  '--no-install',
+  'vitest',
+  'run',
+  '--reporter=default',
+  '--reporter=json',
+  `--outputFile.json=${results}/vitest.json`,
+])
+checks.pop()
+if (!existsSync(`${results}/vitest.json`)) checks.push({ name: 'vitest (no report)', ok: false })
+if (existsSync('scripts/test-rust.mjs')) {
+  spawnSync(process.execPath, ['scripts/test-rust.mjs'], { stdio: 'inherit' })
+  if (!existsSync(`${results}/rust.json`)) checks.push({ name: 'rust (no report)', ok: false })
+}
+summary()

@@ -1,0 +1,33 @@
+import { randomBytes, scrypt, timingSafeEqual } from 'node:crypto'
+import { promisify } from 'node:util'
+
+const scryptAsync = promisify(scrypt) as (
+  password: string,
+  salt: Buffer,
+  keylen: number,
+  options: { N: number; r: number; p: number; maxmem: number },
+) => Promise<Buffer>
+
+/** scrypt cost: N=2^15, r=8 (32 MiB per hash), the OWASP-recommended memory-hard setting. */
+const PARAMS = { N: 32768, r: 8, p: 1, maxmem: 64 * 1024 * 1024 }
+
+/** Hashes a password with scrypt; the result carries its own parameters and salt. */
+export async function hashPassword(password: string): Promise<string> {
+  const salt = randomBytes(16)
+  const key = await scryptAsync(password, salt, 32, PARAMS)
+  return `scrypt$${PARAMS.N}$${PARAMS.r}$${PARAMS.p}$${salt.toString('base64')}$${key.toString('base64')}`
+}
+
+/** Checks a password against a stored hash in constant time. */
+export async function verifyPassword(password: string, stored: string): Promise<boolean> {
+  const [scheme, n, r, p, salt, key] = stored.split('$')
+  if (scheme !== 'scrypt' || salt === undefined || key === undefined) return false
+  const expected = Buffer.from(key, 'base64')
+  const actual = await scryptAsync(password, Buffer.from(salt, 'base64'), expected.length, {
+    N: Number(n),
+    r: Number(r),
+    p: Number(p),
+    maxmem: PARAMS.maxmem,
+  })
+  return actual.length === expected.length && timingSafeEqual(actual, expected)
+}

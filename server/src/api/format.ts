@@ -1,0 +1,57 @@
+import type { Issue, Project, ProjectKey, StoredEvent } from '../store/types.ts'
+
+/** Builds a DSN from the public base URL, key and project id. */
+export function dsnOf(baseUrl: string, publicKey: string, projectId: number): string {
+  const u = new URL(baseUrl)
+  return `${u.protocol}//${publicKey}@${u.host}${u.pathname.replace(/\/$/, '')}/${projectId}`
+}
+
+const iso = (ms: number): string => new Date(ms).toISOString()
+
+/** Project as the API shows it. */
+export const projectJson = (p: Project, dsn: string) => ({
+  id: p.id,
+  slug: p.slug,
+  name: p.name,
+  dsn,
+  created_at: iso(p.createdAt),
+})
+
+/** DSN key as the API shows it. */
+export const keyJson = (k: ProjectKey, baseUrl: string) => ({
+  id: k.id,
+  label: k.label,
+  component: k.component,
+  public_key: k.publicKey,
+  dsn: dsnOf(baseUrl, k.publicKey, k.projectId),
+  created_at: iso(k.createdAt),
+  revoked: k.revokedAt !== null,
+})
+
+/** Issue as the API shows it. */
+export const issueJson = (i: Issue) => ({
+  id: i.id,
+  project_id: i.projectId,
+  title: i.title,
+  culprit: i.culprit,
+  level: i.level,
+  status: i.status,
+  count: i.timesSeen,
+  first_seen: iso(i.firstSeen),
+  last_seen: iso(i.lastSeen),
+  metadata: { type: i.type, value: i.value },
+  grouping_version: i.groupingVersion,
+})
+
+/** Stored event as the API shows it: the normalised payload plus where it was filed. */
+export function eventJson(e: StoredEvent): Record<string, unknown> {
+  const payload = JSON.parse(e.payload) as Record<string, unknown>
+  return {
+    ...payload,
+    event_id: e.eventId,
+    issue_id: e.issueId,
+    project_id: e.projectId,
+    component: e.component,
+    received: iso(e.received),
+  }
+}

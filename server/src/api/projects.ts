@@ -1,0 +1,75 @@
+import type { FastifyInstance } from 'fastify'
+import { z } from 'zod'
+import { newPublicKey } from '../accounts/tokens.ts'
+import { ApiError } from '../errors.ts'
+import type { KeyResolver } from '../ingest/keys.ts'
+import type { Store } from '../store/types.ts'
+import { keyJson, projectJson } from './format.ts'
+import { parseInput, pathId } from './validate.ts'
+
+/** Body of `POST /api/0/projects/`. */
+export const CreateProject = z.object({ name: z.string().trim().min(1).max(100) })
+
+/** Turns a name into a URL slug. */
+export function slugify(name: string): string {
+  const s = name
+    .toLowerCase()
+    .normalize('NFKD')
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 50)
+  return s === '' ? 'project' : s
+}
+
+/** Creates a project with its default DSN key, finding a free slug. */
+export async function createProject(store: Store, name: string) {
+  const base = slugify(name)
+  for (let n = 1; n < 1000; n++) {
+    const slug = n === 1 ? base : `${base}-${n}`
+    try {
+      return await store.createProject(name, slug, newPublicKey())
+    } catch (err) {
+      if (!String(err).includes('UNIQUE') && !String(err).includes('unique')) throw err
+    }
+  }
+  throw new ApiError('conflict', 'could not find a free slug for this project name')
+}
+
+/** Project and DSN key routes of the management API. */
+export async function projectRoutes(
+  app: FastifyInstance,
+  deps: { store: Store; keys: KeyResolver; baseUrl: () => string },
+): Promise<void> {
+  const { store, baseUrl } = deps
+  const findProject = async (params: unknown) => {
+    const p = await store.getProject(pathId(params, 'projectId'))
+    if (p === undefined) throw new ApiError('not_found', 'no such project')
+    return p
+  }
+  const defaultDsn = async (projectId: number) => {
+    const keys = await store.listKeys(projectId)
+    const k = keys.find((x) => x.component === null && x.revokedAt === null) ?? keys[0]
+    return k === undefined ? '' : keyJson(k, baseUrl()).dsn
+  }
+
+  app.post('/api/0/projects/', async (req, reply) => {
+    const { name } = parseInput(CreateProject, req.body, 'project')
+    const { project, key } = await createProject(store, name)
+    return reply.code(201).send(projectJson(project, keyJson(key, baseUrl()).dsn))
+  })
+
+  app.get('/api/0/projects/', async () => {
+    const projects = await store.listProjects()
+    return Promise.all(projects.map(async (p) => projectJson(p, await defaultDsn(p.id))))
+  })
+
+  app.get('/api/0/projects/:projectId/', async (req) => {
+    const p = await findProject(req.params)
+    return projectJson(p, await defaultDsn(p.id))
+  })
+
+  app.get('/api/0/projects/:projectId/keys/', async (req) => {
+    const p = await findProject(req.params)
+    return (await store.listKeys(p.id)).map((k) => keyJson(k, baseUrl()))
+  })
+}

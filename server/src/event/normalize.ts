@@ -1,0 +1,261 @@
+import { randomUUID } from 'node:crypto'
+import type {
+  Breadcrumb,
+  ExceptionValue,
+  Frame,
+  Level,
+  LogEntry,
+  NormalizedEvent,
+  Stacktrace,
+} from './types.ts'
+
+type Obj = Record<string, unknown>
+
+const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v)
+const str = (v: unknown, max = 8192): string | undefined =>
+  typeof v === 'string' ? v.slice(0, max) : typeof v === 'number' ? String(v) : undefined
+const num = (v: unknown): number | undefined =>
+  typeof v === 'number' && Number.isFinite(v) ? v : undefined
+const bool = (v: unknown): boolean | undefined => (typeof v === 'boolean' ? v : undefined)
+const strList = (v: unknown): string[] | undefined =>
+  Array.isArray(v) ? v.map((x) => str(x)).filter((x): x is string => x !== undefined) : undefined
+
+/** Sets `key` only when the value exists (the types use exact optional properties). */
+function put<T extends object, K extends keyof T>(
+  target: T,
+  key: K,
+  value: T[K] | undefined,
+): void {
+  if (value !== undefined) target[key] = value
+}
+
+const HEX32 = /^[0-9a-f]{32}$/
+
+/** Accepts 32 hex or a dashed UUID, any case; returns 32 lowercase hex or undefined. */
+export function normalizeEventId(v: unknown): string | undefined {
+  if (typeof v !== 'string') return undefined
+  const id = v.replaceAll('-', '').toLowerCase()
+  return HEX32.test(id) ? id : undefined
+}
+
+/** Generates a fresh event id. */
+export const newEventId = (): string => randomUUID().replaceAll('-', '')
+
+/** Float Unix seconds or an RFC 3339 string to Unix seconds. */
+export function parseTimestamp(v: unknown): number | undefined {
+  if (typeof v === 'number' && Number.isFinite(v) && v > 0) return v > 1e11 ? v / 1000 : v
+  if (typeof v === 'string' && v !== '') {
+    const asNum = Number(v)
+    if (Number.isFinite(asNum) && asNum > 0) return asNum
+    const hasZone = /[zZ]|[+-]\d\d:?\d\d$/.test(v)
+    const ms = Date.parse(hasZone ? v : `${v}Z`)
+    if (Number.isFinite(ms)) return ms / 1000
+  }
+  return undefined
+}
+
+const LEVELS: Record<string, Level> = {
+  fatal: 'fatal',
+  critical: 'fatal',
+  error: 'error',
+  warning: 'warning',
+  warn: 'warning',
+  info: 'info',
+  log: 'info',
+  debug: 'debug',
+  trace: 'debug',
+}
+
+/** Level names and Python's numeric levels to the five levels. */
+export function normalizeLevel(v: unknown): Level {
+  if (typeof v === 'number') {
+    if (v >= 50) return 'fatal'
+    if (v >= 40) return 'error'
+    if (v >= 30) return 'warning'
+    if (v >= 20) return 'info'
+    return 'debug'
+  }
+  return (typeof v === 'string' ? LEVELS[v.toLowerCase()] : undefined) ?? 'error'
+}
+
+function frame(v: unknown): Frame | undefined {
+  if (!isObj(v)) return undefined
+  const f: Frame = {}
+  for (const k of [
+    'filename',
+    'abs_path',
+    'function',
+    'raw_function',
+    'module',
+    'package',
+    'platform',
+  ] as const) {
+    put(f, k, str(v[k], 1024))
+  }
+  put(f, 'context_line', str(v['context_line'], 1024))
+  put(f, 'instruction_addr', str(v['instruction_addr'], 64))
+  put(f, 'lineno', num(v['lineno']))
+  put(f, 'colno', num(v['colno']))
+  put(f, 'in_app', bool(v['in_app']))
+  put(f, 'pre_context', strList(v['pre_context']))
+  put(f, 'post_context', strList(v['post_context']))
+  if (isObj(v['vars'])) f.vars = v['vars']
+  return f
+}
+
+function stacktrace(v: unknown): Stacktrace | undefined {
+  if (!isObj(v) || !Array.isArray(v['frames'])) return undefined
+  const frames = v['frames'].map(frame).filter((f): f is Frame => f !== undefined)
+  return frames.length > 0 ? { frames } : undefined
+}
+
+function exceptionValue(v: unknown): ExceptionValue | undefined {
+  if (!isObj(v)) return undefined
+  const e: ExceptionValue = {}
+  put(e, 'type', str(v['type'], 256))
+  put(e, 'value', str(v['value']))
+  put(e, 'module', str(v['module'], 256))
+  put(e, 'stacktrace', stacktrace(v['stacktrace']))
+  const m = v['mechanism']
+  if (isObj(m)) {
+    const mech: NonNullable<ExceptionValue['mechanism']> = {}
+    put(mech, 'type', str(m['type'], 128))
+    put(mech, 'handled', bool(m['handled']))
+    put(mech, 'synthetic', bool(m['synthetic']))
+    put(mech, 'description', str(m['description']))
+    e.mechanism = mech
+  }
+  return e.type === undefined && e.value === undefined && e.stacktrace === undefined ? undefined : e
+}
+
+function exceptions(v: unknown): { values: ExceptionValue[] } | undefined {
+  const list = Array.isArray(v)
+    ? v
+    : isObj(v)
+      ? Array.isArray(v['values'])
+        ? v['values']
+        : [v]
+      : []
+  const values = list.map(exceptionValue).filter((e): e is ExceptionValue => e !== undefined)
+  return values.length > 0 ? { values } : undefined
+}
+
+function logentry(raw: Obj): LogEntry | undefined {
+  const src = isObj(raw['logentry'])
+    ? raw['logentry']
+    : isObj(raw['message'])
+      ? raw['message']
+      : undefined
+  const entry: LogEntry = {}
+  if (src !== undefined) {
+    put(entry, 'message', str(src['message']))
+    put(entry, 'formatted', str(src['formatted']))
+    if (Array.isArray(src['params'])) entry.params = src['params']
+  }
+  if (entry.formatted === undefined && typeof raw['message'] === 'string') {
+    entry.formatted = raw['message'].slice(0, 8192)
+  }
+  return entry.message === undefined && entry.formatted === undefined ? undefined : entry
+}
+
+function tags(v: unknown): [string, string][] {
+  const pairs: [string, string][] = []
+  const add = (k: unknown, val: unknown): void => {
+    const key = str(k, 200)
+    const value = str(val, 200) ?? (typeof val === 'boolean' ? String(val) : undefined)
+    if (key !== undefined && key !== '' && value !== undefined) pairs.push([key, value])
+  }
+  if (Array.isArray(v)) {
+    for (const p of v) if (Array.isArray(p)) add(p[0], p[1])
+  } else if (isObj(v)) {
+    for (const [k, val] of Object.entries(v)) add(k, val)
+  }
+  return pairs
+}
+
+function breadcrumbs(v: unknown): { values: Breadcrumb[] } | undefined {
+  const list = Array.isArray(v)
+    ? v
+    : isObj(v) && Array.isArray(v['values'])
+      ? v['values']
+      : undefined
+  if (list === undefined) return undefined
+  const values: Breadcrumb[] = []
+  for (const b of list) {
+    if (!isObj(b)) continue
+    const crumb: Breadcrumb = {}
+    put(crumb, 'timestamp', parseTimestamp(b['timestamp']))
+    put(crumb, 'type', str(b['type'], 64))
+    put(crumb, 'category', str(b['category'], 256))
+    put(crumb, 'message', str(b['message']))
+    put(crumb, 'level', str(b['level'], 32))
+    if (isObj(b['data'])) crumb.data = b['data']
+    values.push(crumb)
+  }
+  return { values: values.slice(-200) }
+}
+
+/**
+ * Turns an SDK event payload (any of the legacy shapes) into the one shape the service uses.
+ * `eventId` from the envelope header wins over the payload's; `received` (s) fills a missing
+ * timestamp. Unknown fields of the payload are kept for display by the caller.
+ */
+export function normalizeEvent(
+  raw: Obj,
+  opts: { eventId?: string; received: number },
+): NormalizedEvent {
+  const event: NormalizedEvent = {
+    event_id: opts.eventId ?? normalizeEventId(raw['event_id']) ?? newEventId(),
+    timestamp: parseTimestamp(raw['timestamp']) ?? opts.received,
+    platform: str(raw['platform'], 64) ?? 'other',
+    level: normalizeLevel(raw['level']),
+    tags: tags(raw['tags']),
+  }
+  for (const k of [
+    'logger',
+    'transaction',
+    'server_name',
+    'release',
+    'dist',
+    'environment',
+  ] as const) {
+    put(event, k, str(raw[k], k === 'transaction' ? 200 : 256))
+  }
+  put(event, 'logentry', logentry(raw))
+  put(event, 'exception', exceptions(raw['exception']))
+  put(event, 'stacktrace', stacktrace(raw['stacktrace']))
+  const threads = raw['threads']
+  const threadList =
+    isObj(threads) && Array.isArray(threads['values'])
+      ? threads['values']
+      : Array.isArray(threads)
+        ? threads
+        : undefined
+  if (threadList !== undefined) {
+    event.threads = {
+      values: threadList.filter(isObj).map((t) => {
+        const th: NonNullable<NormalizedEvent['threads']>['values'][number] = { id: t['id'] }
+        put(th, 'name', str(t['name'], 256))
+        put(th, 'crashed', bool(t['crashed']))
+        put(th, 'current', bool(t['current']))
+        put(th, 'stacktrace', stacktrace(t['stacktrace']))
+        return th
+      }),
+    }
+  }
+  const fp = strList(raw['fingerprint'])
+  if (fp !== undefined && fp.length > 0) event.fingerprint = fp
+  for (const k of ['user', 'contexts', 'request', 'extra'] as const) {
+    const v = raw[k]
+    if (isObj(v)) event[k] = v
+  }
+  put(event, 'breadcrumbs', breadcrumbs(raw['breadcrumbs']))
+  const sdk = raw['sdk']
+  if (isObj(sdk)) {
+    const s: NonNullable<NormalizedEvent['sdk']> = {}
+    put(s, 'name', str(sdk['name'], 128))
+    put(s, 'version', str(sdk['version'], 64))
+    event.sdk = s
+  }
+  return event
+}

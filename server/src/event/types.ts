@@ -1,0 +1,106 @@
+/**
+ * The event shape the service works with after normalisation (`ingest/normalize.ts`).
+ * Stock SDKs send many legacy shapes (exception as list or object, tags as pairs or map,
+ * message as string or object); everything downstream of the normaliser sees only this one.
+ * Unknown fields of the payload are kept in the stored JSON but are not modelled here.
+ */
+
+/** Event severity, as the SDKs and Relay name it. */
+export type Level = 'fatal' | 'error' | 'warning' | 'info' | 'debug'
+
+/** One stack frame (caller → callee order inside a stack trace). */
+export interface Frame {
+  filename?: string
+  abs_path?: string
+  function?: string
+  raw_function?: string
+  module?: string
+  package?: string
+  platform?: string
+  lineno?: number
+  colno?: number
+  in_app?: boolean
+  context_line?: string
+  pre_context?: string[]
+  post_context?: string[]
+  vars?: Record<string, unknown>
+  instruction_addr?: string
+}
+
+/** A stack trace; the last frame is the crash site. */
+export interface Stacktrace {
+  frames: Frame[]
+}
+
+/** Exception mechanism: how the error was caught. */
+export interface Mechanism {
+  type?: string
+  handled?: boolean
+  synthetic?: boolean
+  description?: string
+}
+
+/** One exception of a chain (the list is oldest → newest; the last is the one thrown). */
+export interface ExceptionValue {
+  type?: string
+  value?: string
+  module?: string
+  mechanism?: Mechanism
+  stacktrace?: Stacktrace
+}
+
+/** A breadcrumb, as recorded by the SDK before the event. */
+export interface Breadcrumb {
+  timestamp?: number
+  type?: string
+  category?: string
+  message?: string
+  level?: string
+  data?: Record<string, unknown>
+}
+
+/** The structured message (Python logging sends the template in `message`). */
+export interface LogEntry {
+  message?: string
+  formatted?: string
+  params?: unknown[]
+}
+
+/** A normalised error or message event. */
+export interface NormalizedEvent {
+  /** 32 lowercase hex digits, no dashes. */
+  event_id: string
+  /** Unix seconds (float). */
+  timestamp: number
+  platform: string
+  level: Level
+  logger?: string
+  transaction?: string
+  server_name?: string
+  release?: string
+  dist?: string
+  environment?: string
+  /** Always moved into `logentry` by the normaliser; kept only for display. */
+  logentry?: LogEntry
+  exception?: { values: ExceptionValue[] }
+  /** Event-level stack trace (an event without an exception, e.g. `attachStacktrace`). */
+  stacktrace?: Stacktrace
+  threads?: {
+    values: {
+      id?: unknown
+      name?: string
+      crashed?: boolean
+      current?: boolean
+      stacktrace?: Stacktrace
+    }[]
+  }
+  fingerprint?: string[]
+  /** Tags as ordered pairs (SDKs send an object or a list of pairs). */
+  tags: [string, string][]
+  user?: Record<string, unknown>
+  contexts?: Record<string, unknown>
+  breadcrumbs?: { values: Breadcrumb[] }
+  request?: Record<string, unknown>
+  sdk?: { name?: string; version?: string }
+  extra?: Record<string, unknown>
+}

@@ -1,0 +1,127 @@
+import type { Frame, NormalizedEvent } from '../event/types.ts'
+import { isInApp } from './in-app.ts'
+
+/** `app`: only in-app frames count; `system`: every frame (used when no in-app frame counts). */
+export type Variant = 'app' | 'system'
+
+/** The stable parts of one frame; line and column numbers never count, so edits don't regroup. */
+export interface FrameKey {
+  module?: string
+  filename?: string
+  function?: string
+}
+
+const JS_PLATFORMS = new Set(['javascript', 'node'])
+const NATIVE_PLATFORMS = new Set(['native', 'c', 'cocoa', 'objc'])
+
+/** Paths that name no real file: no filename component and, for JS, no frame at all. */
+const PSEUDO_PATHS = new Set(['<anonymous>', '[native code]', 'native code', 'eval code'])
+/** `scheme://…` and `blob:`/`data:` URLs: their host and build hashes change across deploys. */
+const URL_PATH = /^(?:[a-zA-Z][a-zA-Z0-9+.-]*:\/\/|blob:|data:)/
+/** JS function names that stand for "no name". */
+const JS_NO_NAME = new Set(['?', '<anonymous>', '<anonymous function>', 'Anonymous function'])
+/** Native placeholders for unsymbolicated frames. */
+const NATIVE_NO_NAME = new Set(['<unknown>', '<redacted>'])
+
+function isPseudoOrUrl(path: string | undefined): boolean {
+  return path !== undefined && (PSEUDO_PATHS.has(path) || URL_PATH.test(path))
+}
+
+/** Strips JVM generated-class suffixes (lambdas, reflection accessors, CGLIB proxies). */
+function javaModule(module: string): string {
+  return module
+    .replace(/\$\$Lambda.*$/, '$$$$Lambda')
+    .replace(/GeneratedMethodAccessor\d+/, 'GeneratedMethodAccessor')
+    .replace(/\$\$(EnhancerBy|FastClassBy)(\w*?)CGLIB\$\$[0-9a-f]+/, '$$$$$1$2CGLIB')
+}
+
+function frameFunction(frame: Frame, platform: string): string | undefined {
+  const name = frame.function ?? frame.raw_function
+  if (name === undefined || name === '') return undefined
+  if (JS_PLATFORMS.has(platform)) {
+    // `Object.run [as handle]` → `run`: the receiver depends on how the function was called.
+    const bare = name.replace(/\s*\[as [^\]]*\]$/, '')
+    const last = bare.slice(bare.lastIndexOf('.') + 1)
+    return JS_NO_NAME.has(last) || JS_NO_NAME.has(bare) || bare.endsWith('/<') ? undefined : last
+  }
+  if (platform === 'java' && name.startsWith('lambda$')) return undefined
+  if (NATIVE_PLATFORMS.has(platform)) {
+    // Rust symbols may keep their `::h0123456789abcdef` disambiguation hash.
+    return NATIVE_NO_NAME.has(name) ? undefined : name.replace(/::h[0-9a-f]{16}$/, '')
+  }
+  return name
+}
+
+/** The grouping parts of a frame, or undefined when the frame is noise (JS eval, native code). */
+export function frameKey(frame: Frame, eventPlatform: string): FrameKey | undefined {
+  const platform = frame.platform ?? eventPlatform
+  const path = frame.abs_path ?? frame.filename
+  if (JS_PLATFORMS.has(platform) && (frame.function === 'eval' || PSEUDO_PATHS.has(path ?? ''))) {
+    return undefined
+  }
+  const key: FrameKey = {}
+  if (frame.module !== undefined && frame.module !== '') {
+    key.module = platform === 'java' ? javaModule(frame.module) : frame.module
+  } else if (path !== undefined && !isPseudoOrUrl(path) && !isPseudoOrUrl(frame.filename)) {
+    const base = path.slice(Math.max(path.lastIndexOf('/'), path.lastIndexOf('\\')) + 1)
+    if (base !== '') key.filename = base.toLowerCase()
+  }
+  const fn = frameFunction(frame, platform)
+  if (fn !== undefined) key.function = fn
+  return Object.keys(key).length === 0 ? undefined : key
+}
+
+/** Identity for recursion detection: the same code location, line and column included. */
+function location(frame: Frame): string {
+  const { abs_path, package: pkg, module, filename, function: fn, lineno, colno } = frame
+  return JSON.stringify([abs_path, pkg, module, filename, fn, lineno, colno])
+}
+
+/**
+ * The grouping parts of a stack trace's frames for a variant, caller first. Consecutive
+ * identical frames (recursion) count once, so the recursion depth does not split groups.
+ */
+export function stackKeys(
+  frames: readonly Frame[],
+  variant: Variant,
+  platform: string,
+): FrameKey[] {
+  const keys: FrameKey[] = []
+  let previous: string | undefined
+  for (const frame of frames) {
+    if (variant === 'app' && !isInApp(frame)) continue
+    const here = location(frame)
+    if (here === previous) continue
+    previous = here
+    const key = frameKey(frame, platform)
+    if (key !== undefined) keys.push(key)
+  }
+  return keys
+}
+
+/** The frame where the event happened: the last in-app frame, else the last frame. */
+export function crashFrame(frames: readonly Frame[]): Frame | undefined {
+  return frames.findLast((frame) => isInApp(frame)) ?? frames.at(-1)
+}
+
+/** The stack of the thread that crashed, else the current one, else the only one with a stack. */
+export function threadFrames(event: NormalizedEvent): Frame[] | undefined {
+  const threads = (event.threads?.values ?? []).filter(
+    (t) => (t.stacktrace?.frames.length ?? 0) > 0,
+  )
+  const thread =
+    threads.find((t) => t.crashed === true) ??
+    threads.find((t) => t.current === true) ??
+    (threads.length === 1 ? threads[0] : undefined)
+  return thread?.stacktrace?.frames
+}
+
+/** The stack that locates the event: the primary exception's, else the event's, else a thread's. */
+export function primaryFrames(event: NormalizedEvent): Frame[] {
+  const candidates = [
+    event.exception?.values.at(-1)?.stacktrace?.frames,
+    event.stacktrace?.frames,
+    threadFrames(event),
+  ]
+  return candidates.find((frames) => frames !== undefined && frames.length > 0) ?? []
+}

@@ -1,0 +1,44 @@
+import type { Frame } from '../event/types.ts'
+
+/**
+ * Paths of third-party and runtime code (protocol.md §8.5 "default in-app rules"): package
+ * managers' install folders, runtime internals and CDNs. Both `/` and `\` separators.
+ */
+const LIBRARY_PATHS: readonly RegExp[] = [
+  /[\\/]node_modules[\\/]/,
+  /[\\/](?:site|dist)-packages[\\/]/,
+  /[\\/]lib[\\/]python\d[\d.]*[\\/]/,
+  /[\\/]vendor[\\/]/,
+  /[\\/]go[\\/]pkg[\\/]mod[\\/]/,
+  /[\\/]\.cargo[\\/](?:registry|git)[\\/]/,
+  /[\\/]rustc[\\/]/,
+  /^\/(?:usr\/)?lib\//,
+  /^\/System\/Library\//,
+  /^node:/,
+  /^https?:\/\/(?:unpkg\.com|cdn\.jsdelivr\.net|cdnjs\.cloudflare\.com)\//,
+]
+
+/** Rust standard library functions, including trait impls written `<core::… as …>::…`. */
+const LIBRARY_FUNCTION = /^<?(?:std|core|alloc)::/
+
+/** JVM runtime, the Sentry SDK itself and the most common frameworks. */
+const LIBRARY_MODULE =
+  /^(?:io\.sentry|java|javax|jdk|sun|com\.sun|kotlin|kotlinx|org\.springframework|org\.apache)\./
+
+/** Guesses from paths and names whether a frame is application code; true unless it matches. */
+export function looksInApp(frame: Frame): boolean {
+  const paths = [frame.abs_path, frame.filename, frame.package]
+  if (paths.some((path) => path !== undefined && LIBRARY_PATHS.some((re) => re.test(path)))) {
+    return false
+  }
+  if (frame.function !== undefined && LIBRARY_FUNCTION.test(frame.function)) return false
+  return frame.module === undefined || !LIBRARY_MODULE.test(frame.module)
+}
+
+/**
+ * Whether the frame is application code: the SDK's `in_app` when set, else the guess. Guessing
+ * per frame (not only when no frame has the flag) also covers SDKs that mark only library frames.
+ */
+export function isInApp(frame: Frame): boolean {
+  return frame.in_app ?? looksInApp(frame)
+}

@@ -1,0 +1,30 @@
+/**
+ * Issue grouping: which group an event belongs to, and how that group is labelled.
+ * Strategies are versioned (`v1.ts`, …); the caller stores `version` next to `hash`, so a
+ * future strategy can run beside the old one while existing groups migrate.
+ */
+import type { NormalizedEvent } from '../event/types.ts'
+import { hashValues } from './hash.ts'
+import { labelEvent } from './title.ts'
+import { groupingValuesV1 } from './v1.ts'
+
+/** What the store records for an event's group. */
+export interface GroupingResult {
+  hash: string
+  version: string
+  title: string
+  culprit: string
+  metadata: { type?: string; value?: string }
+}
+
+/** The strategy new events are grouped with; stored with each hash. */
+export const CURRENT_GROUPING_VERSION: string = 'v1'
+
+/** Computes the group hash, title and culprit of an event with the current strategy. */
+export function groupEvent(event: NormalizedEvent): GroupingResult {
+  return {
+    hash: hashValues(groupingValuesV1(event)),
+    version: CURRENT_GROUPING_VERSION,
+    ...labelEvent(event),
+  }
+}

@@ -1,0 +1,141 @@
+import type { IncomingMessage } from 'node:http'
+import { Transform, type TransformCallback } from 'node:stream'
+import zlib from 'node:zlib'
+import { ApiError } from '../errors.ts'
+
+/** Caps applied while a body is read: before and after decompression. */
+export interface BodyCaps {
+  maxCompressed: number
+  maxDecoded: number
+}
+
+type Decoder = 'identity' | 'gzip' | 'deflate' | 'br'
+
+/** Maps a Content-Encoding header to a decoder; empty and the bogus `UTF-8` mean none (Relay). */
+export function decoderFor(header: string | string[] | undefined): Decoder {
+  const value = (Array.isArray(header) ? header.join(',') : (header ?? '')).trim().toLowerCase()
+  if (value === '' || value === 'identity' || value === 'utf-8') return 'identity'
+  if (value === 'gzip' || value === 'x-gzip') return 'gzip'
+  if (value === 'deflate') return 'deflate'
+  if (value === 'br') return 'br'
+  throw new ApiError(
+    'unsupported_encoding',
+    `unsupported Content-Encoding "${value}": use gzip, deflate, br or none`,
+  )
+}
+
+/** Deflate as sent in practice: zlib-wrapped (RFC 1950) per the spec, raw deflate tolerated. */
+class LenientInflate extends Transform {
+  private inner: zlib.Inflate | zlib.InflateRaw | undefined
+
+  override _transform(chunk: Buffer, _enc: BufferEncoding, done: TransformCallback): void {
+    if (this.inner === undefined) {
+      const b0 = chunk[0] ?? 0
+      const zlibWrapped = (b0 & 0x0f) === 8 && (b0 * 256 + (chunk[1] ?? 0)) % 31 === 0
+      this.inner = zlibWrapped ? zlib.createInflate() : zlib.createInflateRaw()
+      this.inner.on('data', (d: Buffer) => this.push(d))
+      this.inner.on('error', (e) => this.destroy(e))
+    }
+    this.inner.write(chunk, () => done())
+  }
+
+  override _flush(done: TransformCallback): void {
+    if (this.inner === undefined) {
+      done()
+      return
+    }
+    this.inner.once('end', () => done())
+    this.inner.end()
+  }
+}
+
+function decompressor(decoder: Decoder): Transform | undefined {
+  switch (decoder) {
+    case 'identity':
+      return undefined
+    case 'gzip':
+      return zlib.createGunzip()
+    case 'deflate':
+      return new LenientInflate()
+    case 'br':
+      return zlib.createBrotliDecompress()
+  }
+}
+
+/**
+ * Reads a request body (chunked or sized) through its Content-Encoding with both caps enforced
+ * while streaming, so a decompression bomb is cut off at the cap. Broken compression is a 400,
+ * either cap a 413. The request is never destroyed: what is left is drained, so the client
+ * still reads the error answer.
+ */
+export function readBody(req: IncomingMessage, caps: BodyCaps): Promise<Buffer> {
+  const declared = Number(req.headers['content-length'])
+  if (Number.isFinite(declared) && declared > caps.maxCompressed) {
+    req.resume()
+    return Promise.reject(
+      new ApiError('too_large', `request body exceeds the limit of ${caps.maxCompressed} bytes`),
+    )
+  }
+  const decoder = decoderFor(req.headers['content-encoding'])
+  const inflate = decompressor(decoder)
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = []
+    let rawSeen = 0
+    let decodedSeen = 0
+    let settled = false
+    const fail = (err: ApiError): void => {
+      if (settled) return
+      settled = true
+      req.removeListener('data', onData)
+      req.resume()
+      inflate?.destroy()
+      reject(err)
+    }
+    const finish = (): void => {
+      if (settled) return
+      settled = true
+      resolve(Buffer.concat(chunks, decodedSeen))
+    }
+    const sink = (chunk: Buffer): void => {
+      if (settled) return
+      decodedSeen += chunk.length
+      if (decodedSeen > caps.maxDecoded) {
+        fail(
+          new ApiError(
+            'too_large',
+            `decompressed body exceeds the limit of ${caps.maxDecoded} bytes`,
+          ),
+        )
+        return
+      }
+      chunks.push(chunk)
+    }
+    function onData(chunk: Buffer): void {
+      rawSeen += chunk.length
+      if (rawSeen > caps.maxCompressed) {
+        fail(
+          new ApiError(
+            'too_large',
+            `request body exceeds the limit of ${caps.maxCompressed} bytes`,
+          ),
+        )
+        return
+      }
+      if (inflate === undefined) sink(chunk)
+      else inflate.write(chunk)
+    }
+    if (inflate !== undefined) {
+      inflate.on('data', sink)
+      inflate.on('error', (err: Error) =>
+        fail(new ApiError('bad_compression', `could not decode ${decoder} body`, [err.message])),
+      )
+      inflate.on('end', finish)
+    }
+    req.on('data', onData)
+    req.on('end', () => {
+      if (inflate === undefined) finish()
+      else if (!settled) inflate.end()
+    })
+    req.on('error', () => fail(new ApiError('bad_request', 'request body was cut off')))
+  })
+}

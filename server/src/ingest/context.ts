@@ -1,0 +1,45 @@
+import type { EventToWrite, OutcomeDelta, WriteUnit } from '../store/types.ts'
+import type { ResolvedKey } from './keys.ts'
+
+/** Outcome kinds; reasons are free text (see README "Outcomes"). */
+export type OutcomeKind = 'accepted' | 'rejected' | 'over_quota' | 'unsupported' | 'client_discard'
+
+/**
+ * Everything one ingest request accumulates while its items are handled: the write unit for
+ * the group commit and the outcome counters. Item handlers only add to it; nothing is written
+ * until every item of the envelope has been validated.
+ */
+export class IngestContext {
+  readonly project: ResolvedKey['project']
+  readonly key: ResolvedKey['key']
+  /** Receive time, ms. */
+  readonly received: number
+  readonly envelopeHeader: Record<string, unknown>
+  readonly unit: WriteUnit = { events: [], outcomes: [] }
+
+  constructor(resolved: ResolvedKey, received: number, envelopeHeader: Record<string, unknown>) {
+    this.project = resolved.project
+    this.key = resolved.key
+    this.received = received
+    this.envelopeHeader = envelopeHeader
+  }
+
+  /** Counts `quantity` items of `category` under an outcome. */
+  outcome(outcome: OutcomeKind, reason: string, category: string, quantity = 1): void {
+    const delta: OutcomeDelta = {
+      projectId: this.project.id,
+      keyId: this.key.id,
+      at: this.received,
+      outcome,
+      reason,
+      category,
+      quantity,
+    }
+    this.unit.outcomes.push(delta)
+  }
+
+  /** Queues an event for the commit. Its `accepted` outcome is counted after the commit. */
+  addEvent(event: EventToWrite): void {
+    this.unit.events.push(event)
+  }
+}

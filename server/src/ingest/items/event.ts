@@ -1,0 +1,86 @@
+import { ApiError } from '../../errors.ts'
+import { normalizeEvent, normalizeEventId } from '../../event/normalize.ts'
+import type { NormalizedEvent } from '../../event/types.ts'
+import { groupEvent } from '../../grouping/index.ts'
+import type { EventToWrite } from '../../store/types.ts'
+import type { IngestContext } from '../context.ts'
+
+/** Parses an event payload as a JSON object; anything else is a 400 for the whole request. */
+export function parseEventJson(payload: Buffer, what = 'event'): Record<string, unknown> {
+  let value: unknown
+  try {
+    value = JSON.parse(payload.toString('utf8'))
+  } catch {
+    throw new ApiError('invalid_json', `invalid ${what} payload: not JSON`)
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw new ApiError('invalid_json', `invalid ${what} payload: not a JSON object`)
+  }
+  return value as Record<string, unknown>
+}
+
+/**
+ * Normalises and groups one event and builds the row to write (the digest step). Shared by
+ * envelope `event` items, `/store/`, cron failures and OTLP error records.
+ */
+export function digestEvent(
+  raw: Record<string, unknown>,
+  ctx: IngestContext,
+  eventId?: string,
+): { row: EventToWrite; event: NormalizedEvent } {
+  const event = normalizeEvent(raw, {
+    ...(eventId !== undefined ? { eventId } : {}),
+    received: ctx.received / 1000,
+  })
+  const group = groupEvent(event)
+  const component = ctx.key.component
+  if (component !== null && !event.tags.some(([k]) => k === 'component')) {
+    event.tags.push(['component', component])
+  }
+  const payload = JSON.stringify({ ...raw, ...event, title: group.title, culprit: group.culprit })
+  return {
+    event,
+    row: {
+      projectId: ctx.project.id,
+      keyId: ctx.key.id,
+      eventId: event.event_id,
+      timestamp: Math.round(event.timestamp * 1000),
+      received: ctx.received,
+      level: event.level,
+      title: group.title,
+      culprit: group.culprit,
+      type: group.metadata.type ?? null,
+      value: group.metadata.value ?? null,
+      release: event.release ?? null,
+      environment: event.environment ?? null,
+      component,
+      hash: group.hash,
+      groupingVersion: group.version,
+      payload,
+    },
+  }
+}
+
+/**
+ * `event` items: errors and messages. With one event in the envelope the header's `event_id`
+ * wins over the payload's (Relay); with several (allowed here, each costs quota) every event
+ * keeps its own id, since one id for all would collapse them into one.
+ */
+export function handleEventItem(
+  payload: Buffer,
+  ctx: IngestContext,
+  maxEvent: number,
+  useHeaderId: boolean,
+): string {
+  if (payload.length > maxEvent) {
+    throw new ApiError(
+      'too_large',
+      `envelope exceeded size limits for type 'event' (${payload.length} > ${maxEvent} bytes)`,
+    )
+  }
+  const raw = parseEventJson(payload)
+  const headerId = useHeaderId ? normalizeEventId(ctx.envelopeHeader['event_id']) : undefined
+  const { row } = digestEvent(raw, ctx, headerId ?? normalizeEventId(raw['event_id']))
+  ctx.addEvent(row)
+  return row.eventId
+}

@@ -1,0 +1,89 @@
+import type { Limits } from '../../config.ts'
+import type { IngestContext } from '../context.ts'
+import type { EnvelopeItem } from '../envelope.ts'
+import { handleEventItem } from './event.ts'
+
+/** What handling the items of one envelope produced for the answer. */
+export interface ItemsResult {
+  /** Ids of the events queued, in envelope order. */
+  eventIds: string[]
+}
+
+/** Per-envelope facts a handler may need. */
+export interface ItemEnv {
+  limits: Limits
+  /** Number of `event` items in the envelope. */
+  eventCount: number
+}
+
+/** A handler validates one item and adds what it produces to the context; it may throw ApiError. */
+export type ItemHandler = (
+  item: EnvelopeItem,
+  ctx: IngestContext,
+  env: ItemEnv,
+  out: ItemsResult,
+) => void
+
+/**
+ * The dispatch table: item type → handler. Types not listed here are dropped and counted as
+ * `unsupported:<type>`, never fatal (the spec's envelope rule 1).
+ */
+export const ITEM_HANDLERS: Record<string, ItemHandler> = {
+  event: (item, ctx, env, out) => {
+    out.eventIds.push(handleEventItem(item.payload, ctx, env.limits.maxEvent, env.eventCount === 1))
+  },
+}
+
+/** Rate-limit / outcome data category of an item type (protocol.md §5.2). */
+export function categoryOf(type: string): string {
+  switch (type) {
+    case 'event':
+      return 'error'
+    case 'transaction':
+      return 'transaction'
+    case 'attachment':
+      return 'attachment'
+    case 'session':
+    case 'sessions':
+      return 'session'
+    case 'check_in':
+      return 'monitor'
+    case 'log':
+      return 'log_item'
+    case 'span':
+      return 'span'
+    case 'profile':
+    case 'profile_chunk':
+      return 'profile'
+    case 'replay_event':
+    case 'replay_recording':
+    case 'replay_video':
+      return 'replay'
+    case 'feedback':
+    case 'user_report':
+      return 'feedback'
+    default:
+      return 'default'
+  }
+}
+
+/** Runs every item of an envelope through its handler, counting unknown types as unsupported. */
+export function handleItems(
+  items: EnvelopeItem[],
+  ctx: IngestContext,
+  limits: Limits,
+): ItemsResult {
+  const out: ItemsResult = { eventIds: [] }
+  const env: ItemEnv = { limits, eventCount: items.filter((i) => i.header.type === 'event').length }
+  for (const item of items) {
+    const handler = Object.hasOwn(ITEM_HANDLERS, item.header.type)
+      ? ITEM_HANDLERS[item.header.type]
+      : undefined
+    if (handler === undefined) {
+      ctx.outcome('unsupported', item.header.type.slice(0, 64), categoryOf(item.header.type))
+      continue
+    }
+    handler(item, ctx, env, out)
+  }
+  return out
+}

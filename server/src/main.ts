@@ -1,0 +1,49 @@
+import { buildApp } from './app.ts'
+import { bootstrap } from './bootstrap.ts'
+import { loadConfig } from './config.ts'
+
+/**
+ * Process entry: reads the environment once, builds the app, listens, prints the ready line
+ * (`{"msg":"listening","url":…}`, which the test harness waits for) and closes cleanly on
+ * SIGTERM/SIGINT so the last group commit is flushed.
+ */
+async function main(): Promise<void> {
+  const config = loadConfig(process.env)
+  const app = await buildApp(config)
+  await app.listen({ host: config.host, port: config.port })
+  const addr = app.server.address()
+  const port = typeof addr === 'object' && addr !== null ? addr.port : config.port
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host
+  const url = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`
+  app.services.setBaseUrl(url)
+  const report = await bootstrap(app.services.store, config, app.services.baseUrl())
+  const out = (line: string) => process.stdout.write(`${line}\n`)
+  out(`Web UI:       ${url}/`)
+  out(
+    `Admin login:  ${report.adminEmail}${report.generatedPassword !== undefined ? ` / ${report.generatedPassword} (generated, shown once)` : ''}`,
+  )
+  out(`Default DSN:  ${report.defaultDsn}`)
+  out(JSON.stringify({ msg: 'listening', url }))
+  let closing = false
+  const close = (signal: string) => {
+    if (closing) return
+    closing = true
+    app.log.info({ signal }, 'shutting down')
+    app.close().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        app.log.error({ err }, 'error during shutdown')
+        process.exit(1)
+      },
+    )
+  }
+  process.on('SIGTERM', () => close('SIGTERM'))
+  process.on('SIGINT', () => close('SIGINT'))
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(
+    `fatal: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
+  )
+  process.exit(1)
+})

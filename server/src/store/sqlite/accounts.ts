@@ -1,0 +1,85 @@
+import type Database from 'better-sqlite3'
+import type { AccountStore, ApiToken, User } from '../types.ts'
+
+interface UserRow {
+  id: number
+  email: string
+  password_hash: string
+  is_admin: number
+  created_at: number
+}
+
+interface TokenRow {
+  id: number
+  user_id: number
+  name: string
+  created_at: number
+  revoked_at: number | null
+}
+
+const toUser = (r: UserRow): User => ({
+  id: r.id,
+  email: r.email,
+  passwordHash: r.password_hash,
+  isAdmin: r.is_admin === 1,
+  createdAt: r.created_at,
+})
+
+const toToken = (r: TokenRow): ApiToken => ({
+  id: r.id,
+  userId: r.user_id,
+  name: r.name,
+  createdAt: r.created_at,
+  revokedAt: r.revoked_at,
+})
+
+/** Users and API tokens on SQLite. */
+export function sqliteAccounts(db: Database.Database): AccountStore {
+  const count = db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM users')
+  const insertUser = db.prepare<[string, string, number, number], UserRow>(
+    'INSERT INTO users (email, password_hash, is_admin, created_at) VALUES (?, ?, ?, ?) RETURNING *',
+  )
+  const byEmail = db.prepare<[string], UserRow>('SELECT * FROM users WHERE email = ?')
+  const byId = db.prepare<[number], UserRow>('SELECT * FROM users WHERE id = ?')
+  const insertToken = db.prepare<[number, string, string, number], TokenRow>(
+    'INSERT INTO api_tokens (user_id, name, token_hash, created_at) VALUES (?, ?, ?, ?) RETURNING id, user_id, name, created_at, revoked_at',
+  )
+  const tokenByHash = db.prepare<[string], TokenRow>(
+    'SELECT id, user_id, name, created_at, revoked_at FROM api_tokens WHERE token_hash = ? AND revoked_at IS NULL',
+  )
+  const tokensOf = db.prepare<[number], TokenRow>(
+    'SELECT id, user_id, name, created_at, revoked_at FROM api_tokens WHERE user_id = ? ORDER BY id',
+  )
+  const revoke = db.prepare<[number, number, number]>(
+    'UPDATE api_tokens SET revoked_at = ? WHERE user_id = ? AND id = ? AND revoked_at IS NULL',
+  )
+  return {
+    countUsers: async () => count.get()?.n ?? 0,
+    createUser: async (email, passwordHash, isAdmin) => {
+      const r = insertUser.get(email, passwordHash, isAdmin ? 1 : 0, Date.now())
+      if (r === undefined) throw new Error('user insert returned nothing')
+      return toUser(r)
+    },
+    findUserByEmail: async (email) => {
+      const r = byEmail.get(email)
+      return r === undefined ? undefined : toUser(r)
+    },
+    getUser: async (id) => {
+      const r = byId.get(id)
+      return r === undefined ? undefined : toUser(r)
+    },
+    createToken: async (userId, name, tokenHash) => {
+      const r = insertToken.get(userId, name, tokenHash, Date.now())
+      if (r === undefined) throw new Error('token insert returned nothing')
+      return toToken(r)
+    },
+    findToken: async (tokenHash) => {
+      const t = tokenByHash.get(tokenHash)
+      if (t === undefined) return undefined
+      const u = byId.get(t.user_id)
+      return u === undefined ? undefined : { ...toToken(t), user: toUser(u) }
+    },
+    listTokens: async (userId) => tokensOf.all(userId).map(toToken),
+    revokeToken: async (userId, tokenId) => revoke.run(Date.now(), userId, tokenId).changes > 0,
+  }
+}

@@ -1,0 +1,127 @@
+import type Database from 'better-sqlite3'
+import type {
+  EventToWrite,
+  EventWriteResult,
+  IngestStore,
+  OutcomeDelta,
+  WriteUnit,
+} from '../types.ts'
+
+const HOUR = 3_600_000
+
+/**
+ * The ingest write path on SQLite: every unit of a group commit in one transaction of prepared
+ * statements. Idempotent on (project, event_id): a duplicate changes nothing.
+ */
+export function sqliteIngest(db: Database.Database): IngestStore {
+  const eventExists = db.prepare<[number, string], { one: number }>(
+    'SELECT 1 AS one FROM events WHERE project_id = ? AND event_id = ?',
+  )
+  const findHash = db.prepare<[number, string], { issue_id: number }>(
+    'SELECT issue_id FROM grouphashes WHERE project_id = ? AND hash = ?',
+  )
+  const insertIssue = db.prepare<
+    [number, string, string, string, string | null, string | null, number, number, string],
+    { id: number }
+  >(
+    `INSERT INTO issues (project_id, title, culprit, level, type, value, status, first_seen, last_seen, times_seen, grouping_version)
+     VALUES (?, ?, ?, ?, ?, ?, 'unresolved', ?, ?, 1, ?) RETURNING id`,
+  )
+  const insertHash = db.prepare<[number, string, string, number]>(
+    'INSERT INTO grouphashes (project_id, hash, grouping_version, issue_id) VALUES (?, ?, ?, ?)',
+  )
+  const issueStatus = db.prepare<[number], { status: string }>(
+    'SELECT status FROM issues WHERE id = ?',
+  )
+  const touchIssue = db.prepare<[number, string, string, string, number]>(
+    `UPDATE issues SET times_seen = times_seen + 1, last_seen = max(last_seen, ?),
+       title = ?, culprit = ?, level = ?,
+       status = CASE WHEN status = 'resolved' THEN 'unresolved' ELSE status END
+     WHERE id = ?`,
+  )
+  const insertEvent = db.prepare(
+    `INSERT INTO events (project_id, event_id, issue_id, key_id, timestamp, received, level, release, environment, component, payload)
+     VALUES (@projectId, @eventId, @issueId, @keyId, @timestamp, @received, @level, @release, @environment, @component, @payload)`,
+  )
+  const addOutcome = db.prepare(
+    `INSERT INTO outcomes (project_id, key_id, hour, outcome, reason, category, quantity)
+     VALUES (@projectId, @keyId, @hour, @outcome, @reason, @category, @quantity)
+     ON CONFLICT (project_id, hour, key_id, outcome, reason, category) DO UPDATE SET quantity = quantity + excluded.quantity`,
+  )
+
+  const writeEvent = (e: EventToWrite): EventWriteResult => {
+    if (eventExists.get(e.projectId, e.eventId) !== undefined) {
+      return {
+        eventId: e.eventId,
+        issueId: 0,
+        duplicate: true,
+        issueCreated: false,
+        regressed: false,
+      }
+    }
+    let issueId: number
+    let issueCreated = false
+    let regressed = false
+    const hash = findHash.get(e.projectId, e.hash)
+    if (hash === undefined) {
+      const row = insertIssue.get(
+        e.projectId,
+        e.title,
+        e.culprit,
+        e.level,
+        e.type,
+        e.value,
+        e.received,
+        e.received,
+        e.groupingVersion,
+      )
+      if (row === undefined) throw new Error('issue insert returned nothing')
+      issueId = row.id
+      insertHash.run(e.projectId, e.hash, e.groupingVersion, issueId)
+      issueCreated = true
+    } else {
+      issueId = hash.issue_id
+      regressed = issueStatus.get(issueId)?.status === 'resolved'
+      touchIssue.run(e.received, e.title, e.culprit, e.level, issueId)
+    }
+    insertEvent.run({ ...e, issueId })
+    return { eventId: e.eventId, issueId, duplicate: false, issueCreated, regressed }
+  }
+
+  const writeOutcome = (o: OutcomeDelta): void => {
+    addOutcome.run({
+      projectId: o.projectId,
+      keyId: o.keyId,
+      hour: Math.floor(o.at / HOUR) * HOUR,
+      outcome: o.outcome,
+      reason: o.reason,
+      category: o.category,
+      quantity: o.quantity,
+    })
+  }
+
+  // Each event's own outcome is decided here, where duplicates become known.
+  const writeAndCount = (e: EventToWrite): EventWriteResult => {
+    const r = writeEvent(e)
+    writeOutcome({
+      projectId: e.projectId,
+      keyId: e.keyId,
+      at: e.received,
+      outcome: r.duplicate ? 'rejected' : 'accepted',
+      reason: r.duplicate ? 'duplicate' : '',
+      category: 'error',
+      quantity: 1,
+    })
+    return r
+  }
+
+  const writeAll = db.transaction((units: WriteUnit[]) =>
+    units.map((u) => {
+      const events = u.events.map(writeAndCount)
+      for (const o of u.outcomes) writeOutcome(o)
+      return { events }
+    }),
+  )
+
+  return { write: async (units) => writeAll(units) }
+}

@@ -1,0 +1,132 @@
+import type Database from 'better-sqlite3'
+import type { Issue, IssueStatus, IssueStore, StoredEvent } from '../types.ts'
+
+interface IssueRow {
+  id: number
+  project_id: number
+  title: string
+  culprit: string
+  level: string
+  type: string | null
+  value: string | null
+  status: IssueStatus
+  first_seen: number
+  last_seen: number
+  times_seen: number
+  grouping_version: string
+}
+
+interface EventRow {
+  id: number
+  event_id: string
+  issue_id: number
+  project_id: number
+  received: number
+  component: string | null
+  payload: string
+}
+
+const toIssue = (r: IssueRow): Issue => ({
+  id: r.id,
+  projectId: r.project_id,
+  title: r.title,
+  culprit: r.culprit,
+  level: r.level,
+  type: r.type,
+  value: r.value,
+  status: r.status,
+  firstSeen: r.first_seen,
+  lastSeen: r.last_seen,
+  timesSeen: r.times_seen,
+  groupingVersion: r.grouping_version,
+})
+
+const toEvent = (r: EventRow): StoredEvent => ({
+  eventId: r.event_id,
+  issueId: r.issue_id,
+  projectId: r.project_id,
+  received: r.received,
+  component: r.component,
+  payload: r.payload,
+})
+
+/** Keyset cursor `lastSeen:id` for the issue list (stable under inserts). */
+function decodeCursor(cursor: string | undefined): [number, number] | undefined {
+  if (cursor === undefined) return undefined
+  const [a, b] = cursor.split(':').map(Number)
+  return Number.isFinite(a) && Number.isFinite(b) ? [a as number, b as number] : undefined
+}
+
+/** Issue and event reads on SQLite. */
+export function sqliteIssues(db: Database.Database): IssueStore {
+  const oneIssue = db.prepare<[number], IssueRow>('SELECT * FROM issues WHERE id = ?')
+  const setStatus = db.prepare<[string, number]>('UPDATE issues SET status = ? WHERE id = ?')
+  const eventsOf = db.prepare<[number, number, number], EventRow>(
+    'SELECT * FROM events WHERE issue_id = ? AND id < ? ORDER BY id DESC LIMIT ?',
+  )
+  const oneEvent = db.prepare<[number, string], EventRow>(
+    'SELECT * FROM events WHERE project_id = ? AND event_id = ?',
+  )
+  const outcomes = db.prepare<
+    [number, number, number],
+    { outcome: string; reason: string; category: string; quantity: number }
+  >(
+    `SELECT outcome, reason, category, SUM(quantity) AS quantity FROM outcomes
+     WHERE project_id = ? AND hour >= ? AND hour < ? GROUP BY outcome, reason, category ORDER BY outcome, reason, category`,
+  )
+  return {
+    listIssues: async (projectId, filter, page) => {
+      const where = ['i.project_id = ?']
+      const args: (string | number)[] = [projectId]
+      if (filter.status !== undefined) {
+        where.push('i.status = ?')
+        args.push(filter.status)
+      }
+      if (filter.query !== undefined && filter.query !== '') {
+        where.push("(i.title LIKE ? ESCAPE '\\' OR i.culprit LIKE ? ESCAPE '\\')")
+        const like = `%${filter.query.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
+        args.push(like, like)
+      }
+      for (const col of ['environment', 'release', 'component'] as const) {
+        const v = filter[col]
+        if (v === undefined || v === '') continue
+        where.push(`EXISTS (SELECT 1 FROM events e WHERE e.issue_id = i.id AND e.${col} = ?)`)
+        args.push(v)
+      }
+      const after = decodeCursor(page.cursor)
+      if (after !== undefined) {
+        where.push('(i.last_seen < ? OR (i.last_seen = ? AND i.id < ?))')
+        args.push(after[0], after[0], after[1])
+      }
+      const rows = db
+        .prepare<(string | number)[], IssueRow>(
+          `SELECT i.* FROM issues i WHERE ${where.join(' AND ')} ORDER BY i.last_seen DESC, i.id DESC LIMIT ?`,
+        )
+        .all(...args, page.limit + 1)
+      const issues = rows.slice(0, page.limit).map(toIssue)
+      const last = issues[issues.length - 1]
+      return rows.length > page.limit && last !== undefined
+        ? { issues, next: `${last.lastSeen}:${last.id}` }
+        : { issues }
+    },
+    getIssue: async (id) => {
+      const r = oneIssue.get(id)
+      return r === undefined ? undefined : toIssue(r)
+    },
+    setIssueStatus: async (id, status) => setStatus.run(status, id).changes > 0,
+    listIssueEvents: async (issueId, page) => {
+      const before = page.cursor !== undefined ? Number(page.cursor) : Number.MAX_SAFE_INTEGER
+      const rows = eventsOf.all(issueId, Number.isFinite(before) ? before : 0, page.limit + 1)
+      const events = rows.slice(0, page.limit)
+      const last = events[events.length - 1]
+      return rows.length > page.limit && last !== undefined
+        ? { events: events.map(toEvent), next: String(last.id) }
+        : { events: events.map(toEvent) }
+    },
+    getEvent: async (projectId, eventId) => {
+      const r = oneEvent.get(projectId, eventId)
+      return r === undefined ? undefined : toEvent(r)
+    },
+    outcomeTotals: async (projectId, since, until) => outcomes.all(projectId, since, until),
+  }
+}

@@ -1,0 +1,85 @@
+import type Database from 'better-sqlite3'
+import type { Project, ProjectKey, ProjectStore } from '../types.ts'
+
+interface ProjectRow {
+  id: number
+  slug: string
+  name: string
+  created_at: number
+}
+
+interface KeyRow {
+  id: number
+  project_id: number
+  public_key: string
+  label: string
+  component: string | null
+  created_at: number
+  revoked_at: number | null
+}
+
+const toProject = (r: ProjectRow): Project => ({
+  id: r.id,
+  slug: r.slug,
+  name: r.name,
+  createdAt: r.created_at,
+})
+
+/** Maps a key row to the interface type. */
+export const toKey = (r: KeyRow): ProjectKey => ({
+  id: r.id,
+  projectId: r.project_id,
+  publicKey: r.public_key,
+  label: r.label,
+  component: r.component,
+  createdAt: r.created_at,
+  revokedAt: r.revoked_at,
+})
+
+/** Projects and DSN keys on SQLite. */
+export function sqliteProjects(db: Database.Database): ProjectStore {
+  const insertProject = db.prepare<[string, string, number], ProjectRow>(
+    'INSERT INTO projects (name, slug, created_at) VALUES (?, ?, ?) RETURNING *',
+  )
+  const insertKey = db.prepare<[number, string, string, string | null, number], KeyRow>(
+    'INSERT INTO project_keys (project_id, public_key, label, component, created_at) VALUES (?, ?, ?, ?, ?) RETURNING *',
+  )
+  const allProjects = db.prepare<[], ProjectRow>('SELECT * FROM projects ORDER BY id')
+  const oneProject = db.prepare<[number], ProjectRow>('SELECT * FROM projects WHERE id = ?')
+  const keysOf = db.prepare<[number], KeyRow>(
+    'SELECT * FROM project_keys WHERE project_id = ? ORDER BY id',
+  )
+  const keyByPublic = db.prepare<[string], KeyRow>(
+    'SELECT * FROM project_keys WHERE public_key = ?',
+  )
+  const revoke = db.prepare<[number, number, number]>(
+    'UPDATE project_keys SET revoked_at = ? WHERE project_id = ? AND id = ? AND revoked_at IS NULL',
+  )
+  const createWithKey = db.transaction((name: string, slug: string, publicKey: string) => {
+    const now = Date.now()
+    const p = insertProject.get(name, slug, now)
+    if (p === undefined) throw new Error('project insert returned nothing')
+    const k = insertKey.get(p.id, publicKey, 'Default', null, now)
+    if (k === undefined) throw new Error('key insert returned nothing')
+    return { project: toProject(p), key: toKey(k) }
+  })
+  return {
+    createProject: async (name, slug, publicKey) => createWithKey(name, slug, publicKey),
+    listProjects: async () => allProjects.all().map(toProject),
+    getProject: async (id) => {
+      const r = oneProject.get(id)
+      return r === undefined ? undefined : toProject(r)
+    },
+    createKey: async (projectId, label, component, publicKey) => {
+      const k = insertKey.get(projectId, publicKey, label, component, Date.now())
+      if (k === undefined) throw new Error('key insert returned nothing')
+      return toKey(k)
+    },
+    listKeys: async (projectId) => keysOf.all(projectId).map(toKey),
+    revokeKey: async (projectId, keyId) => revoke.run(Date.now(), projectId, keyId).changes > 0,
+    findKey: async (publicKey) => {
+      const r = keyByPublic.get(publicKey)
+      return r === undefined ? undefined : toKey(r)
+    },
+  }
+}

@@ -1,0 +1,60 @@
+import type { FastifyInstance } from 'fastify'
+import { buildApp } from '../src/app.ts'
+import { type Config, testConfig } from '../src/config.ts'
+
+/** Auth header for the test admin token. */
+export const ADMIN = { authorization: 'Bearer test-admin-token' }
+
+/** A project created through the API, with its key. */
+export interface TestProject {
+  id: number
+  dsn: string
+  key: string
+}
+
+/** Builds an in-memory app for `inject()` tests; close it in afterEach/afterAll. */
+export async function testApp(overrides: Partial<Config> = {}): Promise<FastifyInstance> {
+  return buildApp(testConfig(overrides))
+}
+
+/** Creates a project through the management API. */
+export async function createProject(app: FastifyInstance, name = 'test'): Promise<TestProject> {
+  const res = await app.inject({
+    method: 'POST',
+    url: '/api/0/projects/',
+    headers: ADMIN,
+    payload: { name },
+  })
+  if (res.statusCode !== 201)
+    throw new Error(`project create failed: ${res.statusCode} ${res.body}`)
+  const body = res.json<{ id: number; dsn: string }>()
+  const key = new URL(body.dsn).username
+  return { id: body.id, dsn: body.dsn, key }
+}
+
+/** The X-Sentry-Auth header value for a key, as Python sends it. */
+export const sentryAuth = (key: string) =>
+  `Sentry sentry_key=${key}, sentry_version=7, sentry_client=sentry.python/2.68.0`
+
+/** A 32-hex event id from a number, for readable tests. */
+export const eid = (n: number) => n.toString(16).padStart(32, '0')
+
+/** Builds a JS-style envelope (no lengths, no trailing newline) holding one event. */
+export function eventEnvelope(
+  event: Record<string, unknown>,
+  header: Record<string, unknown> = {},
+): string {
+  return `${JSON.stringify({ event_id: event['event_id'], ...header })}\n{"type":"event"}\n${JSON.stringify(event)}`
+}
+
+/** Lists a project's issues through the API. */
+export async function issuesOf(app: FastifyInstance, projectId: number) {
+  const res = await app.inject({
+    method: 'GET',
+    url: `/api/0/projects/${projectId}/issues/`,
+    headers: ADMIN,
+  })
+  return res.json<
+    { id: number; title: string; count: number; status: string; culprit: string; level: string }[]
+  >()
+}
