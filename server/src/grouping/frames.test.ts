@@ -162,6 +162,11 @@ describe('threadFrames and primaryFrames', () => {
   it('prefers the primary exception stack, then the event stack, then a thread', () => {
     const exception = { values: [{ type: 'Cause', stacktrace: stack('cause') }, { type: 'E' }] }
     const threads = { values: [{ current: true, stacktrace: stack('thread') }] }
+    const primary = { values: [{ type: 'E', stacktrace: stack('primary') }] }
+    expect(primaryFrames(event({ exception: primary, stacktrace: stack('event') }))).toEqual(
+      stack('primary').frames,
+    )
+    // The cause's stack does not locate the event: only the primary (last) exception's does.
     expect(primaryFrames(event({ exception, threads, stacktrace: stack('event') }))).toEqual(
       stack('event').frames,
     )

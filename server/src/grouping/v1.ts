@@ -8,9 +8,6 @@ import { planFingerprint } from './fingerprint.ts'
 import { type FrameKey, stackKeys, threadFrames, type Variant } from './frames.ts'
 import { groupingMessage, nonBlank, normalizeMessage } from './message.ts'
 
-/** Shared by every event that has nothing to group by, so they land in one group. */
-const FALLBACK = ['fallback']
-
 function frameValue(key: FrameKey): string {
   return `frame:${JSON.stringify(key)}`
 }
@@ -72,8 +69,7 @@ function defaultValues(event: NormalizedEvent): string[] {
     chainValues(event) ??
     (threads === undefined ? undefined : stackValues('threads', threads, event.platform)) ??
     stackValues('stacktrace', event.stacktrace?.frames ?? [], event.platform) ??
-    messageValues(groupingMessage(event)) ??
-    FALLBACK
+    messageValues(groupingMessage(event)) ?? ['fallback'] // one shared group for the rest
   )
 }
 

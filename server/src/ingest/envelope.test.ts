@@ -52,7 +52,10 @@ describe('parseEnvelope', () => {
   })
 
   it('treats CR as part of the payload, not as a line end', () => {
-    expect(types('{}\r\n{"type":"a"}\r\n{}')).toEqual([['a', '{}\r']])
+    expect(types('{}\r\n{"type":"a"}\r\n{}\r\n{"type":"b"}\n{}')).toEqual([
+      ['a', '{}\r'],
+      ['b', '{}'],
+    ])
   })
 
   const rejects = (s: string, cause: RegExp) => {

@@ -1,0 +1,125 @@
+import { describe, expect, it } from 'vitest'
+import type { ExceptionValue, Frame, NormalizedEvent } from '../event/types.ts'
+import { labelEvent } from './title.ts'
+
+function event(fields: Partial<NormalizedEvent>): NormalizedEvent {
+  return {
+    event_id: 'a'.repeat(32),
+    timestamp: 1,
+    platform: 'python',
+    level: 'error',
+    tags: [],
+    ...fields,
+  }
+}
+
+function withException(...values: ExceptionValue[]): NormalizedEvent {
+  return event({ exception: { values } })
+}
+
+const djangoFrame: Frame = {
+  filename: 'django/core/handlers/base.py',
+  module: 'django.core.handlers.base',
+  function: '_get_response',
+  in_app: false,
+}
+const viewFrame: Frame = {
+  filename: 'shop/views.py',
+  module: 'shop.views',
+  function: 'checkout',
+  in_app: true,
+}
+const helperFrame: Frame = { filename: 'shop/cart.py', function: 'total', in_app: true }
+
+describe('title', () => {
+  it('is "type: value" of the primary (last) exception', () => {
+    const cause = { type: 'KeyError', value: "'sku'" }
+    const primary = { type: 'ValueError', value: 'invalid cart' }
+    expect(labelEvent(withException(cause, primary)).title).toBe('ValueError: invalid cart')
+  })
+
+  it('uses the first non-empty line of the value', () => {
+    const value = '\nquery failed\nSELECT * FROM orders WHERE id = 5'
+    expect(labelEvent(withException({ type: 'DatabaseError', value })).title).toBe(
+      'DatabaseError: query failed',
+    )
+  })
+
+  it('is just the type, or just the value, when the other is missing', () => {
+    expect(labelEvent(withException({ type: 'StopIteration' })).title).toBe('StopIteration')
+    expect(labelEvent(withException({ value: 'Order 1231 failed' })).title).toBe(
+      'Order 1231 failed',
+    )
+  })
+
+  it('is truncated to 200 characters', () => {
+    const { title } = labelEvent(withException({ type: 'Error', value: 'x'.repeat(500) }))
+    expect(title).toHaveLength(200)
+    expect(title.endsWith('…')).toBe(true)
+  })
+
+  it('is the first line of the rendered message for message events', () => {
+    const logentry = { message: 'user %s failed', formatted: 'user bob failed\ndetails' }
+    expect(labelEvent(event({ logentry })).title).toBe('user bob failed')
+  })
+
+  it('is <unlabeled event> when there is nothing to show', () => {
+    expect(labelEvent(event({})).title).toBe('<unlabeled event>')
+    expect(labelEvent(withException({ mechanism: { type: 'generic' } })).title).toBe(
+      '<unlabeled event>',
+    )
+  })
+})
+
+describe('culprit', () => {
+  it('is "module in function" of the last in-app frame', () => {
+    const stacktrace = { frames: [djangoFrame, viewFrame, djangoFrame] }
+    expect(labelEvent(withException({ type: 'E', stacktrace })).culprit).toBe(
+      'shop.views in checkout',
+    )
+  })
+
+  it('uses the filename when the frame has no module', () => {
+    const stacktrace = { frames: [viewFrame, helperFrame] }
+    expect(labelEvent(withException({ type: 'E', stacktrace })).culprit).toBe(
+      'shop/cart.py in total',
+    )
+  })
+
+  it('uses the last frame when no frame is in-app', () => {
+    const stacktrace = { frames: [djangoFrame, { ...djangoFrame, function: 'inner' }] }
+    expect(labelEvent(withException({ type: 'E', stacktrace })).culprit).toBe(
+      'django.core.handlers.base in inner',
+    )
+  })
+
+  it('is just the function for native frames without a file', () => {
+    const stacktrace = { frames: [{ function: 'myapp::main', in_app: true }] }
+    expect(labelEvent(withException({ type: 'panic', stacktrace })).culprit).toBe('myapp::main')
+  })
+
+  it('uses the event stack trace when there is no exception', () => {
+    expect(labelEvent(event({ stacktrace: { frames: [viewFrame] } })).culprit).toBe(
+      'shop.views in checkout',
+    )
+  })
+
+  it('falls back to the transaction, then to the empty string', () => {
+    expect(labelEvent(event({ transaction: 'GET /orders/:id' })).culprit).toBe('GET /orders/:id')
+    expect(labelEvent(event({})).culprit).toBe('')
+  })
+})
+
+describe('metadata', () => {
+  it('holds type and value of the primary exception', () => {
+    expect(labelEvent(withException({ type: 'KeyError', value: "'sku'" })).metadata).toEqual({
+      type: 'KeyError',
+      value: "'sku'",
+    })
+  })
+
+  it('leaves out what the exception lacks, and is empty for message events', () => {
+    expect(labelEvent(withException({ value: 'hello' })).metadata).toEqual({ value: 'hello' })
+    expect(labelEvent(event({ logentry: { formatted: 'hello' } })).metadata).toEqual({})
+  })
+})

@@ -1,0 +1,198 @@
+import type { FastifyInstance } from 'fastify'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import {
+  ADMIN,
+  createProject,
+  eid,
+  eventEnvelope,
+  issuesOf,
+  sentryAuth,
+  type TestProject,
+  testApp,
+} from './helpers.ts'
+
+let app: FastifyInstance
+let p: TestProject
+
+beforeAll(async () => {
+  app = await testApp()
+  p = await createProject(app)
+})
+afterAll(() => app.close())
+
+const post = (body: string | Buffer, headers: Record<string, string> = {}, url?: string) =>
+  app.inject({
+    method: 'POST',
+    url: url ?? `/api/${p.id}/envelope/`,
+    headers: { 'x-sentry-auth': sentryAuth(p.key), ...headers },
+    payload: body,
+  })
+
+const stored = async (id: string) => {
+  const res = await app.inject({
+    method: 'GET',
+    url: `/api/0/projects/${p.id}/events/${id}/`,
+    headers: ADMIN,
+  })
+  return res.statusCode === 200 ? res.json<Record<string, unknown>>() : undefined
+}
+
+describe('envelope framing as the SDKs send it', () => {
+  it('JS: no lengths, no trailing newline, no content type; answers exactly 200 {"id"}', async () => {
+    const id = eid(1)
+    const res = await post(
+      eventEnvelope({ event_id: id, message: 'js style', timestamp: 1795338167.32 }),
+    )
+    expect(res.statusCode).toBe(200)
+    expect(res.json()).toEqual({ id })
+    expect(res.headers['content-type']).toMatch(/^application\/json/)
+    expect(await stored(id)).toMatchObject({ event_id: id, logentry: { formatted: 'js style' } })
+  })
+
+  it('Python: lengths, content_type on items, trailing newline, RFC 3339 timestamps', async () => {
+    const id = eid(2)
+    const event = JSON.stringify({
+      event_id: id,
+      message: 'py style',
+      timestamp: '2026-11-22T09:04:23.409956Z',
+    })
+    const body = `{"event_id":"${id}","sent_at":"2026-11-22T09:04:23.409956Z"}\n{"type":"event","content_type":"application/json","length":${Buffer.byteLength(event)}}\n${event}\n`
+    const res = await post(body, { 'content-type': 'application/x-sentry-envelope' })
+    expect(res.statusCode).toBe(200)
+    expect(res.json()).toEqual({ id })
+    const e = await stored(id)
+    expect(e?.['timestamp']).toBeCloseTo(Date.parse('2026-11-22T09:04:23.409Z') / 1000, 2)
+  })
+
+  it('Rust: dashed event id in the header wins over the payload id, stored undashed', async () => {
+    const dashed = '22d00b3f-d1b1-4b5d-8d20-49d138cd8a9c'
+    const plain = dashed.replaceAll('-', '')
+    const event = JSON.stringify({ event_id: eid(999), message: 'rust style', level: 'error' })
+    const res = await post(
+      `{"event_id":"${dashed}"}\n{"type":"event","length":${event.length}}\n${event}\n`,
+    )
+    expect(res.json()).toEqual({ id: plain })
+    expect(await stored(plain)).toMatchObject({ event_id: plain })
+    expect(await stored(eid(999))).toBeUndefined()
+  })
+
+  it('browser: text/plain content type and query-string auth', async () => {
+    const id = eid(3)
+    const res = await app.inject({
+      method: 'POST',
+      url: `/api/${p.id}/envelope/?sentry_version=7&sentry_key=${p.key}&sentry_client=sentry.javascript.browser%2F11.12.0`,
+      headers: { 'content-type': 'text/plain;charset=UTF-8', origin: 'http://localhost:8088' },
+      payload: eventEnvelope({ event_id: id, message: 'browser style' }),
+    })
+    expect(res.statusCode).toBe(200)
+    expect(res.headers['access-control-allow-origin']).toBe('http://localhost:8088')
+    expect(String(res.headers['access-control-expose-headers'])).toMatch(/x-sentry-rate-limits/)
+    expect(String(res.headers['access-control-expose-headers'])).toMatch(/retry-after/)
+  })
+
+  it('answers the CORS preflight', async () => {
+    const res = await app.inject({
+      method: 'OPTIONS',
+      url: `/api/${p.id}/envelope/`,
+      headers: {
+        origin: 'http://localhost:8088',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'content-type,x-sentry-auth',
+      },
+    })
+    expect(res.statusCode).toBe(204)
+    expect(res.headers['access-control-allow-origin']).toBe('http://localhost:8088')
+    expect(String(res.headers['access-control-allow-methods'])).toMatch(/POST/)
+    expect(String(res.headers['access-control-allow-headers'])).toMatch(/x-sentry-auth/)
+  })
+
+  it('Go: the dsn in the envelope header authenticates when nothing else does', async () => {
+    const id = eid(4)
+    const body = `{"event_id":"${id}","dsn":"${p.dsn}"}\n{"type":"event","length":2}\n{}\n`
+    const res = await app.inject({ method: 'POST', url: `/api/${p.id}/envelope/`, payload: body })
+    expect(res.statusCode).toBe(200)
+    expect(res.json()).toEqual({ id })
+  })
+
+  it('accepts the path without trailing slash and with doubled slashes', async () => {
+    const a = await post(eventEnvelope({ event_id: eid(5) }), {}, `/api/${p.id}/envelope`)
+    const b = await post(eventEnvelope({ event_id: eid(6) }), {}, `//api/${p.id}//envelope/`)
+    expect([a.statusCode, b.statusCode]).toEqual([200, 200])
+  })
+
+  it('envelopes without events answer {} and unknown items never fail the envelope', async () => {
+    const res = await post(
+      '{}\n{"type":"client_report"}\n{"discarded_events":[]}\n{"type":"brand_new_thing"}\n{}',
+    )
+    expect(res.statusCode).toBe(200)
+    expect(res.json()).toEqual({})
+    const id = eid(7)
+    const mixed = `{"event_id":"${id}"}\n{"type":"transaction"}\n{"type":"transaction"}\n{"type":"event"}\n{"message":"next to junk"}\n{"type":"profile","length":3}\n\x00\x01\x02\n`
+    const r2 = await post(mixed)
+    expect(r2.statusCode).toBe(200)
+    expect(r2.json()).toEqual({ id })
+    expect(await stored(id)).toBeDefined()
+  })
+
+  it('several events in one envelope each keep their own id', async () => {
+    const ids = [eid(20), eid(21), eid(22)]
+    const body = [
+      '{}',
+      ...ids.flatMap((id) => [
+        '{"type":"event"}',
+        JSON.stringify({ event_id: id, message: `m ${id}` }),
+      ]),
+    ].join('\n')
+    const res = await post(body)
+    expect(res.statusCode).toBe(200)
+    for (const id of ids) expect(await stored(id)).toBeDefined()
+  })
+})
+
+describe('/store/ for old SDKs', () => {
+  it('takes a bare JSON event and answers its id', async () => {
+    const id = eid(30)
+    const res = await post(
+      JSON.stringify({ event_id: id, message: 'legacy store' }),
+      { 'content-type': 'application/json' },
+      `/api/${p.id}/store/`,
+    )
+    expect(res.statusCode).toBe(200)
+    expect(res.json()).toEqual({ id })
+    expect(await stored(id)).toBeDefined()
+  })
+
+  it('takes base64(zlib(json)) as raven clients sent it', async () => {
+    const { deflateSync } = await import('node:zlib')
+    const id = eid(31)
+    const body = deflateSync(JSON.stringify({ event_id: id, message: 'raven' })).toString('base64')
+    const res = await post(body, {}, `/api/${p.id}/store/`)
+    expect(res.json()).toEqual({ id })
+  })
+
+  it('rejects a non-JSON body with 400', async () => {
+    const res = await post('this is not json!', {}, `/api/${p.id}/store/`)
+    expect(res.statusCode).toBe(400)
+    expect(res.json<{ detail: string }>().detail).toMatch(/not JSON/)
+  })
+})
+
+describe('grouping through ingest', () => {
+  it('two captured messages that differ only in a number land in one issue', async () => {
+    const q = await createProject(app, 'grouping')
+    for (const [n, msg] of [
+      [40, 'order 17 failed for user 3f2a9c1e-0000-4000-8000-000000000000'],
+      [41, 'order 42 failed for user 7b1c2d3e-0000-4000-8000-000000000001'],
+    ] as const) {
+      const res = await app.inject({
+        method: 'POST',
+        url: `/api/${q.id}/envelope/?sentry_key=${q.key}`,
+        payload: eventEnvelope({ event_id: eid(n), message: msg }),
+      })
+      expect(res.statusCode).toBe(200)
+    }
+    const issues = await issuesOf(app, q.id)
+    expect(issues).toHaveLength(1)
+    expect(issues[0]).toMatchObject({ count: 2, status: 'unresolved' })
+  })
+})
