@@ -1,0 +1,74 @@
+// Conformance driver for the stock Node SDK (@sentry/node 8, 9, 10, 11), unmodified.
+//
+//   SENTRY_TEST_DSN=http://<key>@127.0.0.1:<port>/<project> \
+//     node conformance/drivers/node/send.mjs <scenario> [--sdk <package>]
+//
+// <package> is the npm name the SDK is installed under: @sentry/node (latest) or one of the
+// aliases sentry-node-8, sentry-node-9, sentry-node-10 (default: $SENTRY_TEST_SDK, else
+// @sentry/node). Prints one JSON line: {"sdk":{"package","version"},"scenario","event_ids",
+// "groups"} where groups maps an expected-issue label to the event ids that belong to it.
+// Exit code 0 only if the SDK reports a complete flush.
+
+const USAGE = 'usage: send.mjs <scenario> [--sdk <package>]'
+const PACKAGES = ['@sentry/node', 'sentry-node-8', 'sentry-node-9', 'sentry-node-10']
+
+function parseArgs(argv) {
+  let sdk = process.env.SENTRY_TEST_SDK || '@sentry/node'
+  let scenario
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]
+    if (arg === '--sdk') sdk = argv[++i]
+    else if (arg.startsWith('--sdk=')) sdk = arg.slice('--sdk='.length)
+    else if (scenario === undefined) scenario = arg
+    else throw new Error(`unexpected argument ${arg}\n${USAGE}`)
+  }
+  if (!PACKAGES.includes(sdk)) throw new Error(`unknown SDK package ${sdk}; one of ${PACKAGES}`)
+  if (scenario === undefined) throw new Error(USAGE)
+  return { sdk, scenario }
+}
+
+// The thrower sits in its own function and is always called from the same line, so both
+// captures carry identical stack traces: one issue, two events.
+function boom() {
+  throw new Error('conformance boom')
+}
+
+const scenarios = {
+  // Same exception twice from the same code, and two messages differing only in a number.
+  // The SDK's default dedupe integration drops an event identical to the one processed just
+  // before it, and event processing is asynchronous: alternating exception and message and
+  // flushing after each capture pins the processing order, so all four events are sent.
+  async grouping(Sentry) {
+    const groups = { exception: [], message: [] }
+    for (const order of [17, 42]) {
+      try {
+        boom()
+      } catch (error) {
+        groups.exception.push(Sentry.captureException(error))
+      }
+      await Sentry.flush(5000)
+      groups.message.push(Sentry.captureMessage(`conformance order ${order} failed`))
+      await Sentry.flush(5000)
+    }
+    return groups
+  },
+}
+
+const { sdk, scenario } = parseArgs(process.argv.slice(2))
+const run = scenarios[scenario]
+if (run === undefined) throw new Error(`unknown scenario ${scenario}: ${Object.keys(scenarios)}`)
+const dsn = process.env.SENTRY_TEST_DSN
+if (!dsn) throw new Error('SENTRY_TEST_DSN is not set')
+
+const Sentry = await import(sdk)
+Sentry.init({ dsn, release: 'conformance@1.0.0', environment: 'test', tracesSampleRate: 0 })
+const groups = await run(Sentry)
+const flushed = await Sentry.flush(5000)
+const report = {
+  sdk: { package: sdk, version: Sentry.SDK_VERSION },
+  scenario,
+  event_ids: Object.values(groups).flat(),
+  groups,
+}
+process.stdout.write(`${JSON.stringify(report)}\n`)
+process.exitCode = flushed ? 0 : 1

@@ -1,0 +1,113 @@
+"""Conformance driver for quotas, rate-limit back-off and unsupported items, with the stock
+Python SDK (sentry-sdk 2.x), unmodified.
+
+    SENTRY_TEST_DSN=http://<key>@127.0.0.1:<port>/<project> \\
+        conformance/.venv/bin/python conformance/drivers/python/quota.py <scenario>
+
+Scenarios (the test sets the project's quota first; the numbers here must match it):
+  ratelimit    quota 3 per 4 s: 3 events, a 4th (answered 429), 3 more the SDK must hold back
+               (client report `ratelimit_backoff`), then after the announced time one more.
+  partial      quota 30 per 4 s: one envelope of 50 events through the SDK's own transport,
+               then the same envelope again once the announced time has passed.
+  unsupported  traces_sample_rate=1 (a transaction), a log line and an attachment with one event.
+Prints one JSON line like send.py: {"sdk","scenario","event_ids","groups"}.
+"""
+
+import json
+import os
+import sys
+import time
+import uuid
+from datetime import datetime, timezone
+
+import sentry_sdk
+from sentry_sdk.envelope import Envelope, Item, PayloadRef
+
+# The window the test configures; waiting this long outlasts any Retry-After it announces.
+WINDOW_SECONDS = 4
+
+
+def capture_one(text):
+    """Captures one message and waits until the SDK has sent (or dropped) it."""
+    event_id = sentry_sdk.capture_message(text, level="error")
+    sentry_sdk.flush(timeout=5)
+    return event_id
+
+
+def ratelimit():
+    groups = {"accepted": [], "refused": [], "held_back": [], "after_window": []}
+    for i in range(3):
+        groups["accepted"].append(capture_one(f"ratelimit {i}"))
+    groups["refused"].append(capture_one("ratelimit over quota"))
+    for i in range(3):
+        groups["held_back"].append(capture_one(f"held back {i}"))
+    # flush() above also sent the client report with the held-back events.
+    time.sleep(WINDOW_SECONDS + 0.5)
+    groups["after_window"].append(capture_one("after the window"))
+    return groups
+
+
+def partial():
+    """One envelope of 50 events through the SDK's stock transport, twice."""
+    ids = []
+    envelope = Envelope(headers={"sent_at": datetime.now(timezone.utc).isoformat()})
+    for i in range(50):
+        event_id = uuid.uuid4().hex
+        ids.append(event_id)
+        event = {
+            "event_id": event_id,
+            "message": f"partial envelope event {i}",
+            "level": "error",
+            "platform": "python",
+            "timestamp": time.time(),
+        }
+        envelope.add_item(Item(payload=PayloadRef(json=event), type="event"))
+    transport = sentry_sdk.get_client().transport
+    transport.capture_envelope(envelope)
+    sentry_sdk.flush(timeout=5)
+    time.sleep(WINDOW_SECONDS + 0.5)
+    transport.capture_envelope(envelope)
+    sentry_sdk.flush(timeout=5)
+    return {"sent": ids}
+
+
+def unsupported():
+    sentry_sdk.get_current_scope().add_attachment(bytes=b"attachment body", filename="note.txt")
+    with sentry_sdk.start_transaction(name="conformance transaction", op="task"):
+        pass
+    sentry_sdk.logger.info("conformance log line")
+    event_id = sentry_sdk.capture_message("conformance with attachment", level="error")
+    sentry_sdk.flush(timeout=5)
+    return {"event": [event_id]}
+
+
+SCENARIOS = {"ratelimit": ratelimit, "partial": partial, "unsupported": unsupported}
+
+
+def main(argv):
+    if len(argv) != 1 or argv[0] not in SCENARIOS:
+        sys.exit(f"usage: quota.py <scenario>; scenarios: {', '.join(SCENARIOS)}")
+    dsn = os.environ.get("SENTRY_TEST_DSN")
+    if not dsn:
+        sys.exit("SENTRY_TEST_DSN is not set")
+    rate = 1.0 if argv[0] == "unsupported" else 0
+    sentry_sdk.init(
+        dsn=dsn,
+        release="conformance@1.0.0",
+        environment="test",
+        traces_sample_rate=rate,
+        enable_logs=True,
+    )
+    groups = SCENARIOS[argv[0]]()
+    sentry_sdk.flush(timeout=5)
+    result = {
+        "sdk": {"package": "sentry-sdk", "version": sentry_sdk.VERSION},
+        "scenario": argv[0],
+        "event_ids": [event_id for ids in groups.values() for event_id in ids],
+        "groups": groups,
+    }
+    print(json.dumps(result), flush=True)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,149 @@
+/**
+ * Typed client for the server's management API: how tests create projects and read back what
+ * the server stored. Every response is zod-parsed, so a contract drift fails loudly here
+ * instead of as `undefined` deep inside an assertion.
+ */
+import { z } from 'zod'
+
+const idSchema = z.union([z.number(), z.string()])
+
+/** `POST /api/0/projects/` result. */
+export const projectSchema = z.looseObject({
+  id: z.number().int(),
+  slug: z.string(),
+  name: z.string(),
+  dsn: z.string(),
+})
+/** A project as the API returns it. */
+export type Project = z.infer<typeof projectSchema>
+
+/** One entry of `GET /api/0/projects/{id}/keys/`. */
+export const keySchema = z.looseObject({
+  id: idSchema,
+  label: z.string().nullable(),
+  public_key: z.string(),
+  dsn: z.string(),
+})
+/** A project key (DSN) as the API returns it. */
+export type Key = z.infer<typeof keySchema>
+
+/** One entry of `GET /api/0/projects/{id}/issues/`, also `GET /api/0/issues/{id}/`. */
+export const issueSchema = z.looseObject({
+  id: idSchema,
+  title: z.string(),
+  culprit: z.string().nullable(),
+  level: z.string(),
+  status: z.string(),
+  count: z.number().int(),
+  first_seen: z.string(),
+  last_seen: z.string(),
+})
+/** An issue (group of events) as the API returns it. */
+export type Issue = z.infer<typeof issueSchema>
+
+/** One entry of `GET /api/0/issues/{id}/events/`. */
+export const issueEventSchema = z.looseObject({ event_id: z.string() })
+/** An event reference in an issue's event list. */
+export type IssueEvent = z.infer<typeof issueEventSchema>
+
+/** `GET /api/0/projects/{id}/events/{event_id}/`: the stored normalised event plus `issue_id`. */
+export const storedEventSchema = z.looseObject({ event_id: z.string(), issue_id: idSchema })
+/** A stored event; fields beyond `event_id`/`issue_id` are whatever the server normalised. */
+export type StoredEvent = z.infer<typeof storedEventSchema>
+
+/** Public key and project id of a DSN, as an SDK would extract them. */
+export interface DsnParts {
+  publicKey: string
+  projectId: string
+  /** `{scheme}://{host}[:{port}]`, without the key. */
+  origin: string
+}
+
+/** Splits a DSN into the parts the ingest endpoints need. */
+export function parseDsn(dsn: string): DsnParts {
+  const url = new URL(dsn)
+  const projectId = url.pathname.split('/').filter(Boolean).at(-1)
+  if (url.username === '' || projectId === undefined) throw new Error(`not a DSN: ${dsn}`)
+  return { publicKey: url.username, projectId, origin: url.origin }
+}
+
+/** Thrown for unexpected HTTP statuses, with the response text for the test report. */
+export class ApiError extends Error {
+  readonly status: number
+  constructor(method: string, path: string, status: number, body: string) {
+    super(`${method} ${path} -> ${status}: ${body.slice(0, 500)}`)
+    this.name = 'ApiError'
+    this.status = status
+  }
+}
+
+/** The management API of one running server, authenticated with the admin token. */
+export class Api {
+  readonly #url: string
+  readonly #token: string
+
+  constructor(url: string, token: string) {
+    this.#url = url.replace(/\/+$/, '')
+    this.#token = token
+  }
+
+  /** Creates a project; each test makes its own so test files can run in parallel. */
+  async createProject(name: string): Promise<Project> {
+    return projectSchema.parse(await this.#request('POST', '/api/0/projects/', { name }))
+  }
+
+  /** The project's keys (at least the default one). */
+  async keys(projectId: number): Promise<Key[]> {
+    return z
+      .array(keySchema)
+      .parse(await this.#request('GET', `/api/0/projects/${projectId}/keys/`))
+  }
+
+  /** The project's issues, newest first. */
+  async issues(projectId: number): Promise<Issue[]> {
+    const body = await this.#request('GET', `/api/0/projects/${projectId}/issues/`)
+    return z.array(issueSchema).parse(body)
+  }
+
+  /** One issue by id. */
+  async issue(id: Issue['id']): Promise<Issue> {
+    return issueSchema.parse(await this.#request('GET', `/api/0/issues/${id}/`))
+  }
+
+  /** The events grouped into an issue. */
+  async issueEvents(issueId: Issue['id']): Promise<IssueEvent[]> {
+    const body = await this.#request('GET', `/api/0/issues/${issueId}/events/`)
+    return z.array(issueEventSchema).parse(body)
+  }
+
+  /** A stored event, or undefined while (or if) the server has none with that id. */
+  async event(projectId: number, eventId: string): Promise<StoredEvent | undefined> {
+    const path = `/api/0/projects/${projectId}/events/${eventId}/`
+    const body = await this.#request('GET', path, undefined, [404])
+    return body === undefined ? undefined : storedEventSchema.parse(body)
+  }
+
+  /** One JSON request; statuses in `absent` resolve to undefined, other non-2xx throw. */
+  async #request(
+    method: string,
+    path: string,
+    json?: unknown,
+    absent: readonly number[] = [],
+  ): Promise<unknown> {
+    const headers: Record<string, string> = { authorization: `Bearer ${this.#token}` }
+    if (json !== undefined) headers['content-type'] = 'application/json'
+    const response = await fetch(`${this.#url}${path}`, {
+      method,
+      headers,
+      ...(json === undefined ? {} : { body: JSON.stringify(json) }),
+    })
+    const text = await response.text()
+    if (absent.includes(response.status)) return undefined
+    if (!response.ok) throw new ApiError(method, path, response.status, text)
+    try {
+      return JSON.parse(text)
+    } catch {
+      throw new ApiError(method, path, response.status, `not JSON: ${text}`)
+    }
+  }
+}

@@ -1,0 +1,97 @@
+/**
+ * SDK drivers: one program per stock SDK under `conformance/drivers/<name>/`, described by its
+ * `driver.json`. The harness runs a driver with a DSN and a scenario and reads back the event
+ * ids it captured; a driver whose runtime is missing is skipped with the reason it declares.
+ */
+import { existsSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { execa } from 'execa'
+import { z } from 'zod'
+import { cleanEnv } from './env.ts'
+import { conformanceRoot, repoRoot } from './paths.ts'
+
+const hex32 = z.string().regex(/^[0-9a-f]{32}$/)
+
+/** `drivers/<name>/driver.json`. */
+export const driverSchema = z.strictObject({
+  name: z.string(),
+  runtime: z.string(),
+  description: z.string(),
+  /** Program and fixed arguments, relative to the repo root; `node` means this Node binary. */
+  command: z.array(z.string()).min(1),
+  /** SDK variants the driver can run (its `--sdk` values), first = default. */
+  sdks: z.array(z.string()).min(1),
+  scenarios: z.array(z.string()),
+  /** Files that must exist for the driver to run, with the reason shown when one is missing. */
+  needs: z.array(z.strictObject({ file: z.string(), reason: z.string() })),
+})
+
+/** A driver's description plus whether it can run here. */
+export type Driver = z.infer<typeof driverSchema> & {
+  /** Why the driver cannot run on this machine, or undefined when it can. */
+  missing: string | undefined
+}
+
+/** What every driver prints as its last stdout line. */
+export const driverOutputSchema = z.strictObject({
+  sdk: z.strictObject({ package: z.string(), version: z.string() }),
+  scenario: z.string(),
+  event_ids: z.array(hex32),
+  /** Expected-issue label (e.g. `exception`, `message`) -> the event ids that belong to it. */
+  groups: z.record(z.string(), z.array(hex32)),
+})
+/** A driver run's result. */
+export type DriverOutput = z.infer<typeof driverOutputSchema>
+
+/** Reads `drivers/<name>/driver.json` and checks its needs (synchronously: used at collection). */
+export function loadDriver(name: string): Driver {
+  const path = join(conformanceRoot, 'drivers', name, 'driver.json')
+  const driver = driverSchema.parse(JSON.parse(readFileSync(path, 'utf8')))
+  const unmet = driver.needs.find((need) => !existsSync(join(repoRoot, need.file)))
+  return { ...driver, missing: unmet?.reason }
+}
+
+/** Options for {@link runDriver}. */
+export interface RunOptions {
+  scenario: string
+  dsn: string
+  /** Which of `driver.sdks` to run (passed as `--sdk`); omitted for single-SDK drivers. */
+  sdk?: string
+  /** Kill the driver after this many milliseconds (default 20 000). */
+  timeout?: number
+}
+
+/**
+ * Runs a driver in a clean environment with `SENTRY_TEST_DSN` set and parses its report.
+ * Throws with the driver's output when it fails, times out or prints no valid report.
+ */
+export async function runDriver(driver: Driver, options: RunOptions): Promise<DriverOutput> {
+  const [program, ...fixed] = driver.command
+  if (program === undefined) throw new Error(`driver ${driver.name} has no command`)
+  const file = program === 'node' ? process.execPath : join(repoRoot, program)
+  const args = [
+    ...fixed,
+    options.scenario,
+    ...(options.sdk === undefined ? [] : ['--sdk', options.sdk]),
+  ]
+  const result = await execa(file, args, {
+    cwd: repoRoot,
+    env: cleanEnv({ SENTRY_TEST_DSN: options.dsn }),
+    extendEnv: false,
+    timeout: options.timeout ?? 20_000,
+    reject: false,
+    stdin: 'ignore',
+  })
+  const output = `--- stdout ---\n${result.stdout}\n--- stderr ---\n${result.stderr}`
+  if (result.failed) {
+    throw new Error(
+      `driver ${driver.name} ${args.join(' ')} failed: ${result.shortMessage}\n${output}`,
+    )
+  }
+  const last = result.stdout.trim().split('\n').at(-1) ?? ''
+  try {
+    return driverOutputSchema.parse(JSON.parse(last))
+  } catch (error) {
+    throw new Error(`driver ${driver.name} printed no valid report (${String(error)})\n${output}`)
+  }
+}

@@ -1,0 +1,141 @@
+/**
+ * A loopback proxy between a stock SDK and the server that records every ingest request: when
+ * it arrived, which item types it carried, and what the server answered. Tests use it to see
+ * from outside the SDK what it actually sent — e.g. that it sent no event during a rate limit.
+ */
+import { createServer, type IncomingMessage } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { promisify } from 'node:util'
+import { brotliDecompress, gunzip, inflate } from 'node:zlib'
+
+/** One request the SDK made, with the server's answer. */
+export interface RecordedRequest {
+  /** When the proxy received the request, ms. */
+  at: number
+  /** When the server's answer came back, ms. */
+  answeredAt: number
+  method: string
+  path: string
+  /** Item types of the envelope in order (empty when the body is not an envelope). */
+  itemTypes: string[]
+  status: number
+  /** The server's rate-limit headers, as sent. */
+  retryAfter: string | undefined
+  rateLimits: string | undefined
+}
+
+/** A running proxy. */
+export interface RecordingProxy {
+  /** Base URL of the proxy. */
+  url: string
+  /** Every request so far, in arrival order. */
+  requests: RecordedRequest[]
+  /** The DSN with its host replaced by the proxy's. */
+  dsnFor(dsn: string): string
+  close(): Promise<void>
+}
+
+const decoders: Record<string, (body: Buffer) => Promise<Buffer>> = {
+  gzip: promisify(gunzip),
+  deflate: promisify(inflate),
+  br: promisify(brotliDecompress),
+}
+
+/** Item types of an envelope: `length` when the item header has one, else up to the next LF. */
+export function envelopeItemTypes(body: Buffer): string[] {
+  const types: string[] = []
+  let pos = body.indexOf(0x0a)
+  if (pos === -1) return types
+  pos++
+  while (pos < body.length) {
+    let end = body.indexOf(0x0a, pos)
+    if (end === -1) end = body.length
+    const line = body.subarray(pos, end).toString('utf8').trim()
+    pos = end + 1
+    if (line === '') continue
+    let header: unknown
+    try {
+      header = JSON.parse(line)
+    } catch {
+      return types
+    }
+    if (typeof header !== 'object' || header === null) return types
+    const { type, length } = header as { type?: unknown; length?: unknown }
+    types.push(typeof type === 'string' ? type : '?')
+    if (typeof length === 'number') {
+      pos += length + 1
+    } else {
+      const next = body.indexOf(0x0a, pos)
+      pos = next === -1 ? body.length : next + 1
+    }
+  }
+  return types
+}
+
+async function readAll(req: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = []
+  for await (const chunk of req) chunks.push(chunk as Buffer)
+  return Buffer.concat(chunks)
+}
+
+const HOP_BY_HOP = new Set(['host', 'connection', 'content-length', 'transfer-encoding', 'keep-alive'])
+
+/** Starts a proxy on 127.0.0.1 forwarding everything to `target` (the server's base URL). */
+export async function startRecordingProxy(target: string): Promise<RecordingProxy> {
+  const requests: RecordedRequest[] = []
+  const server = createServer((req, res) => {
+    const at = Date.now()
+    void (async () => {
+      const body = await readAll(req)
+      const encoding = String(req.headers['content-encoding'] ?? '').toLowerCase()
+      const decode = decoders[encoding]
+      const decoded = decode === undefined ? body : await decode(body).catch(() => Buffer.alloc(0))
+      const headers: Record<string, string> = {}
+      for (const [name, value] of Object.entries(req.headers)) {
+        if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = String(value)
+      }
+      const method = req.method ?? 'GET'
+      const upstream = await fetch(`${target}${req.url ?? '/'}`, {
+        method,
+        headers,
+        ...(method === 'GET' || method === 'HEAD' ? {} : { body }),
+      })
+      const answer = Buffer.from(await upstream.arrayBuffer())
+      requests.push({
+        at,
+        answeredAt: Date.now(),
+        method,
+        path: (req.url ?? '/').split('?')[0] ?? '/',
+        itemTypes: envelopeItemTypes(decoded),
+        status: upstream.status,
+        retryAfter: upstream.headers.get('retry-after') ?? undefined,
+        rateLimits: upstream.headers.get('x-sentry-rate-limits') ?? undefined,
+      })
+      const out: Record<string, string> = {}
+      upstream.headers.forEach((value, name) => {
+        if (!HOP_BY_HOP.has(name) && name !== 'content-encoding') out[name] = value
+      })
+      res.writeHead(upstream.status, out).end(answer)
+    })().catch((error: unknown) => {
+      res.writeHead(502, { 'content-type': 'application/json' })
+      res.end(JSON.stringify({ detail: `proxy: ${String(error)}` }))
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  const url = `http://127.0.0.1:${port}`
+  return {
+    url,
+    requests,
+    dsnFor(dsn) {
+      const u = new URL(dsn)
+      u.host = `127.0.0.1:${port}`
+      return u.toString()
+    },
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.closeAllConnections()
+        server.close((error) => (error ? reject(error) : resolve()))
+      }),
+  }
+}
