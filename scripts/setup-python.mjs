@@ -5,7 +5,7 @@
 //
 // Idempotent: a stamp file inside the venv records what was installed; when it matches the
 // pin below, the script exits in milliseconds. `npm test` runs it before vitest. Without a
-// usable python3 it prints why and exits 0: the Python driver is then skipped with that reason.
+// usable python3 it prints why and exits 1, which `npm test` counts as a failure.
 import { spawnSync } from 'node:child_process'
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -35,8 +35,9 @@ const probe = spawnSync('python3', ['-c', 'import sys, venv; print(sys.version.s
   encoding: 'utf8',
 })
 if (probe.error || probe.status !== 0) {
-  console.warn('setup-python: python3 with the venv module is not available; Python driver skipped')
-  process.exit(0)
+  // The test step that called us fails (it is counted): a missing Python must not pass silently.
+  console.error('setup-python: python3 with the venv module is not available')
+  process.exit(1)
 }
 
 console.log(`setup-python: creating ${venv} (python ${probe.stdout.trim()}) with ${REQUIREMENTS}`)

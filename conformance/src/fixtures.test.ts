@@ -1,10 +1,12 @@
 import { describe, type ExpectStatic, expect as globalExpect, inject, it } from 'vitest'
 import { Api, type StoredEvent } from './harness/api.ts'
 import { type FixtureCase, loadFixtureCases, sendEnvelope } from './harness/fixtures.ts'
+import { outcomeTotals, setQuota } from './harness/outcomes.ts'
 import { waitFor } from './harness/wait.ts'
 
 const serverUrl = inject('serverUrl')
-const api = new Api(serverUrl, inject('adminToken'))
+const adminToken = inject('adminToken')
+const api = new Api(serverUrl, adminToken)
 const cases = await loadFixtureCases()
 
 /** `{"$type": "number"}` in a `match` stands for any value of that type (values that vary). */
@@ -32,12 +34,43 @@ async function runCase(fixture: FixtureCase, expect: ExpectStatic): Promise<void
   const { expected } = fixture
   const project = await api.createProject(`fixture-${fixture.id.replaceAll('/', '-')}`)
   const target = { url: serverUrl, projectId: project.id, dsn: project.dsn }
+  if (expected.quota !== undefined)
+    await setQuota(serverUrl, adminToken, project.id, expected.quota)
   for (const [index, envelope] of fixture.envelopes.entries()) {
     const response = await sendEnvelope(target, envelope, expected.send)
     const which = `response to envelope ${index + 1}: ${response.text}`
-    expect(response.status, which).toBe(expected.response.status)
+    const status = expected.response.statuses?.[index] ?? expected.response.status
+    expect(response.status, which).toBe(status)
     if (expected.response.body !== undefined)
       expect(response.body, which).toEqual(expected.response.body)
+    // Like an SDK, wait out an announced limit before sending the next envelope.
+    const retryAfter = Number(response.headers.get('retry-after'))
+    if (response.status === 429 && index < fixture.envelopes.length - 1 && retryAfter > 0) {
+      await new Promise((resolve) => setTimeout(resolve, retryAfter * 1000))
+    }
+  }
+
+  if (expected.outcomes !== undefined) {
+    const key = (o: { outcome: string; reason: string; category: string }) =>
+      `${o.outcome}|${o.reason}|${o.category}`
+    const want = expected.outcomes
+      .map((o) => ({ ...o, reason: o.reason ?? '' }))
+      .sort((a, b) => key(a).localeCompare(key(b)))
+    await waitFor(
+      async () => {
+        const got = (await outcomeTotals(serverUrl, adminToken, project.id))
+          .map(({ outcome, reason, category, quantity }) => ({
+            outcome,
+            reason,
+            category,
+            quantity,
+          }))
+          .sort((a, b) => key(a).localeCompare(key(b)))
+        expect(got, 'outcome counters').toEqual(want)
+        return true
+      },
+      { message: 'outcomes match' },
+    )
   }
 
   const events = expected.events

@@ -1,15 +1,21 @@
 import cors from '@fastify/cors'
 import Fastify, { type FastifyError, type FastifyInstance, LogController } from 'fastify'
+import { setupAlerts } from './alerts/index.ts'
 import { apiRoutes } from './api/index.ts'
 import type { PrincipalSource } from './api/principal.ts'
 import type { Config } from './config.ts'
+import { installCronClock } from './crons/plugin.ts'
 import { ApiError } from './errors.ts'
 import { KeyResolver } from './ingest/keys.ts'
+import { QuotaGate } from './ingest/quota.ts'
 import { ingestRoutes } from './ingest/routes.ts'
 import { LiveBus } from './live/bus.ts'
+import { otlpRoutes } from './otlp/routes.ts'
 import { GroupCommitter } from './store/group-commit.ts'
 import { openSqliteStore } from './store/sqlite/index.ts'
 import type { Store } from './store/types.ts'
+import { setupTriage } from './triage/index.ts'
+import { webUi } from './ui/index.ts'
 
 /** The long-lived parts of a running server, shared by routes, background jobs and tests. */
 export interface Services {
@@ -18,6 +24,8 @@ export interface Services {
   bus: LiveBus
   committer: GroupCommitter
   keys: KeyResolver
+  /** Per-project event quotas, counted in memory on the hot path (ingest/quota.ts). */
+  quota: QuotaGate
   /** Base URL written into DSNs (set by `main.ts` once the port is known). */
   baseUrl: () => string
   setBaseUrl: (url: string) => void
@@ -98,6 +106,7 @@ export async function buildApp(
     bus: new LiveBus(),
     committer: new GroupCommitter(store, { delayMs: config.commitDelayMs }),
     keys: new KeyResolver(store),
+    quota: new QuotaGate(store),
     baseUrl: () => baseUrl,
     setBaseUrl: (url) => {
       if (config.publicUrl === undefined) baseUrl = url
@@ -105,19 +114,27 @@ export async function buildApp(
     principalSources: [],
   }
   app.decorate('services', services)
+  installCronClock(app, services)
   errorHandler(app)
 
   await app.register(async (scope) => {
     await scope.register(cors, CORS)
     await ingestRoutes(scope, services)
+    // OTLP logs: own body parser and error answers, CORS and rejection counting inherited.
+    await scope.register(async (otlp) => otlpRoutes(otlp, services))
   })
   await app.register(async (scope) => {
     await apiRoutes(scope, { ...services, adminToken: config.adminToken })
   })
+  await app.register(webUi)
 
   app.addHook('onClose', async () => {
     await services.committer.flush()
     await store.close()
   })
+  // After the hook above: onClose hooks run last-registered first, so alert evaluations in
+  // flight finish before the store closes.
+  setupAlerts(app)
+  setupTriage(app)
   return app
 }

@@ -25,10 +25,71 @@ export interface Config {
   adminPassword: string | undefined
   /** Extra admin API token accepted for automation (`INGEST_ADMIN_TOKEN`). */
   adminToken: string | undefined
+  /** Trust `X-Forwarded-Proto` from a TLS-terminating proxy (`TRUST_PROXY=1`); off by default. */
+  trustProxy: boolean
   limits: Limits
   /** Longest a request waits for its group commit before the batch is flushed anyway, ms. */
   commitDelayMs: number
   logLevel: string
+  /** How often the cron clock looks for missed and overrunning runs, ms; 0: never on its own. */
+  cronClockIntervalMs: number
+  /** `INGEST_TEST_CLOCK=1`: admin-only `POST /api/0/internal/clock/tick/?now=` (tests only). */
+  testClock: boolean
+  /** SMTP server e-mail alerts go through (`SMTP_*`); undefined without `SMTP_HOST`. */
+  smtp: SmtpConfig | undefined
+  /** Alert delivery timing (`ALERT_*`); tests shorten it. */
+  alerts: AlertTiming
+}
+
+/** Where e-mail alerts are sent from (`SMTP_HOST`, `SMTP_PORT`, `SMTP_SECURE`, …). */
+export interface SmtpConfig {
+  host: string
+  port: number
+  /** Implicit TLS (port 465); otherwise STARTTLS when the server offers it. */
+  secure: boolean
+  from: string
+  user: string | undefined
+  password: string | undefined
+}
+
+/** How the alert worker paces itself. */
+export interface AlertTiming {
+  /** How often a worker looks for due deliveries (new ones also wake it at once), ms. */
+  pollMs: number
+  /** First retry delay; doubled per attempt up to `backoffMaxMs`. */
+  backoffBaseMs: number
+  backoffMaxMs: number
+  /** Attempts before a delivery is given up as `failed`. */
+  maxAttempts: number
+  /** How long a claim holds a delivery; longer than `sendTimeoutMs`. */
+  leaseMs: number
+  sendTimeoutMs: number
+}
+
+/** Alert timing defaults: retries after 30 s, 1, 2, 4 … min, for about two hours. */
+export const DEFAULT_ALERT_TIMING: AlertTiming = {
+  pollMs: 1000,
+  backoffBaseMs: 30_000,
+  backoffMaxMs: 3_600_000,
+  maxAttempts: 8,
+  leaseMs: 60_000,
+  sendTimeoutMs: 10_000,
+}
+
+const isTrue = (v: string | undefined) => ['1', 'true', 'yes'].includes((v ?? '').toLowerCase())
+
+function smtpFrom(env: Record<string, string | undefined>): SmtpConfig | undefined {
+  const host = env['SMTP_HOST']
+  if (host === undefined || host === '') return undefined
+  const secure = isTrue(env['SMTP_SECURE'])
+  return {
+    host,
+    port: intFrom(env['SMTP_PORT'], secure ? 465 : 587, 'SMTP_PORT'),
+    secure,
+    from: env['SMTP_FROM'] || 'ingest@localhost',
+    user: env['SMTP_USER'] || undefined,
+    password: env['SMTP_PASSWORD'] || undefined,
+  }
 }
 
 const MiB = 1024 * 1024
@@ -61,6 +122,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     adminEmail: env['INGEST_ADMIN_EMAIL'] || undefined,
     adminPassword: env['INGEST_ADMIN_PASSWORD'] || undefined,
     adminToken: env['INGEST_ADMIN_TOKEN'] || undefined,
+    trustProxy: ['1', 'true', 'yes'].includes((env['TRUST_PROXY'] ?? '').toLowerCase()),
     limits: Object.freeze({
       maxCompressedBody: intFrom(
         env['MAX_COMPRESSED_BODY'],
@@ -77,6 +139,23 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     }),
     commitDelayMs: intFrom(env['COMMIT_DELAY_MS'], 2, 'COMMIT_DELAY_MS'),
     logLevel: env['LOG_LEVEL'] ?? 'info',
+    cronClockIntervalMs: intFrom(env['CRON_CLOCK_INTERVAL_MS'], 10_000, 'CRON_CLOCK_INTERVAL_MS'),
+    testClock: env['INGEST_TEST_CLOCK'] === '1',
+    smtp: smtpFrom(env),
+    alerts: Object.freeze({
+      ...DEFAULT_ALERT_TIMING,
+      pollMs: intFrom(env['ALERT_POLL_MS'], DEFAULT_ALERT_TIMING.pollMs, 'ALERT_POLL_MS'),
+      backoffBaseMs: intFrom(
+        env['ALERT_BACKOFF_MS'],
+        DEFAULT_ALERT_TIMING.backoffBaseMs,
+        'ALERT_BACKOFF_MS',
+      ),
+      maxAttempts: intFrom(
+        env['ALERT_MAX_ATTEMPTS'],
+        DEFAULT_ALERT_TIMING.maxAttempts,
+        'ALERT_MAX_ATTEMPTS',
+      ),
+    }),
   })
 }
 

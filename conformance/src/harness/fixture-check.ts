@@ -80,6 +80,15 @@ function checkCase(name: string, expected: Expected, envelopes: Buffer[]): strin
       problems.push(`${name}: invalid/ cases must declare "events": []`)
     }
   }
+  const { statuses } = expected.response
+  if (statuses !== undefined) {
+    if (statuses.length !== envelopes.length) {
+      problems.push(`${name}: response.statuses needs one status per envelope`)
+    }
+    if (statuses.at(-1) !== expected.response.status) {
+      problems.push(`${name}: response.status must equal the last of response.statuses`)
+    }
+  }
   if (envelopes.length > 1 && expected.response.body !== undefined) {
     problems.push(`${name}: sequences cannot declare one response body for several envelopes`)
   }

@@ -60,6 +60,16 @@ export const expectedIssueSchema = z.strictObject({
   count: z.number().int().nonnegative().optional().describe('Events in the issue.'),
 })
 
+/** One summed outcome counter of the case's project (`GET /api/0/projects/{id}/outcomes/`). */
+export const expectedOutcomeSchema = z.strictObject({
+  outcome: z
+    .enum(['accepted', 'duplicate', 'rejected', 'over_quota', 'unsupported', 'client_discard'])
+    .describe('See README "Outcomes".'),
+  reason: z.string().default('').describe('e.g. `invalid_json`, `transaction`; empty for none.'),
+  category: z.string().describe('Data category: `error`, `transaction`, `log_item`, `internal`…'),
+  quantity: z.number().int().positive(),
+})
+
 /** The whole `.expected.json` file. */
 export const expectedSchema = z
   .strictObject({
@@ -75,10 +85,30 @@ export const expectedSchema = z
       .optional()
       .describe('Not implemented yet: the case becomes it.todo with this reason.'),
     send: sendSchema.optional(),
+    quota: z
+      .strictObject({
+        events: z.number().int().nonnegative(),
+        window_seconds: z.number().int().positive(),
+      })
+      .optional()
+      .describe(
+        'Event quota set on the fresh project before sending. After a 429 the runner waits ' +
+          'its Retry-After before the next envelope, as an SDK would.',
+      ),
     response: z.strictObject({
       status: z.number().int().min(100).max(599),
+      statuses: z
+        .array(z.number().int().min(100).max(599))
+        .optional()
+        .describe(
+          'Sequences: the status of each envelope in order; `status` must be the last of them.',
+        ),
       body: z.unknown().optional().describe('Exact JSON body (toEqual); omit to not compare.'),
     }),
+    outcomes: z
+      .array(expectedOutcomeSchema)
+      .optional()
+      .describe('When present, the complete outcome counters of the project, in any order.'),
     events: z
       .array(expectedEventSchema)
       .optional()
@@ -207,6 +237,7 @@ export interface IngestResponse {
   status: number
   body: unknown
   text: string
+  headers: Headers
 }
 
 /**
@@ -246,7 +277,7 @@ export async function sendEnvelope(
   } catch {
     parsed = undefined
   }
-  return { status: response.status, body: parsed, text }
+  return { status: response.status, body: parsed, text, headers: response.headers }
 }
 
 /** Event ids an envelope's bytes mention (header and payloads), normalised to 32 hex. */

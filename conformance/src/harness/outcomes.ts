@@ -36,7 +36,8 @@ async function call(
     ...(json === undefined ? {} : { body: JSON.stringify(json) }),
   })
   const text = await response.text()
-  if (!response.ok) throw new Error(`${method} ${path} -> ${response.status}: ${text.slice(0, 500)}`)
+  if (!response.ok)
+    throw new Error(`${method} ${path} -> ${response.status}: ${text.slice(0, 500)}`)
   return JSON.parse(text)
 }
 

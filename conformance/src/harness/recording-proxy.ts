@@ -78,7 +78,13 @@ async function readAll(req: IncomingMessage): Promise<Buffer> {
   return Buffer.concat(chunks)
 }
 
-const HOP_BY_HOP = new Set(['host', 'connection', 'content-length', 'transfer-encoding', 'keep-alive'])
+const HOP_BY_HOP = new Set([
+  'host',
+  'connection',
+  'content-length',
+  'transfer-encoding',
+  'keep-alive',
+])
 
 /** Starts a proxy on 127.0.0.1 forwarding everything to `target` (the server's base URL). */
 export async function startRecordingProxy(target: string): Promise<RecordingProxy> {

@@ -41,6 +41,10 @@ export const issueJson = (i: Issue) => ({
   last_seen: iso(i.lastSeen),
   metadata: { type: i.type, value: i.value },
   grouping_version: i.groupingVersion,
+  for_review: i.forReview,
+  ignore_until: i.ignoreUntil === null ? null : iso(i.ignoreUntil),
+  /** How many more events end the ignore (the condition `ignore_count` set). */
+  ignore_count: i.ignoreUntilSeen === null ? null : Math.max(0, i.ignoreUntilSeen - i.timesSeen),
 })
 
 /** Stored event as the API shows it: the normalised payload plus where it was filed. */

@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify'
 import { z } from 'zod'
 import { ApiError } from '../errors.ts'
-import type { Store } from '../store/types.ts'
+import type { IssueFilter, Store } from '../store/types.ts'
+import { IssueUpdate, toIssueChange } from '../triage/change.ts'
 import { eventJson, issueJson } from './format.ts'
 import { parseInput, pathId } from './validate.ts'
 
@@ -12,6 +13,8 @@ export const IssueQuery = z.object({
   environment: z.string().max(256).optional(),
   release: z.string().max(256).optional(),
   component: z.string().max(64).optional(),
+  /** `1`: the For review queue (unresolved, not yet triaged); `0`: the rest. */
+  for_review: z.enum(['1', '0', 'true', 'false']).optional(),
   limit: z.coerce.number().int().min(1).max(1000).default(100),
   cursor: z.string().max(64).optional(),
 })
@@ -21,8 +24,16 @@ const PageQuery = z.object({
   cursor: z.string().max(64).optional(),
 })
 
-/** Body of `PUT /api/0/issues/{id}/`. */
-export const UpdateIssue = z.object({ status: z.enum(['unresolved', 'resolved', 'ignored']) })
+/** The store filter of a parsed issue-list query (the API's and the web UI's). */
+export function issueFilter(q: z.output<typeof IssueQuery>): IssueFilter {
+  const { limit: _limit, cursor: _cursor, for_review, ...rest } = q
+  return for_review === undefined
+    ? rest
+    : { ...rest, forReview: for_review === '1' || for_review === 'true' }
+}
+
+/** Body of `PUT /api/0/issues/{id}/` (triage/change.ts). */
+export const UpdateIssue = IssueUpdate
 
 /** Issue and event read routes of the management API. */
 export async function issueRoutes(app: FastifyInstance, deps: { store: Store }): Promise<void> {
@@ -38,8 +49,10 @@ export async function issueRoutes(app: FastifyInstance, deps: { store: Store }):
     if ((await store.getProject(projectId)) === undefined)
       throw new ApiError('not_found', 'no such project')
     const q = parseInput(IssueQuery, req.query, 'query')
-    const { limit, cursor, ...filter } = q
-    const page = await store.listIssues(projectId, filter, { limit, cursor })
+    const page = await store.listIssues(projectId, issueFilter(q), {
+      limit: q.limit,
+      cursor: q.cursor,
+    })
     if (page.next !== undefined) reply.header('x-next-cursor', page.next)
     return page.issues.map(issueJson)
   })
@@ -48,9 +61,9 @@ export async function issueRoutes(app: FastifyInstance, deps: { store: Store }):
 
   app.put('/api/0/issues/:issueId/', async (req) => {
     const issue = await findIssue(req.params)
-    const { status } = parseInput(UpdateIssue, req.body, 'issue update')
-    await store.setIssueStatus(issue.id, status)
-    return issueJson({ ...issue, status })
+    const change = toIssueChange(parseInput(UpdateIssue, req.body, 'issue update'), Date.now())
+    const [updated] = await store.triageIssues(issue.projectId, [issue.id], change)
+    return issueJson(updated ?? issue)
   })
 
   app.get('/api/0/issues/:issueId/events/', async (req, reply) => {

@@ -5,6 +5,7 @@ import { ApiError } from '../errors.ts'
 import type { KeyResolver } from '../ingest/keys.ts'
 import type { Store } from '../store/types.ts'
 import { keyJson, projectJson } from './format.ts'
+import { quotaJson } from './quotas.ts'
 import { parseInput, pathId } from './validate.ts'
 
 /** Body of `POST /api/0/projects/`. */
@@ -65,7 +66,10 @@ export async function projectRoutes(
 
   app.get('/api/0/projects/:projectId/', async (req) => {
     const p = await findProject(req.params)
-    return projectJson(p, await defaultDsn(p.id))
+    return {
+      ...projectJson(p, await defaultDsn(p.id)),
+      quota: quotaJson(await store.getQuota(p.id)),
+    }
   })
 
   app.get('/api/0/projects/:projectId/keys/', async (req) => {

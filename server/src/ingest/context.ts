@@ -2,7 +2,13 @@ import type { EventToWrite, OutcomeDelta, WriteUnit } from '../store/types.ts'
 import type { ResolvedKey } from './keys.ts'
 
 /** Outcome kinds; reasons are free text (see README "Outcomes"). */
-export type OutcomeKind = 'accepted' | 'rejected' | 'over_quota' | 'unsupported' | 'client_discard'
+export type OutcomeKind =
+  | 'accepted'
+  | 'duplicate'
+  | 'rejected'
+  | 'over_quota'
+  | 'unsupported'
+  | 'client_discard'
 
 /**
  * Everything one ingest request accumulates while its items are handled: the write unit for

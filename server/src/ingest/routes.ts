@@ -4,13 +4,17 @@ import { ApiError } from '../errors.ts'
 import { normalizeEventId } from '../event/normalize.ts'
 import type { LiveBus } from '../live/bus.ts'
 import type { GroupCommitter } from '../store/group-commit.ts'
+import type { ProjectStore } from '../store/types.ts'
 import { credentialsFromDsn, credentialsFromRequest } from './auth.ts'
 import { readBody } from './body.ts'
+import { announceStored } from './commit.ts'
 import { IngestContext } from './context.ts'
 import { type Envelope, parseEnvelope, parseEnvelopeHeader } from './envelope.ts'
 import { handleEventItem } from './items/event.ts'
 import { handleItems } from './items/index.ts'
 import type { KeyResolver, ResolvedKey } from './keys.ts'
+import { type QuotaGate, type QuotaTicket, rateLimitHeaders } from './quota.ts'
+import { countRejections } from './rejections.ts'
 import { decodeStoreBody } from './store-body.ts'
 
 /** What the ingest routes need from the app. */
@@ -19,6 +23,8 @@ export interface IngestDeps {
   keys: KeyResolver
   committer: GroupCommitter
   bus: LiveBus
+  quota: QuotaGate
+  store: ProjectStore
 }
 
 declare module 'fastify' {
@@ -36,14 +42,16 @@ function pathProject(req: FastifyRequest): number {
   return id
 }
 
-/** Ingest answers are never cached and always JSON. */
-function reply200(reply: FastifyReply, body: object): FastifyReply {
+/** Ingest answers are never cached and always JSON; an active quota limit is announced. */
+function reply200(reply: FastifyReply, body: object, limit?: Record<string, string>): FastifyReply {
+  if (limit !== undefined) reply.headers(limit)
   return reply.code(200).header('cache-control', 'no-store').send(body)
 }
 
 /** Registers `/api/:projectId/envelope/` and `/api/:projectId/store/`. */
 export async function ingestRoutes(app: FastifyInstance, deps: IngestDeps): Promise<void> {
-  const { config, keys, committer, bus } = deps
+  const { config, keys, committer, bus, quota } = deps
+  countRejections(app, deps)
   app.removeAllContentTypeParsers()
   // Any or no Content-Type: Node sends none, browsers text/plain, others x-sentry-envelope.
   app.addContentTypeParser('*', (req, payload, done) => {
@@ -58,18 +66,27 @@ export async function ingestRoutes(app: FastifyInstance, deps: IngestDeps): Prom
       .catch((err: unknown) => done(err as Error))
   })
 
+  // Quota is charged per event before the commit and refunded for duplicates after it.
   const commit = async (ctx: IngestContext): Promise<void> => {
-    const result = await committer.write(ctx.unit)
-    for (const e of result.events) {
-      if (e.duplicate) continue
-      bus.emit('event.stored', {
-        projectId: ctx.project.id,
-        issueId: e.issueId,
-        eventId: e.eventId,
-        issueCreated: e.issueCreated,
-        regressed: e.regressed,
-      })
-    }
+    const ticket = await quota.admit(ctx)
+    const result = await committer.write(ctx.unit).catch((err: unknown) => {
+      quota.cancel(ticket)
+      throw err
+    })
+    quota.settle(ticket, result.events)
+    announceStored(bus, ctx.project.id, result.events)
+    overQuota(ticket)
+  }
+
+  // What was within the quota is stored; refused events make the answer a 429.
+  const overQuota = (ticket: QuotaTicket): void => {
+    if (ticket.retryAfter === undefined) return
+    throw new ApiError(
+      'over_quota',
+      `event quota exceeded: ${ticket.refused} event(s) refused, retry after ${ticket.retryAfter} s`,
+      [],
+      rateLimitHeaders(ticket.retryAfter, true),
+    )
   }
 
   const body = (req: FastifyRequest): Buffer => {
@@ -105,7 +122,7 @@ export async function ingestRoutes(app: FastifyInstance, deps: IngestDeps): Prom
     const out = handleItems(envelope.items, ctx, config.limits)
     await commit(ctx)
     const id = out.eventIds[0] ?? normalizeEventId(envelope.header['event_id'])
-    return reply200(reply, id === undefined ? {} : { id })
+    return reply200(reply, id === undefined ? {} : { id }, quota.activeLimit(ctx.project.id))
   }
 
   const storeHandler = async (req: FastifyRequest, reply: FastifyReply) => {
@@ -125,7 +142,8 @@ export async function ingestRoutes(app: FastifyInstance, deps: IngestDeps): Prom
       const ctx = new IngestContext(resolved, received, envelope.header)
       const out = handleItems(envelope.items, ctx, config.limits)
       await commit(ctx)
-      return reply200(reply, out.eventIds[0] === undefined ? {} : { id: out.eventIds[0] })
+      const id = out.eventIds[0]
+      return reply200(reply, id === undefined ? {} : { id }, quota.activeLimit(ctx.project.id))
     }
     const ctx = new IngestContext(resolved, received, {})
     const id = handleEventItem(
@@ -135,7 +153,7 @@ export async function ingestRoutes(app: FastifyInstance, deps: IngestDeps): Prom
       false,
     )
     await commit(ctx)
-    return reply200(reply, { id })
+    return reply200(reply, { id }, quota.activeLimit(ctx.project.id))
   }
 
   // The app ignores trailing slashes and folds `//`, as Relay does.

@@ -82,7 +82,7 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
       expect(totals).toEqual(
         expect.arrayContaining([
           { outcome: 'accepted', reason: '', category: 'error', quantity: 3 },
-          { outcome: 'rejected', reason: 'duplicate', category: 'error', quantity: 1 },
+          { outcome: 'duplicate', reason: '', category: 'error', quantity: 1 },
         ]),
       )
       await store.close()

@@ -3,6 +3,8 @@
  * implements the same interface. Everything is async so a networked database fits; nothing
  * outside `store/` knows which one runs. Times are Unix milliseconds.
  */
+import type { CheckInToWrite, MonitorStore } from './monitor-types.ts'
+import type { ReleaseHealthStore, SessionBucket, SessionUpdate } from './release-health-types.ts'
 
 /** A project: the unit DSNs, issues and quotas belong to. */
 export interface Project {
@@ -40,6 +42,12 @@ export interface Issue {
   lastSeen: number
   timesSeen: number
   groupingVersion: string
+  /** In the For review queue: new or regressed (or back from ignoring), not yet triaged. */
+  forReview: boolean
+  /** Ignored until this time (ms), when status is `ignored`. */
+  ignoreUntil: number | null
+  /** Ignored until `timesSeen` reaches this, when status is `ignored`. */
+  ignoreUntilSeen: number | null
 }
 
 /** An event ready to be written: normalised, grouped, with its indexed columns extracted. */
@@ -92,6 +100,11 @@ export interface OutcomeDelta {
 export interface WriteUnit {
   events: EventToWrite[]
   outcomes: OutcomeDelta[]
+  /** Release health: single-session updates and pre-aggregated buckets (issue 4). */
+  sessions?: SessionUpdate[]
+  sessionBuckets?: SessionBucket[]
+  /** Cron check-ins; an `error` run's event is added to the unit's results (issue 4). */
+  checkIns?: CheckInToWrite[]
 }
 
 /** The results of one unit, in the order of its events. */
@@ -121,6 +134,8 @@ export interface IssueFilter {
   environment?: string | undefined
   release?: string | undefined
   component?: string | undefined
+  /** true: only unresolved issues in the For review queue; false: only those out of it. */
+  forReview?: boolean | undefined
 }
 
 /** A stored event as read back. */
@@ -202,8 +217,228 @@ export interface AccountStore {
   revokeToken(userId: number, tokenId: number): Promise<boolean>
 }
 
+/** An event quota: at most `events` event items per fixed window of `windowSeconds`. */
+export interface Quota {
+  events: number
+  windowSeconds: number
+}
+
+/** Which outcome counters to read: a time range (ms, whole hours) and optionally some keys. */
+export interface OutcomeFilter {
+  since: number
+  until: number
+  /** Only counters of these key ids (0 = requests with no valid key); undefined = all. */
+  keyIds?: number[] | undefined
+}
+
+/** Summed outcome counters of one hour (`hour` = its start, ms). */
+export interface OutcomeHourTotal extends OutcomeTotal {
+  hour: number
+}
+
+/** Event quotas and the dedupe probe the quota check needs (issue 3). */
+export interface QuotaStore {
+  getQuota(projectId: number): Promise<Quota | null>
+  setQuota(projectId: number, quota: Quota | null): Promise<void>
+  /** Which of these event ids the project already stored (one indexed read). */
+  existingEventIds(projectId: number, eventIds: readonly string[]): Promise<Set<string>>
+}
+
+/** Outcome counter reads for the Outcomes view. */
+export interface OutcomeStore {
+  outcomeTotalsBy(projectId: number, filter: OutcomeFilter): Promise<OutcomeTotal[]>
+  outcomeHours(projectId: number, filter: OutcomeFilter): Promise<OutcomeHourTotal[]>
+}
+
+/** A signed-in browser session of the web UI (the cookie secret itself is never stored). */
+export interface UiSession {
+  id: number
+  userId: number
+  /** Per-session CSRF token every UI form carries in a hidden field. */
+  csrfToken: string
+  createdAt: number
+  lastSeenAt: number
+  expiresAt: number
+}
+
+/** Web UI sessions, looked up by the SHA-256 of the cookie secret (issue 7a). */
+export interface SessionStore {
+  createSession(
+    userId: number,
+    tokenHash: string,
+    csrfToken: string,
+    now: number,
+    expiresAt: number,
+  ): Promise<UiSession>
+  /** The live session (not expired at `now`) and its user. */
+  findSession(tokenHash: string, now: number): Promise<(UiSession & { user: User }) | undefined>
+  touchSession(id: number, now: number, expiresAt: number): Promise<void>
+  deleteSession(tokenHash: string): Promise<void>
+  deleteExpiredSessions(now: number): Promise<number>
+}
+
+/** A count over one time bucket (`start` in ms). */
+export interface TimeBucket {
+  start: number
+  count: number
+}
+
+/** Distinct filter values of a project's recent events. */
+export interface ProjectFacets {
+  environments: string[]
+  releases: string[]
+  components: string[]
+}
+
+/** Neighbouring events of one event inside its issue (event ids). */
+export interface EventNeighbours {
+  newer?: string
+  older?: string
+  newest?: string
+  oldest?: string
+}
+
+/** Reads only the web UI needs: charts, filter choices, tab counts and event stepping (7a). */
+export interface UiReadStore {
+  /** Events of an issue per bucket of `bucketMs` ms received at or after `since`, oldest first. */
+  issueHistogram(issueId: number, since: number, bucketMs: number): Promise<TimeBucket[]>
+  /** Environments, releases and components seen in the project's most recent events. */
+  projectFacets(projectId: number): Promise<ProjectFacets>
+  issueCountsByStatus(projectId: number): Promise<Record<IssueStatus, number>>
+  eventNeighbours(issueId: number, eventId: string): Promise<EventNeighbours>
+}
+
+/** A change of triage state for one or many issues (`PUT` of an issue, the bulk `PUT`). */
+export interface IssueChange {
+  status?: IssueStatus | undefined
+  /** With status `ignored`: ignored until this time (ms), then back to For review. */
+  ignoreUntil?: number | undefined
+  /** With status `ignored`: ignored until it is seen this many more times. */
+  ignoreCount?: number | undefined
+  /** true takes issues out of the For review queue; false puts unresolved ones back in. */
+  reviewed?: boolean | undefined
+}
+
+/** Triage writes: status, the For review queue and ignore conditions (issue 7b). */
+export interface TriageStore {
+  /** Applies a change to those of `ids` that belong to the project; returns them, updated. */
+  triageIssues(projectId: number, ids: readonly number[], change: IssueChange): Promise<Issue[]>
+  /** Ignored issues whose ignore time passed at `now` go back to unresolved and For review. */
+  expireIgnores(now: number): Promise<number>
+  /** How many of a project's issues wait in the For review queue (the UI's tab count). */
+  countForReview(projectId: number): Promise<number>
+}
+
+/** What fires an alert rule. */
+export type AlertCondition =
+  | { type: 'new_issue' }
+  | { type: 'regression' }
+  | { type: 'frequency'; threshold: number; windowMinutes: number }
+
+/** Where an alert rule sends. */
+export type AlertChannel =
+  | { type: 'webhook'; url: string; format: 'json' | 'slack' }
+  | { type: 'email'; to: string[] }
+
+/** A project's alert rule: any of its conditions sends one alert to its channel. */
+export interface AlertRule {
+  id: number
+  projectId: number
+  name: string
+  conditions: AlertCondition[]
+  channel: AlertChannel
+  createdAt: number
+}
+
+/** Which condition made a delivery. */
+export type AlertTriggerKind = AlertCondition['type']
+
+/** Delivery states: pending (due or waiting to retry), sent, failed (given up or cancelled). */
+export type DeliveryStatus = 'pending' | 'sent' | 'failed'
+
+/** A delivery to write down; (rule, issue, trigger kind, trigger id) makes it unique. */
+export interface NewDelivery {
+  ruleId: number
+  projectId: number
+  issueId: number
+  triggerKind: AlertTriggerKind
+  /** `first` for a new issue, the event id for a regression, the window for a frequency. */
+  triggerId: string
+  eventId: string | null
+  /** The rule's channel when the alert fired. */
+  channel: AlertChannel
+  /** The alert's content (JSON), fixed when the delivery is written down. */
+  message: string
+  at: number
+}
+
+/** One delivery of the log (the outbox the alert worker drains). */
+export interface AlertDelivery extends Omit<NewDelivery, 'at'> {
+  id: number
+  ruleName: string
+  status: DeliveryStatus
+  attempts: number
+  lastError: string | null
+  nextAttemptAt: number
+  createdAt: number
+  updatedAt: number
+  sentAt: number | null
+}
+
+/** How one send attempt ended; `retryAt` null gives up (status `failed`). */
+export type AttemptResult =
+  | { ok: true; at: number }
+  | { ok: false; at: number; error: string; retryAt: number | null }
+
+/** Alert rules and the delivery outbox shared by every server node (issue 7b). */
+export interface AlertStore {
+  createAlertRule(
+    projectId: number,
+    rule: Pick<AlertRule, 'name' | 'conditions' | 'channel'>,
+    now: number,
+  ): Promise<AlertRule>
+  listAlertRules(projectId: number): Promise<AlertRule[]>
+  /** Deletes a rule and cancels its pending deliveries; false when there is no such rule. */
+  deleteAlertRule(projectId: number, ruleId: number, now: number): Promise<boolean>
+  /** Events of an issue received at or after `since`, counting no further than `cap`. */
+  countIssueEvents(issueId: number, since: number, cap: number): Promise<number>
+  /** When the rule last made a delivery of this kind for the issue (ms), if ever. */
+  lastDeliveryAt(ruleId: number, issueId: number, kind: AlertTriggerKind): Promise<number | null>
+  /** Writes deliveries down; ones whose unique key exists are skipped. Returns those created. */
+  enqueueDeliveries(rows: readonly NewDelivery[]): Promise<AlertDelivery[]>
+  /** Atomically leases up to `limit` due deliveries to `workerId` until `now + leaseMs`. */
+  claimDeliveries(
+    workerId: string,
+    now: number,
+    leaseMs: number,
+    limit: number,
+  ): Promise<AlertDelivery[]>
+  /** Records an attempt of a delivery this worker holds; false when it no longer holds it. */
+  finishAttempt(id: number, workerId: string, result: AttemptResult): Promise<boolean>
+  /** Gives a claimed delivery back untried (shutdown), due again at once. */
+  releaseDelivery(id: number, workerId: string): Promise<void>
+  /** The delivery log of a project, newest first, keyset-paged by id. */
+  listDeliveries(
+    projectId: number,
+    filter: { status?: DeliveryStatus | undefined; issueId?: number | undefined },
+    page: Page,
+  ): Promise<{ deliveries: AlertDelivery[]; next?: string }>
+}
+
 /** The whole storage interface. */
-export interface Store extends ProjectStore, IngestStore, IssueStore, AccountStore {
+export interface Store
+  extends ProjectStore,
+    IngestStore,
+    IssueStore,
+    AccountStore,
+    SessionStore,
+    UiReadStore,
+    QuotaStore,
+    OutcomeStore,
+    TriageStore,
+    AlertStore,
+    ReleaseHealthStore,
+    MonitorStore {
   readonly dialect: 'sqlite' | 'postgres'
   close(): Promise<void>
 }

@@ -1,7 +1,10 @@
 import type { Limits } from '../../config.ts'
 import type { IngestContext } from '../context.ts'
 import type { EnvelopeItem } from '../envelope.ts'
+import { handleCheckInItem } from './check-in.ts'
+import { handleClientReport } from './client-report.ts'
 import { handleEventItem } from './event.ts'
+import { handleSessionItem, handleSessionsItem } from './session.ts'
 
 /** What handling the items of one envelope produced for the answer. */
 export interface ItemsResult {
@@ -32,6 +35,10 @@ export const ITEM_HANDLERS: Record<string, ItemHandler> = {
   event: (item, ctx, env, out) => {
     out.eventIds.push(handleEventItem(item.payload, ctx, env.limits.maxEvent, env.eventCount === 1))
   },
+  client_report: (item, ctx, env) => handleClientReport(item.payload, ctx, env.limits.maxSmallItem),
+  session: (item, ctx, env) => handleSessionItem(item.payload, ctx, env.limits.maxSmallItem),
+  sessions: (item, ctx, env) => handleSessionsItem(item.payload, ctx, env.limits.maxSmallItem),
+  check_in: (item, ctx, env) => handleCheckInItem(item.payload, ctx, env.limits.maxSmallItem),
 }
 
 /** Rate-limit / outcome data category of an item type (protocol.md §5.2). */
@@ -62,6 +69,8 @@ export function categoryOf(type: string): string {
     case 'feedback':
     case 'user_report':
       return 'feedback'
+    case 'client_report':
+      return 'internal'
     default:
       return 'default'
   }

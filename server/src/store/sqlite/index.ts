@@ -3,10 +3,18 @@ import { dirname } from 'node:path'
 import Database from 'better-sqlite3'
 import type { Store } from '../types.ts'
 import { sqliteAccounts } from './accounts.ts'
+import { sqliteAlerts } from './alerts.ts'
 import { sqliteIngest } from './ingest.ts'
 import { sqliteIssues } from './issues.ts'
 import { loadMigrations, migrate } from './migrations.ts'
+import { sqliteMonitors } from './monitors.ts'
+import { sqliteOutcomes } from './outcomes.ts'
 import { sqliteProjects } from './projects.ts'
+import { sqliteQuotas } from './quotas.ts'
+import { sqliteReleaseHealth } from './release-health.ts'
+import { sqliteSessions } from './sessions.ts'
+import { sqliteTriage } from './triage.ts'
+import { sqliteUiReads } from './ui-reads.ts'
 
 /**
  * Opens (creating if needed) the embedded SQLite store: WAL journal and `synchronous=FULL`, so
@@ -27,6 +35,14 @@ export async function openSqliteStore(path: string): Promise<Store & { db: Datab
     ...sqliteIngest(db),
     ...sqliteIssues(db),
     ...sqliteAccounts(db),
+    ...sqliteSessions(db),
+    ...sqliteUiReads(db),
+    ...sqliteQuotas(db),
+    ...sqliteOutcomes(db),
+    ...sqliteTriage(db),
+    ...sqliteAlerts(db),
+    ...sqliteReleaseHealth(db),
+    ...sqliteMonitors(db),
     close: async () => {
       db.close()
     },

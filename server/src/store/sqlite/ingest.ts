@@ -6,6 +6,8 @@ import type {
   OutcomeDelta,
   WriteUnit,
 } from '../types.ts'
+import { sqliteCheckInWriter } from './monitors.ts'
+import { sqliteHealthWriter } from './release-health.ts'
 
 const HOUR = 3_600_000
 
@@ -33,11 +35,20 @@ export function sqliteIngest(db: Database.Database): IngestStore {
   const issueStatus = db.prepare<[number], { status: string }>(
     'SELECT status FROM issues WHERE id = ?',
   )
-  const touchIssue = db.prepare<[number, string, string, string, number]>(
-    `UPDATE issues SET times_seen = times_seen + 1, last_seen = max(last_seen, ?),
-       title = ?, culprit = ?, level = ?,
-       status = CASE WHEN status = 'resolved' THEN 'unresolved' ELSE status END
-     WHERE id = ?`,
+  // A resolved issue regresses; an ignored one whose ignore condition is met comes back
+  // (time passed, or seen the N more times). Either way: unresolved and For review (issue 7b).
+  const reopens = `(status = 'resolved' OR (status = 'ignored'
+    AND (ignore_until <= @received OR times_seen + 1 >= ignore_until_seen)))`
+  const touchIssue = db.prepare<
+    [{ received: number; title: string; culprit: string; level: string; id: number }]
+  >(
+    `UPDATE issues SET times_seen = times_seen + 1, last_seen = max(last_seen, @received),
+       title = @title, culprit = @culprit, level = @level,
+       for_review = CASE WHEN ${reopens} THEN 1 ELSE for_review END,
+       ignore_until = CASE WHEN ${reopens} THEN NULL ELSE ignore_until END,
+       ignore_until_seen = CASE WHEN ${reopens} THEN NULL ELSE ignore_until_seen END,
+       status = CASE WHEN ${reopens} THEN 'unresolved' ELSE status END
+     WHERE id = @id`,
   )
   const insertEvent = db.prepare(
     `INSERT INTO events (project_id, event_id, issue_id, key_id, timestamp, received, level, release, environment, component, payload)
@@ -82,7 +93,8 @@ export function sqliteIngest(db: Database.Database): IngestStore {
     } else {
       issueId = hash.issue_id
       regressed = issueStatus.get(issueId)?.status === 'resolved'
-      touchIssue.run(e.received, e.title, e.culprit, e.level, issueId)
+      const { received, title, culprit, level } = e
+      touchIssue.run({ received, title, culprit, level, id: issueId })
     }
     insertEvent.run({ ...e, issueId })
     return { eventId: e.eventId, issueId, duplicate: false, issueCreated, regressed }
@@ -100,28 +112,53 @@ export function sqliteIngest(db: Database.Database): IngestStore {
     })
   }
 
-  // Each event's own outcome is decided here, where duplicates become known.
-  const writeAndCount = (e: EventToWrite): EventWriteResult => {
-    const r = writeEvent(e)
-    writeOutcome({
-      projectId: e.projectId,
-      keyId: e.keyId,
-      at: e.received,
-      outcome: r.duplicate ? 'rejected' : 'accepted',
-      reason: r.duplicate ? 'duplicate' : '',
-      category: 'error',
-      quantity: 1,
-    })
-    return r
-  }
+  // Each event's own outcome is decided here, where duplicates become known. A resend of a
+  // stored event is `duplicate` (Relay: invalid/duplicate), apart from rejections: it is stored.
+  const eventOutcome = (e: EventToWrite, r: EventWriteResult): OutcomeDelta => ({
+    projectId: e.projectId,
+    keyId: e.keyId,
+    at: e.received,
+    outcome: r.duplicate ? 'duplicate' : 'accepted',
+    reason: '',
+    category: 'error',
+    quantity: 1,
+  })
 
-  const writeAll = db.transaction((units: WriteUnit[]) =>
-    units.map((u) => {
-      const events = u.events.map(writeAndCount)
-      for (const o of u.outcomes) writeOutcome(o)
+  const writeHealth = sqliteHealthWriter(db)
+  const writeCheckIn = sqliteCheckInWriter(db)
+
+  // Counters are summed per group commit first: one upsert per distinct counter, not per item.
+  const writeAll = db.transaction((units: WriteUnit[]) => {
+    const counters = new Map<string, OutcomeDelta>()
+    const count = (o: OutcomeDelta): void => {
+      const hour = Math.floor(o.at / HOUR) * HOUR
+      const k = `${o.projectId}\0${o.keyId}\0${hour}\0${o.outcome}\0${o.reason}\0${o.category}`
+      const c = counters.get(k)
+      if (c === undefined) counters.set(k, { ...o, at: hour })
+      else c.quantity += o.quantity
+    }
+    const results = units.map((u) => {
+      const events = u.events.map((e) => {
+        const r = writeEvent(e)
+        count(eventOutcome(e, r))
+        return r
+      })
+      for (const o of u.outcomes) count(o)
+      writeHealth(u)
+      const countedEvent = (e: EventToWrite): EventWriteResult => {
+        const r = writeEvent(e)
+        count(eventOutcome(e, r))
+        return r
+      }
+      for (const c of u.checkIns ?? []) {
+        const r = writeCheckIn(c, countedEvent, count)
+        if (r !== undefined) events.push(r)
+      }
       return { events }
-    }),
-  )
+    })
+    for (const o of counters.values()) writeOutcome(o)
+    return results
+  })
 
   return { write: async (units) => writeAll(units) }
 }

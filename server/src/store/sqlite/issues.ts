@@ -1,7 +1,8 @@
 import type Database from 'better-sqlite3'
 import type { Issue, IssueStatus, IssueStore, StoredEvent } from '../types.ts'
 
-interface IssueRow {
+/** An `issues` row. */
+export interface IssueRow {
   id: number
   project_id: number
   title: string
@@ -14,6 +15,9 @@ interface IssueRow {
   last_seen: number
   times_seen: number
   grouping_version: string
+  for_review: number
+  ignore_until: number | null
+  ignore_until_seen: number | null
 }
 
 interface EventRow {
@@ -26,7 +30,8 @@ interface EventRow {
   payload: string
 }
 
-const toIssue = (r: IssueRow): Issue => ({
+/** Maps an issue row to the interface type. */
+export const toIssue = (r: IssueRow): Issue => ({
   id: r.id,
   projectId: r.project_id,
   title: r.title,
@@ -39,6 +44,9 @@ const toIssue = (r: IssueRow): Issue => ({
   lastSeen: r.last_seen,
   timesSeen: r.times_seen,
   groupingVersion: r.grouping_version,
+  forReview: r.for_review === 1,
+  ignoreUntil: r.ignore_until,
+  ignoreUntilSeen: r.ignore_until_seen,
 })
 
 const toEvent = (r: EventRow): StoredEvent => ({
@@ -81,6 +89,11 @@ export function sqliteIssues(db: Database.Database): IssueStore {
       if (filter.status !== undefined) {
         where.push('i.status = ?')
         args.push(filter.status)
+      }
+      if (filter.forReview !== undefined) {
+        where.push(
+          filter.forReview ? "i.for_review = 1 AND i.status = 'unresolved'" : 'i.for_review = 0',
+        )
       }
       if (filter.query !== undefined && filter.query !== '') {
         where.push("(i.title LIKE ? ESCAPE '\\' OR i.culprit LIKE ? ESCAPE '\\')")

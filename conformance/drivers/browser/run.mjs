@@ -1,0 +1,118 @@
+// Conformance driver for the stock browser SDK (@sentry/browser 11, and 10 as sentry-browser-10).
+//
+//   SENTRY_TEST_DSN=http://<key>@127.0.0.1:<port>/<project> \
+//     node conformance/drivers/browser/run.mjs <scenario> [--sdk <package>]
+//
+// Bundles entry.mjs with esbuild against the chosen SDK, serves it from a loopback static
+// server on another origin than the ingest server (http://localhost:<port>, as a site would be),
+// opens it in headless Debian Chromium through playwright-core and runs the scenario in the
+// page. Prints one JSON line: {"sdk":{"package","version"},"scenario","event_ids","groups"}.
+// Exit code 0 only if the SDK reports a complete flush.
+import { mkdtemp, rm } from 'node:fs/promises'
+import { createServer } from 'node:http'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { build } from 'esbuild'
+import { chromium } from 'playwright-core'
+
+const USAGE = 'usage: run.mjs <scenario> [--sdk <package>]'
+const PACKAGES = ['@sentry/browser', 'sentry-browser-10']
+const CHROMIUM = '/usr/bin/chromium'
+/** The flags every Chromium of the suite runs with (no network beyond loopback, no sync). */
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+]
+
+function parseArgs(argv) {
+  let sdk = '@sentry/browser'
+  let scenario
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]
+    if (arg === '--sdk') sdk = argv[++i]
+    else if (arg.startsWith('--sdk=')) sdk = arg.slice('--sdk='.length)
+    else if (scenario === undefined) scenario = arg
+    else throw new Error(`unexpected argument ${arg}\n${USAGE}`)
+  }
+  if (!PACKAGES.includes(sdk)) throw new Error(`unknown SDK package ${sdk}; one of ${PACKAGES}`)
+  if (scenario === undefined) throw new Error(USAGE)
+  return { sdk, scenario }
+}
+
+const { sdk, scenario } = parseArgs(process.argv.slice(2))
+const dsn = process.env.SENTRY_TEST_DSN
+if (!dsn) throw new Error('SENTRY_TEST_DSN is not set')
+
+const bundled = await build({
+  entryPoints: [fileURLToPath(new URL('./entry.mjs', import.meta.url))],
+  bundle: true,
+  format: 'iife',
+  platform: 'browser',
+  target: 'es2020',
+  write: false,
+  logLevel: 'silent',
+  alias: sdk === '@sentry/browser' ? {} : { '@sentry/browser': sdk },
+})
+const bundle = bundled.outputFiles[0].text
+const page =
+  '<!doctype html><meta charset="utf-8"><title>browser driver</title><script src="/bundle.js"></script>'
+
+const server = createServer((req, res) => {
+  const path = new URL(req.url ?? '/', 'http://x').pathname
+  if (path === '/bundle.js') {
+    res.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8' }).end(bundle)
+  } else if (path === '/' || path === '/index.html') {
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page)
+  } else {
+    res.writeHead(404).end()
+  }
+})
+await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve))
+const port = server.address().port
+const userDataDir = await mkdtemp(join(tmpdir(), 'browser-driver-'))
+
+let exitCode = 1
+const context = await chromium.launchPersistentContext(userDataDir, {
+  executablePath: CHROMIUM,
+  headless: true,
+  args: CHROMIUM_ARGS,
+})
+try {
+  const tab = await context.newPage()
+  const problems = []
+  tab.on('pageerror', (err) => {
+    if (!String(err).includes('conformance uncaught')) problems.push(String(err))
+  })
+  const query = new URLSearchParams({ dsn })
+  // `localhost` while the server is `127.0.0.1`: a different origin, so ingest is cross-origin.
+  await tab.goto(`http://localhost:${port}/index.html?${query}`)
+  await tab.waitForFunction(() => window.__ready === true, undefined, { timeout: 10_000 })
+  const result = await tab.evaluate((name) => window.__run(name), scenario)
+  // Leaving the page: the SDK sends its client reports now.
+  await tab.evaluate(() => {
+    Object.defineProperty(document, 'visibilityState', { value: 'hidden', configurable: true })
+    document.dispatchEvent(new Event('visibilitychange'))
+  })
+  await tab.waitForTimeout(300)
+  if (problems.length > 0) throw new Error(`page errors: ${problems.join('; ')}`)
+  const report = {
+    sdk: { package: sdk, version: result.version },
+    scenario,
+    event_ids: Object.values(result.groups).flat(),
+    groups: result.groups,
+  }
+  process.stdout.write(`${JSON.stringify(report)}\n`)
+  exitCode = result.flushed ? 0 : 1
+} finally {
+  await context.close()
+  server.close()
+  await rm(userDataDir, { recursive: true, force: true })
+}
+process.exitCode = exitCode

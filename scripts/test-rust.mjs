@@ -1,0 +1,253 @@
+// The Rust SDK suite (sdk-rust/), run by `npm test` after vitest. Plain Node, no dependencies.
+//
+//   node scripts/test-rust.mjs                  fmt, clippy, cargo test, wasm32 build + Node run
+//   node scripts/test-rust.mjs --build <what>   build only, for the conformance tests; prints
+//                                              one JSON line {"path": ...} (what: conformance,
+//                                              wasm, rust-stock)
+//
+// Native steps use the rustup toolchain (~/.cargo/bin). wasm32-unknown-unknown has no prebuilt
+// std here (rustup cannot download targets), so the wasm build uses Debian's rustc-web/cargo-web
+// with std built from source (rust-web-src) and linked by the matching lld; they are installed
+// with apt-get when missing and running as root. wasm-bindgen-cli, pinned to the version in
+// Cargo.lock, is built once into .cache/. Every check counts as one test, cargo's own tests
+// count one each; the totals go to artifacts/results/rust.json.
+import { spawn, spawnSync } from 'node:child_process'
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { homedir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+const repoRoot = fileURLToPath(new URL('..', import.meta.url))
+const sdkDir = join(repoRoot, 'sdk-rust')
+const targetDir = join(sdkDir, 'target')
+/** Debian's toolchain gets its own target dir: its rustc differs from rustup's. */
+const wasmTargetDir = join(targetDir, 'wasm-toolchain')
+const wasmPkgDir = join(targetDir, 'wasm-pkg')
+const cacheDir = join(repoRoot, '.cache')
+const resultsFile = join(repoRoot, 'artifacts', 'results', 'rust.json')
+const stockDriverDir = join(repoRoot, 'conformance', 'drivers', 'rust-stock')
+
+const WASM_PACKAGES = ['rustc-web', 'cargo-web', 'rust-web-src']
+
+/** rustup's cargo when installed, else whatever `cargo` is on PATH. */
+function nativeCargo() {
+  const rustup = join(homedir(), '.cargo', 'bin', 'cargo')
+  return existsSync(rustup) ? rustup : 'cargo'
+}
+
+/** Runs a command with inherited output; resolves to its exit code. */
+function run(cmd, args, { cwd = sdkDir, env = {}, capture = false } = {}) {
+  process.stdout.write(`\n── ${[cmd, ...args].join(' ')}\n`)
+  return new Promise((resolve) => {
+    const child = spawn(cmd, args, {
+      cwd,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', capture ? 'pipe' : 'inherit', 'inherit'],
+    })
+    let out = ''
+    child.stdout?.on('data', (chunk) => {
+      out += chunk
+      process.stdout.write(chunk)
+    })
+    child.on('error', (error) => {
+      process.stderr.write(`${cmd}: ${error.message}\n`)
+      resolve({ code: 127, out })
+    })
+    child.on('close', (code) => resolve({ code: code ?? 1, out }))
+  })
+}
+
+const isRoot = () => typeof process.getuid === 'function' && process.getuid() === 0
+
+function dpkgInstalled(pkg) {
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: dpkg-query's own format syntax
+  const r = spawnSync('dpkg-query', ['-W', '-f=${Status}', pkg], { encoding: 'utf8' })
+  return r.status === 0 && r.stdout.includes('install ok installed')
+}
+
+/** The LLVM major version of Debian's rustc (its lld must match), or undefined. */
+function debianLlvmMajor() {
+  const r = spawnSync('/usr/bin/rustc', ['-vV'], { encoding: 'utf8' })
+  return r.status === 0 ? /LLVM version: (\d+)/.exec(r.stdout)?.[1] : undefined
+}
+
+/** Makes sure Debian's wasm-capable toolchain is installed; returns its settings or an error. */
+async function wasmToolchain() {
+  const missing = () => {
+    const llvm = debianLlvmMajor()
+    const wanted = [...WASM_PACKAGES, ...(llvm === undefined ? [] : [`lld-${llvm}`])]
+    return wanted.filter((pkg) => !dpkgInstalled(pkg))
+  }
+  let absent = missing()
+  if (absent.length > 0 && isRoot()) {
+    await run('apt-get', ['update', '-qq'], { env: { DEBIAN_FRONTEND: 'noninteractive' } })
+    await run('apt-get', ['install', '-y', '-qq', ...absent], {
+      env: { DEBIAN_FRONTEND: 'noninteractive' },
+    })
+    // The lld package name depends on rustc-web, which may only just have been installed.
+    absent = missing()
+    if (absent.length > 0) {
+      await run('apt-get', ['install', '-y', '-qq', ...absent], {
+        env: { DEBIAN_FRONTEND: 'noninteractive' },
+      })
+      absent = missing()
+    }
+  }
+  const llvm = debianLlvmMajor()
+  if (absent.length > 0 || llvm === undefined) {
+    return {
+      error: `missing Debian packages: ${absent.join(' ') || 'rustc-web'} (apt-get install)`,
+    }
+  }
+  return {
+    cargo: '/usr/bin/cargo',
+    env: {
+      RUSTC: '/usr/bin/rustc',
+      RUSTDOC: '/usr/bin/rustdoc',
+      RUSTC_BOOTSTRAP: '1',
+      CARGO_TARGET_DIR: wasmTargetDir,
+      CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_LINKER: `wasm-ld-${llvm}`,
+    },
+  }
+}
+
+/** Builds examples/wasm_node.rs for wasm32; resolves to the .wasm path or an error. */
+async function buildWasm() {
+  const tc = await wasmToolchain()
+  if (tc.error) return tc
+  const args = ['build', '-Z', 'build-std=std,panic_abort', '--target', 'wasm32-unknown-unknown']
+  args.push('--no-default-features', '--features', 'web', '--example', 'wasm_node')
+  const { code } = await run(tc.cargo, args, { env: tc.env })
+  if (code !== 0) return { error: `wasm32 build failed (exit ${code})` }
+  return {
+    path: join(wasmTargetDir, 'wasm32-unknown-unknown', 'debug', 'examples', 'wasm_node.wasm'),
+  }
+}
+
+/** The wasm-bindgen version locked in sdk-rust/Cargo.lock. */
+function lockedWasmBindgen() {
+  const lock = readFileSync(join(sdkDir, 'Cargo.lock'), 'utf8')
+  return /\[\[package\]\]\nname = "wasm-bindgen"\nversion = "([^"]+)"/.exec(lock)?.[1]
+}
+
+/** wasm-bindgen-cli of the locked version, built into .cache/ once. */
+async function wasmBindgenCli() {
+  const version = lockedWasmBindgen()
+  if (version === undefined) return { error: 'wasm-bindgen is not in sdk-rust/Cargo.lock' }
+  const root = join(cacheDir, `wasm-bindgen-cli-${version}`)
+  const bin = join(root, 'bin', 'wasm-bindgen')
+  if (existsSync(bin)) return { path: bin }
+  const install = ['install', 'wasm-bindgen-cli', '--version', version, '--root', root]
+  // --locked first; a registry mirror lagging behind the CLI's lockfile needs a fresh resolve.
+  let { code } = await run(nativeCargo(), [...install, '--locked'], { cwd: repoRoot })
+  if (code !== 0) ({ code } = await run(nativeCargo(), install, { cwd: repoRoot }))
+  return code === 0 && existsSync(bin)
+    ? { path: bin }
+    : { error: 'wasm-bindgen-cli install failed' }
+}
+
+/** wasm32 build + wasm-bindgen --target nodejs into target/wasm-pkg. */
+async function buildWasmPkg() {
+  const wasm = await buildWasm()
+  if (wasm.error) return { step: 'wasm32-build', ...wasm }
+  const cli = await wasmBindgenCli()
+  if (cli.error) return { step: 'wasm-bindgen', ...cli }
+  const args = ['--target', 'nodejs', '--out-dir', wasmPkgDir, wasm.path]
+  const { code } = await run(cli.path, args)
+  if (code !== 0) return { step: 'wasm-bindgen', error: `wasm-bindgen failed (exit ${code})` }
+  // The repository's package.json says "type": "module"; the nodejs glue is CommonJS.
+  writeFileSync(join(wasmPkgDir, 'package.json'), '{ "type": "commonjs" }\n')
+  return { path: wasmPkgDir }
+}
+
+async function buildConformance() {
+  const args = ['build', '--all-features', '--example', 'conformance']
+  const { code } = await run(nativeCargo(), args)
+  if (code !== 0) return { error: `cargo build failed (exit ${code})` }
+  return { path: join(targetDir, 'debug', 'examples', 'conformance') }
+}
+
+async function buildStockDriver() {
+  const { code } = await run(nativeCargo(), ['build'], {
+    cwd: stockDriverDir,
+    env: { CARGO_TARGET_DIR: join(targetDir, 'drivers') },
+  })
+  if (code !== 0) return { error: `cargo build failed (exit ${code})` }
+  return { path: join(targetDir, 'drivers', 'debug', 'rust-stock-driver') }
+}
+
+/** `test result: ok. 38 passed; 0 failed; ...` lines summed up. */
+function cargoCounts(output) {
+  let passed = 0
+  let failed = 0
+  for (const m of output.matchAll(/^test result: \w+\. (\d+) passed; (\d+) failed;/gm)) {
+    passed += Number(m[1])
+    failed += Number(m[2])
+  }
+  return { passed, failed }
+}
+
+async function testAll() {
+  const started = Date.now()
+  const checks = []
+  const check = (name, ok, why) => {
+    checks.push({ name, ok })
+    if (!ok) process.stdout.write(`\n✗ ${name}${why ? `: ${why}` : ''}\n`)
+  }
+  const cargo = nativeCargo()
+  check('cargo fmt --check', (await run(cargo, ['fmt', '--check'])).code === 0)
+  const clippy = ['clippy', '--all-targets', '--all-features', '--', '-D', 'warnings']
+  check('cargo clippy', (await run(cargo, clippy)).code === 0)
+
+  const test = await run(cargo, ['test', '--all-features'], { capture: true })
+  const counts = cargoCounts(test.out)
+  if (test.code !== 0 && counts.failed === 0) {
+    check('cargo test', false, `exit ${test.code} without a failed test (build error?)`)
+  }
+
+  const pkg = await buildWasmPkg()
+  check('wasm32 build', pkg.step !== 'wasm32-build', pkg.step === 'wasm32-build' && pkg.error)
+  check('wasm-bindgen', !pkg.error, pkg.step === 'wasm-bindgen' && pkg.error)
+  const nodeRun = pkg.error
+    ? { code: 1 }
+    : await run(process.execPath, ['tests/wasm_node.mjs', wasmPkgDir])
+  check('wasm in node', nodeRun.code === 0, pkg.error ? 'not built' : undefined)
+
+  const passed = counts.passed + checks.filter((c) => c.ok).length
+  const failed = counts.failed + checks.filter((c) => !c.ok).length
+  mkdirSync(join(repoRoot, 'artifacts', 'results'), { recursive: true })
+  writeFileSync(resultsFile, `${JSON.stringify({ passed, failed })}\n`)
+  const secs = Math.round((Date.now() - started) / 1000)
+  process.stdout.write(`\nrust SDK suite (${secs} s):\n`)
+  process.stdout.write(`rust: ${passed} passed, ${failed} failed\n`)
+  return failed === 0 ? 0 : 1
+}
+
+async function main(argv) {
+  if (argv[0] === '--build') {
+    const builders = {
+      conformance: buildConformance,
+      wasm: buildWasmPkg,
+      'rust-stock': buildStockDriver,
+    }
+    const build = builders[argv[1]]
+    if (build === undefined) {
+      process.stderr.write(`usage: test-rust.mjs --build <${Object.keys(builders).join('|')}>\n`)
+      return 2
+    }
+    const result = await build()
+    if (result.error) {
+      process.stderr.write(`${result.error}\n`)
+      return 1
+    }
+    process.stdout.write(`${JSON.stringify({ path: result.path })}\n`)
+    return 0
+  }
+  if (argv.length > 0) {
+    process.stderr.write('usage: test-rust.mjs [--build <what>]\n')
+    return 2
+  }
+  return testAll()
+}
+
+process.exitCode = await main(process.argv.slice(2))

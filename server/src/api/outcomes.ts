@@ -1,0 +1,150 @@
+import type { FastifyInstance } from 'fastify'
+import { z } from 'zod'
+import { ApiError } from '../errors.ts'
+import type { OutcomeFilter, Store } from '../store/types.ts'
+import { parseInput, pathId } from './validate.ts'
+
+const HOUR = 3_600_000
+/** Longest range the hourly series covers (93 days of buckets). */
+const MAX_BUCKETS = 93 * 24
+
+/** The outcome kinds, in the order the Outcomes view shows them (README "Outcomes"). */
+export const OUTCOME_KINDS = [
+  'accepted',
+  'duplicate',
+  'rejected',
+  'over_quota',
+  'unsupported',
+  'client_discard',
+] as const
+
+/** What each outcome and reason means, for the Outcomes view. */
+const DESCRIPTIONS: Record<string, string> = {
+  accepted: 'Stored.',
+  duplicate: 'A resend of an event already stored: answered 200, nothing counted twice.',
+  over_quota: "Refused with 429: the project's event quota for the window was spent.",
+  unsupported: 'Dropped: this server does not store this item type.',
+  'rejected:auth_missing': 'Rejected (401): the request carried no DSN key.',
+  'rejected:auth_invalid': 'Rejected (401): malformed credentials.',
+  'rejected:unknown_key': 'Rejected (403): the DSN key is unknown.',
+  'rejected:revoked_key': 'Rejected (403): the DSN key was revoked.',
+  'rejected:wrong_project': 'Rejected (403): the DSN key belongs to another project.',
+  'rejected:auth_version': 'Rejected (400): unsupported protocol version.',
+  'rejected:no_data': 'Rejected (400): empty request body.',
+  'rejected:invalid_compression': 'Rejected: the body could not be decompressed.',
+  'rejected:invalid_envelope': 'Rejected (400): malformed envelope.',
+  'rejected:invalid_json': 'Rejected (400): an item payload is not a JSON object.',
+  'rejected:too_large': 'Rejected (413): over the size limits.',
+  'rejected:invalid_client_report': 'Ignored: a client report that could not be read.',
+  'rejected:invalid_request': 'Rejected (4xx): the request could not be read.',
+  'rejected:internal_error': 'Failed (5xx): a server error; please report it.',
+  client_discard: 'Never arrived: dropped by the SDK before sending (from its client report).',
+  'client_discard:ratelimit_backoff': 'Never arrived: the SDK held it back during a rate limit.',
+  'client_discard:network_error': 'Never arrived: the SDK could not reach the server.',
+  'client_discard:queue_overflow': "Never arrived: the SDK's send queue was full.",
+  'client_discard:send_error': 'Never arrived: the server answered an error status.',
+  'client_discard:sample_rate': 'Never sent: dropped by the sample rate.',
+  'client_discard:before_send': 'Never sent: dropped by a before_send hook.',
+  'client_discard:event_processor': 'Never sent: dropped by an event processor.',
+}
+
+/** The human description of an outcome row. */
+export function describeOutcome(outcome: string, reason: string): string {
+  return DESCRIPTIONS[`${outcome}:${reason}`] ?? DESCRIPTIONS[outcome] ?? outcome
+}
+
+/** The short label the view shows: `accepted`, `rejected:invalid_json`, `unsupported:log`. */
+export const outcomeLabel = (outcome: string, reason: string): string =>
+  reason === '' || outcome === 'over_quota' ? outcome : `${outcome}:${reason}`
+
+/** ISO 8601 or Unix seconds (ms when > 1e11). */
+const Instant = z
+  .string()
+  .max(40)
+  .transform((s, ctx) => {
+    const n = /^\d+(\.\d+)?$/.test(s) ? Number(s) : Number.NaN
+    const ms = Number.isFinite(n) ? (n > 1e11 ? n : n * 1000) : Date.parse(s)
+    if (!Number.isFinite(ms)) {
+      ctx.addIssue({ code: 'custom', message: 'expected an ISO 8601 time or Unix seconds' })
+      return z.NEVER
+    }
+    return ms
+  })
+
+/** Query of the outcome endpoints: range (default the last 24 h), key or component. */
+export const OutcomeQuery = z.object({
+  since: Instant.optional(),
+  until: Instant.optional(),
+  key_id: z.coerce.number().int().min(0).optional(),
+  component: z.string().max(64).optional(),
+  category: z.string().max(64).optional(),
+})
+
+const iso = (ms: number): string => new Date(ms).toISOString()
+
+/**
+ * The Outcomes view's data: `GET /api/0/projects/{id}/outcomes/` (totals by outcome, reason
+ * and category) and `.../outcomes/series/` (hourly buckets for the chart). Both take
+ * `since`/`until` (whole hours; default the last 24 h), `key_id` and `component`.
+ */
+export async function outcomeRoutes(app: FastifyInstance, deps: { store: Store }): Promise<void> {
+  const { store } = deps
+
+  const filterOf = async (params: unknown, query: unknown) => {
+    const projectId = pathId(params, 'projectId')
+    if ((await store.getProject(projectId)) === undefined)
+      throw new ApiError('not_found', 'no such project')
+    const q = parseInput(OutcomeQuery, query, 'query')
+    const until = Math.ceil((q.until ?? Date.now()) / HOUR) * HOUR
+    const since = Math.floor((q.since ?? until - 24 * HOUR) / HOUR) * HOUR
+    if (since >= until) throw new ApiError('bad_request', 'since must be before until')
+    let keyIds: number[] | undefined
+    if (q.component !== undefined) {
+      const keys = await store.listKeys(projectId)
+      keyIds = keys.filter((k) => k.component === q.component).map((k) => k.id)
+    }
+    if (q.key_id !== undefined) {
+      const id = q.key_id
+      keyIds = keyIds === undefined ? [id] : keyIds.filter((k) => k === id)
+    }
+    const filter: OutcomeFilter = { since, until, keyIds }
+    return { projectId, filter, category: q.category }
+  }
+
+  app.get('/api/0/projects/:projectId/outcomes/', async (req) => {
+    const { projectId, filter, category } = await filterOf(req.params, req.query)
+    const rows = await store.outcomeTotalsBy(projectId, filter)
+    return {
+      since: iso(filter.since),
+      until: iso(filter.until),
+      totals: rows
+        .filter((r) => category === undefined || r.category === category)
+        .map((r) => ({
+          outcome: r.outcome,
+          reason: r.reason,
+          category: r.category,
+          quantity: r.quantity,
+          label: outcomeLabel(r.outcome, r.reason),
+          description: describeOutcome(r.outcome, r.reason),
+        })),
+    }
+  })
+
+  app.get('/api/0/projects/:projectId/outcomes/series/', async (req) => {
+    const { projectId, filter, category } = await filterOf(req.params, req.query)
+    const count = (filter.until - filter.since) / HOUR
+    if (count > MAX_BUCKETS) {
+      throw new ApiError('bad_request', `range too long: at most ${MAX_BUCKETS} hourly buckets`)
+    }
+    const buckets = Array.from({ length: count }, (_, i) => ({
+      start: iso(filter.since + i * HOUR),
+      outcomes: Object.fromEntries(OUTCOME_KINDS.map((k) => [k, 0])) as Record<string, number>,
+    }))
+    for (const r of await store.outcomeHours(projectId, filter)) {
+      if (category !== undefined && r.category !== category) continue
+      const b = buckets[(r.hour - filter.since) / HOUR]
+      if (b !== undefined) b.outcomes[r.outcome] = (b.outcomes[r.outcome] ?? 0) + r.quantity
+    }
+    return { since: iso(filter.since), until: iso(filter.until), interval: '1h', buckets }
+  })
+}

@@ -1,0 +1,49 @@
+import type { FastifyInstance } from 'fastify'
+import { z } from 'zod'
+import { ApiError } from '../errors.ts'
+import type { QuotaGate } from '../ingest/quota.ts'
+import type { Quota, Store } from '../store/types.ts'
+import { keyJson, projectJson } from './format.ts'
+import { parseInput, pathId } from './validate.ts'
+
+/** A quota as the API reads and writes it: `events` event items per `window_seconds`. */
+export const QuotaInput = z.strictObject({
+  events: z.number().int().min(0).max(1_000_000_000),
+  window_seconds: z
+    .number()
+    .int()
+    .min(1)
+    .max(31 * 86_400),
+})
+
+/** Body of `PUT /api/0/projects/{id}/`: `quota` (null removes it). */
+export const UpdateProject = z.strictObject({ quota: QuotaInput.nullable().optional() })
+
+/** A stored quota as the API shows it (`null` = unlimited). */
+export const quotaJson = (q: Quota | null) =>
+  q === null ? null : { events: q.events, window_seconds: q.windowSeconds }
+
+/** `PUT /api/0/projects/{id}/`: project settings, for now the event quota. */
+export async function quotaRoutes(
+  app: FastifyInstance,
+  deps: { store: Store; quota: QuotaGate; baseUrl: () => string },
+): Promise<void> {
+  const { store, quota, baseUrl } = deps
+  app.put('/api/0/projects/:projectId/', async (req) => {
+    const p = await store.getProject(pathId(req.params, 'projectId'))
+    if (p === undefined) throw new ApiError('not_found', 'no such project')
+    const input = parseInput(UpdateProject, req.body ?? {}, 'project update')
+    if (input.quota !== undefined) {
+      const q =
+        input.quota === null
+          ? null
+          : { events: input.quota.events, windowSeconds: input.quota.window_seconds }
+      await store.setQuota(p.id, q)
+      quota.set(p.id, q)
+    }
+    const keys = await store.listKeys(p.id)
+    const k = keys.find((x) => x.component === null && x.revokedAt === null) ?? keys[0]
+    const dsn = k === undefined ? '' : keyJson(k, baseUrl()).dsn
+    return { ...projectJson(p, dsn), quota: quotaJson(await store.getQuota(p.id)) }
+  })
+}

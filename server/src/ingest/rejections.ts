@@ -1,0 +1,93 @@
+import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify'
+import { ApiError } from '../errors.ts'
+import type { GroupCommitter } from '../store/group-commit.ts'
+import type { OutcomeDelta, ProjectStore } from '../store/types.ts'
+import { credentialsFromDsn, credentialsFromRequest } from './auth.ts'
+import { parseEnvelope, parseEnvelopeHeader } from './envelope.ts'
+import { categoryOf } from './items/index.ts'
+import type { KeyResolver } from './keys.ts'
+
+/** What the rejection counter needs from the app. */
+export interface RejectionDeps {
+  store: ProjectStore
+  keys: KeyResolver
+  committer: GroupCommitter
+}
+
+/** The outcome reason of a failed ingest request (catalogue reason, else a generic one). */
+export function rejectionReason(err: FastifyError | ApiError): string {
+  if (err instanceof ApiError) return err.reason ?? 'invalid_request'
+  const status = typeof err.statusCode === 'number' ? err.statusCode : 500
+  return status >= 500 ? 'internal_error' : 'invalid_request'
+}
+
+/** Items of a rejected request by category: each item of a readable envelope, else one. */
+export function rejectedItems(body: Buffer | undefined, isStore: boolean): Map<string, number> {
+  const counts = new Map<string, number>()
+  if (body !== undefined && body.length > 0) {
+    try {
+      for (const item of parseEnvelope(body).items) {
+        const category = categoryOf(item.header.type)
+        counts.set(category, (counts.get(category) ?? 0) + 1)
+      }
+      if (counts.size > 0) return counts
+    } catch {
+      // Not an envelope (or a broken one): counted as one item below.
+    }
+  }
+  counts.set(isStore ? 'error' : 'default', 1)
+  return counts
+}
+
+/**
+ * Counts every rejected ingest request as `rejected` outcomes with the error's reason, so the
+ * Outcomes view can tell "rejected" from "never arrived". Attributed to the project in the URL
+ * path when it exists and to the request's key when that key is valid for it (else key 0);
+ * a request for a project that does not exist records nothing. Over-quota answers are counted
+ * by the quota gate, not here. Register before the ingest routes (an `onError` hook).
+ */
+export function countRejections(app: FastifyInstance, deps: RejectionDeps): void {
+  const projects = new Map<number, { exists: boolean; at: number }>()
+  const projectExists = async (id: number): Promise<boolean> => {
+    const hit = projects.get(id)
+    if (hit !== undefined && Date.now() - hit.at < 30_000) return hit.exists
+    const exists = (await deps.store.getProject(id)) !== undefined
+    if (projects.size > 10_000) projects.clear()
+    projects.set(id, { exists, at: Date.now() })
+    return exists
+  }
+
+  const keyIdOf = async (req: FastifyRequest, projectId: number): Promise<number> => {
+    try {
+      const creds =
+        credentialsFromRequest(req.query as Record<string, unknown>, req.headers) ??
+        credentialsFromDsn(
+          req.ingestBody === undefined ? undefined : parseEnvelopeHeader(req.ingestBody)['dsn'],
+        )
+      return (await deps.keys.resolve(creds, projectId)).key.id
+    } catch {
+      return 0
+    }
+  }
+
+  app.addHook('onError', async (req, _reply, err: FastifyError | ApiError) => {
+    if (err instanceof ApiError && err.code === 'over_quota') return
+    const raw = (req.params as { projectId?: string } | undefined)?.projectId ?? ''
+    if (!/^\d{1,15}$/.test(raw)) return
+    const projectId = Number(raw)
+    try {
+      if (!(await projectExists(projectId))) return
+      const keyId = await keyIdOf(req, projectId)
+      const isStore = (req.routeOptions.url ?? '').endsWith('/store/')
+      const reason = rejectionReason(err)
+      const at = Date.now()
+      const outcomes: OutcomeDelta[] = []
+      for (const [category, quantity] of rejectedItems(req.ingestBody, isStore)) {
+        outcomes.push({ projectId, keyId, at, outcome: 'rejected', reason, category, quantity })
+      }
+      await deps.committer.write({ events: [], outcomes })
+    } catch (countErr) {
+      req.log.error({ err: countErr }, 'could not count a rejected request')
+    }
+  })
+}

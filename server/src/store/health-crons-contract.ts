@@ -1,0 +1,227 @@
+import { describe, expect, it } from 'vitest'
+import { row } from './contract.ts'
+import type { CheckInToWrite } from './monitor-types.ts'
+import type { SessionUpdate } from './release-health-types.ts'
+import type { Store } from './types.ts'
+
+const HOUR = 3_600_000
+const MINUTE = 60_000
+/** A fixed hour to write at: the store must not depend on the wall clock. */
+const T0 = Date.UTC(2026, 0, 15, 10, 0, 0)
+const RANGE = { since: 0, until: T0 + 100 * HOUR }
+
+/**
+ * The release-health and cron-monitor behaviour every Store backend must show (run against
+ * SQLite in `sqlite/health-crons.test.ts`, against PostgreSQL when that backend exists).
+ */
+export function healthAndCronContract(name: string, open: () => Promise<Store>): void {
+  const setup = async () => {
+    const store = await open()
+    const { project, key } = await store.createProject(
+      'P',
+      `p-${Math.random().toString(36).slice(2)}`,
+      Math.random().toString(16).slice(2).padEnd(32, '0'),
+    )
+    const update = (over: Partial<SessionUpdate>): SessionUpdate => ({
+      projectId: project.id,
+      sid: 's1',
+      did: null,
+      release: 'r@1',
+      environment: 'prod',
+      started: T0 + 5 * MINUTE,
+      timestamp: T0 + 6 * MINUTE,
+      status: 'exited',
+      errors: 0,
+      category: 'healthy',
+      ...over,
+    })
+    const checkIn = (over: Partial<CheckInToWrite>): CheckInToWrite => ({
+      projectId: project.id,
+      keyId: key.id,
+      received: T0,
+      checkInId: 'c'.repeat(32),
+      freshId: 'f'.repeat(32),
+      slug: 'job',
+      status: 'ok',
+      environment: 'production',
+      durationMs: null,
+      release: null,
+      traceId: null,
+      config: {
+        ok: true,
+        config: { schedule: { type: 'crontab', value: '*/10 * * * *' }, checkinMargin: 1 },
+      },
+      ...over,
+    })
+    return { store, project, key, update, checkIn }
+  }
+
+  describe(`release health contract: ${name}`, () => {
+    it('counts a session once, in its worst category, across units and commits', async () => {
+      const { store, project, update } = await setup()
+      await store.write([
+        { events: [], outcomes: [], sessions: [update({ status: 'ok', did: 'u1' })] },
+        { events: [], outcomes: [], sessions: [update({ status: 'ok', did: 'u1' })] },
+      ])
+      await store.write([
+        {
+          events: [],
+          outcomes: [],
+          sessions: [
+            update({ status: 'crashed', category: 'crashed' }),
+            update({ sid: 's2', did: 'u2' }),
+          ],
+        },
+      ])
+      await store.write([{ events: [], outcomes: [], sessions: [update({ status: 'ok' })] }])
+      const [r] = await store.listReleaseHealth(project.id, RANGE)
+      expect(r?.counts.sessions).toEqual({
+        total: 2,
+        healthy: 1,
+        errored: 0,
+        unhandled: 0,
+        abnormal: 0,
+        crashed: 1,
+      })
+      expect(r?.counts.users).toMatchObject({ total: 2, crashed: 1, healthy: 1 })
+      expect(r).toMatchObject({
+        release: 'r@1',
+        firstSeen: T0,
+        lastSeen: T0,
+        environments: ['prod'],
+      })
+      await store.close()
+    })
+
+    it('adds aggregate buckets and serves hourly series for a range and environment', async () => {
+      const { store, project, update } = await setup()
+      const counts = { healthy: 3, errored: 1, unhandled: 0, abnormal: 0, crashed: 1 }
+      await store.write([
+        {
+          events: [],
+          outcomes: [],
+          sessionBuckets: [
+            {
+              projectId: project.id,
+              release: 'r@1',
+              environment: 'prod',
+              started: T0 + HOUR,
+              did: 'u9',
+              counts,
+            },
+          ],
+          sessions: [update({ environment: 'dev', status: 'abnormal', category: 'abnormal' })],
+        },
+      ])
+      const all = await store.releaseHealthSeries(project.id, 'r@1', RANGE)
+      expect(all?.totals.sessions).toMatchObject({ total: 6, crashed: 1, abnormal: 1, healthy: 3 })
+      expect(all?.totals.users).toMatchObject({ total: 1, crashed: 1 })
+      expect(all?.series.map((p) => [p.hour, p.counts.sessions.total])).toEqual([
+        [T0, 1],
+        [T0 + HOUR, 5],
+      ])
+      const prod = await store.releaseHealthSeries(project.id, 'r@1', {
+        ...RANGE,
+        environment: 'prod',
+      })
+      expect(prod?.totals.sessions.total).toBe(5)
+      const late = await store.listReleaseHealth(project.id, {
+        since: T0 + HOUR,
+        until: RANGE.until,
+      })
+      expect(late[0]?.counts.sessions.total).toBe(5)
+      expect(await store.releaseHealthSeries(project.id, 'other', RANGE)).toBeUndefined()
+      await store.close()
+    })
+  })
+
+  describe(`cron monitor contract: ${name}`, () => {
+    it('creates a monitor from a check-in and computes its next run', async () => {
+      const { store, project, checkIn } = await setup()
+      await store.write([
+        { events: [], outcomes: [], checkIns: [checkIn({ status: 'in_progress' })] },
+      ])
+      const m = await store.getMonitor(project.id, 'job')
+      expect(m).toMatchObject({
+        slug: 'job',
+        schedule: { type: 'crontab', value: '*/10 * * * *' },
+        timezone: 'UTC',
+        checkinMargin: 1,
+        maxRuntime: 30,
+      })
+      expect(m?.environments).toMatchObject([
+        { environment: 'production', status: 'active', nextCheckIn: T0 + 10 * MINUTE },
+      ])
+      expect(await store.listMonitors(project.id)).toHaveLength(1)
+      const { checkIns } = await store.listCheckIns(m?.id ?? 0, {}, { limit: 10 })
+      expect(checkIns).toMatchObject([{ status: 'in_progress', timeoutAt: T0 + 30 * MINUTE }])
+      await store.close()
+    })
+
+    it("writes an error run's event in the same commit and counts rejected check-ins", async () => {
+      const { store, project, key, checkIn } = await setup()
+      const failure = row(project.id, key.id, 'cron-hash')
+      const [r] = await store.write([
+        {
+          events: [],
+          outcomes: [],
+          checkIns: [
+            checkIn({ status: 'error', failure }),
+            checkIn({ slug: 'unknown', config: undefined }),
+          ],
+        },
+      ])
+      expect(r?.events).toMatchObject([{ eventId: failure.eventId, issueCreated: true }])
+      const totals = await store.outcomeTotals(project.id, 0, RANGE.until)
+      expect(totals).toContainEqual(
+        expect.objectContaining({
+          outcome: 'rejected',
+          reason: 'monitor_not_found',
+          category: 'monitor',
+        }),
+      )
+      const m = await store.getMonitor(project.id, 'job')
+      const { checkIns } = await store.listCheckIns(m?.id ?? 0, {}, { limit: 10 })
+      expect(checkIns).toMatchObject([{ status: 'error', eventId: failure.eventId }])
+      await store.close()
+    })
+
+    it('records each missed run once and keeps its event pending until reported', async () => {
+      const { store, project, checkIn } = await setup()
+      await store.write([{ events: [], outcomes: [], checkIns: [checkIn({})] }])
+      // Expected at T0+10, T0+20 (deadlines +1 min); at T0+21 both are missed.
+      expect(await store.recordMonitorFailures(T0 + 21 * MINUTE, 100)).toBe(2)
+      expect(await store.recordMonitorFailures(T0 + 21 * MINUTE, 100)).toBe(0)
+      const pending = await store.pendingMonitorFailures(10)
+      expect(pending.map((f) => [f.kind, f.expectedTime, f.projectId])).toEqual([
+        ['missed', T0 + 10 * MINUTE, project.id],
+        ['missed', T0 + 20 * MINUTE, project.id],
+      ])
+      await store.markMonitorFailuresReported(pending.map((f) => f.runId))
+      expect(await store.pendingMonitorFailures(10)).toEqual([])
+      const m = await store.getMonitor(project.id, 'job')
+      expect(m?.environments[0]).toMatchObject({
+        status: 'missed',
+        failures: 2,
+        nextCheckIn: T0 + 30 * MINUTE,
+      })
+      await store.close()
+    })
+
+    it('gives the clock lease to one holder at a time', async () => {
+      const { store } = await setup()
+      expect(await store.acquireLease('clock', 'a', T0, 30_000)).toBe(true)
+      expect(await store.acquireLease('clock', 'b', T0 + 1000, 30_000)).toBe(false)
+      expect(await store.acquireLease('clock', 'a', T0 + 20_000, 30_000)).toBe(true)
+      expect(await store.acquireLease('clock', 'b', T0 + 49_000, 30_000)).toBe(false)
+      expect(await store.acquireLease('clock', 'b', T0 + 50_000, 30_000)).toBe(true)
+      await store.noteTick('clock', 'b', T0 + 5)
+      await store.noteTick('clock', 'b', T0 + 1)
+      await store.noteTick('clock', 'a', T0 + 9)
+      expect(await store.getLease('clock')).toMatchObject({ holder: 'b', lastTick: T0 + 5 })
+      await store.releaseLease('clock', 'b')
+      expect(await store.acquireLease('clock', 'a', T0 + 51_000, 30_000)).toBe(true)
+      await store.close()
+    })
+  })
+}

@@ -1,0 +1,4 @@
+import { healthAndCronContract } from '../health-crons-contract.ts'
+import { openSqliteStore } from './index.ts'
+
+healthAndCronContract('sqlite', () => openSqliteStore(':memory:'))

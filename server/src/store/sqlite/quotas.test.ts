@@ -1,0 +1,4 @@
+import { quotaOutcomeContract } from '../quota-outcome-contract.ts'
+import { openSqliteStore } from './index.ts'
+
+quotaOutcomeContract('sqlite', () => openSqliteStore(':memory:'))

@@ -1,0 +1,79 @@
+import type Database from 'better-sqlite3'
+import type { Issue, IssueChange, IssueStatus, TriageStore } from '../types.ts'
+import { type IssueRow, toIssue } from './issues.ts'
+
+/** The triage columns of an issue after a change. */
+interface TriageState {
+  status: IssueStatus
+  forReview: boolean
+  ignoreUntil: number | null
+  ignoreUntilSeen: number | null
+}
+
+/**
+ * The state an issue ends in after a change. Resolving and ignoring take it out of For review
+ * and clear old ignore conditions; reopening by hand keeps it out (someone looked at it).
+ */
+export function applyChange(issue: Issue, change: IssueChange): TriageState {
+  const next: TriageState = {
+    status: issue.status,
+    forReview: issue.forReview,
+    ignoreUntil: issue.ignoreUntil,
+    ignoreUntilSeen: issue.ignoreUntilSeen,
+  }
+  if (change.status !== undefined) {
+    next.forReview =
+      change.status === 'unresolved' && issue.status === 'unresolved' && next.forReview
+    next.status = change.status
+    next.ignoreUntil = change.status === 'ignored' ? (change.ignoreUntil ?? null) : null
+    next.ignoreUntilSeen =
+      change.status === 'ignored' && change.ignoreCount !== undefined
+        ? issue.timesSeen + change.ignoreCount
+        : null
+  }
+  if (change.reviewed !== undefined) next.forReview = !change.reviewed
+  if (next.status !== 'unresolved') next.forReview = false
+  return next
+}
+
+/** Triage writes on SQLite. */
+export function sqliteTriage(db: Database.Database): TriageStore {
+  const oneIssue = db.prepare<[number, number], IssueRow>(
+    'SELECT * FROM issues WHERE id = ? AND project_id = ?',
+  )
+  const update = db.prepare<[string, number, number | null, number | null, number], IssueRow>(
+    `UPDATE issues SET status = ?, for_review = ?, ignore_until = ?, ignore_until_seen = ?
+     WHERE id = ? RETURNING *`,
+  )
+  const expire = db.prepare<[number]>(
+    `UPDATE issues SET status = 'unresolved', for_review = 1, ignore_until = NULL,
+       ignore_until_seen = NULL
+     WHERE ignore_until <= ? AND ignore_until IS NOT NULL AND status = 'ignored'`,
+  )
+  const forReview = db.prepare<[number], { n: number }>(
+    `SELECT COUNT(*) AS n FROM issues WHERE project_id = ? AND status = 'unresolved' AND for_review = 1`,
+  )
+  const triage = db.transaction((projectId: number, ids: readonly number[], c: IssueChange) => {
+    const out: Issue[] = []
+    for (const id of new Set(ids)) {
+      const row = oneIssue.get(id, projectId)
+      if (row === undefined) continue
+      const s = applyChange(toIssue(row), c)
+      const updated = update.get(
+        s.status,
+        s.forReview ? 1 : 0,
+        s.ignoreUntil,
+        s.ignoreUntilSeen,
+        id,
+      )
+      if (updated !== undefined) out.push(toIssue(updated))
+    }
+    return out
+  })
+  return {
+    // IMMEDIATE: it reads before it writes, and nodes sharing the file must not race between.
+    triageIssues: async (projectId, ids, change) => triage.immediate(projectId, ids, change),
+    expireIgnores: async (now) => expire.run(now).changes,
+    countForReview: async (projectId) => forReview.get(projectId)?.n ?? 0,
+  }
+}

@@ -1,0 +1,79 @@
+import type Database from 'better-sqlite3'
+import type { EventNeighbours, IssueStatus, UiReadStore } from '../types.ts'
+
+/** How many of a project's newest events the filter choices are drawn from. */
+const FACET_WINDOW = 5000
+
+/** Reads for the web UI's charts, filters and event stepping on SQLite. */
+export function sqliteUiReads(db: Database.Database): UiReadStore {
+  const histogram = db.prepare<[number, number, number, number], { bucket: number; n: number }>(
+    `SELECT CAST((received - ?) / ? AS INTEGER) AS bucket, COUNT(*) AS n FROM events
+     WHERE issue_id = ? AND received >= ? GROUP BY bucket ORDER BY bucket`,
+  )
+  const facet = (col: 'environment' | 'release' | 'component') =>
+    db.prepare<[number, number], { v: string }>(
+      `SELECT DISTINCT v FROM (SELECT ${col} AS v FROM events WHERE project_id = ?
+         ORDER BY id DESC LIMIT ?) WHERE v IS NOT NULL AND v != '' ORDER BY v LIMIT 200`,
+    )
+  const environments = facet('environment')
+  const releases = facet('release')
+  const components = facet('component')
+  const keyComponents = db.prepare<[number], { v: string }>(
+    'SELECT DISTINCT component AS v FROM project_keys WHERE project_id = ? AND component IS NOT NULL',
+  )
+  const byStatus = db.prepare<[number], { status: IssueStatus; n: number }>(
+    'SELECT status, COUNT(*) AS n FROM issues WHERE project_id = ? GROUP BY status',
+  )
+  // Through the (project_id, event_id) unique index, not a scan of the issue's events.
+  const rowOf = db.prepare<[number, string, number], { id: number }>(
+    `SELECT id FROM events WHERE project_id = (SELECT project_id FROM issues WHERE id = ?)
+       AND event_id = ? AND issue_id = ?`,
+  )
+  const newer = db.prepare<[number, number], { event_id: string }>(
+    'SELECT event_id FROM events WHERE issue_id = ? AND id > ? ORDER BY id ASC LIMIT 1',
+  )
+  const older = db.prepare<[number, number], { event_id: string }>(
+    'SELECT event_id FROM events WHERE issue_id = ? AND id < ? ORDER BY id DESC LIMIT 1',
+  )
+  const newest = db.prepare<[number], { event_id: string }>(
+    'SELECT event_id FROM events WHERE issue_id = ? ORDER BY id DESC LIMIT 1',
+  )
+  const oldest = db.prepare<[number], { event_id: string }>(
+    'SELECT event_id FROM events WHERE issue_id = ? ORDER BY id ASC LIMIT 1',
+  )
+  return {
+    issueHistogram: async (issueId, since, bucketMs) =>
+      histogram
+        .all(since, bucketMs, issueId, since)
+        .map((r) => ({ start: since + r.bucket * bucketMs, count: r.n })),
+    projectFacets: async (projectId) => {
+      const values = (stmt: typeof environments) =>
+        stmt.all(projectId, FACET_WINDOW).map((r) => r.v)
+      const fromKeys = keyComponents.all(projectId).map((r) => r.v)
+      return {
+        environments: values(environments),
+        releases: values(releases),
+        components: [...new Set([...values(components), ...fromKeys])].sort(),
+      }
+    },
+    issueCountsByStatus: async (projectId) => {
+      const counts: Record<IssueStatus, number> = { unresolved: 0, resolved: 0, ignored: 0 }
+      for (const r of byStatus.all(projectId)) counts[r.status] = r.n
+      return counts
+    },
+    eventNeighbours: async (issueId, eventId) => {
+      const out: EventNeighbours = {}
+      const first = oldest.get(issueId)?.event_id
+      const last = newest.get(issueId)?.event_id
+      if (first !== undefined) out.oldest = first
+      if (last !== undefined) out.newest = last
+      const at = rowOf.get(issueId, eventId, issueId)
+      if (at === undefined) return out
+      const n = newer.get(issueId, at.id)?.event_id
+      const o = older.get(issueId, at.id)?.event_id
+      if (n !== undefined) out.newer = n
+      if (o !== undefined) out.older = o
+      return out
+    },
+  }
+}

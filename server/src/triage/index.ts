@@ -1,0 +1,15 @@
+import type { FastifyInstance } from 'fastify'
+import { IgnoreExpiry } from './expiry.ts'
+
+/** How often time-limited ignores are checked for expiry. */
+const EXPIRY_INTERVAL_MS = 30_000
+
+/** Starts the ignore-expiry sweep when the app is ready and stops it when it closes. */
+export function setupTriage(app: FastifyInstance): void {
+  const expiry = new IgnoreExpiry(app.services.store, {
+    intervalMs: EXPIRY_INTERVAL_MS,
+    onError: (err) => app.log.warn({ err }, 'ignore expiry sweep failed'),
+  })
+  app.addHook('onReady', async () => expiry.start())
+  app.addHook('preClose', async () => expiry.stop())
+}

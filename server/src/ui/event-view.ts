@@ -1,0 +1,212 @@
+/**
+ * Renders one stored event (message, exception chain with frames, breadcrumbs, tags, contexts,
+ * user, request). The payload is read as untrusted JSON through small guards, and every value
+ * is shown as text through `html`.
+ */
+import { count, isoTime, truncate } from './format.ts'
+import { html, type SafeHtml } from './html.ts'
+
+type Json = Record<string, unknown>
+
+const obj = (v: unknown): Json | undefined =>
+  typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Json) : undefined
+const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : [])
+const str = (v: unknown): string | undefined =>
+  typeof v === 'string'
+    ? v
+    : typeof v === 'number' || typeof v === 'boolean'
+      ? String(v)
+      : undefined
+const num = (v: unknown): number | undefined =>
+  typeof v === 'number' && Number.isFinite(v) ? v : undefined
+
+/** Any JSON value as one line of text (objects as compact JSON, capped). */
+export function textOf(v: unknown, max = 2000): string {
+  if (v === null || v === undefined) return ''
+  if (typeof v === 'string') return truncate(v, max)
+  if (typeof v === 'number' || typeof v === 'boolean') return String(v)
+  try {
+    return truncate(JSON.stringify(v), max)
+  } catch {
+    return ''
+  }
+}
+
+/** A two-column key/value table; empty when there are no rows. */
+export function kvTable(rows: readonly (readonly [string, unknown])[]): SafeHtml {
+  const shown = rows.filter(([, v]) => v !== undefined && v !== null && v !== '')
+  if (shown.length === 0) return html``
+  return html`<table class="kv">${shown.map(
+    ([k, v]) => html`<tr><th>${k}</th><td class="mono">${textOf(v)}</td></tr>`,
+  )}</table>`
+}
+
+function contextLines(frame: Json): SafeHtml {
+  const line = str(frame['context_line'])
+  const lineno = num(frame['lineno'])
+  if (line === undefined) return html``
+  const pre = arr(frame['pre_context']).map((l) => str(l) ?? '')
+  const post = arr(frame['post_context']).map((l) => str(l) ?? '')
+  const first = lineno === undefined ? undefined : lineno - pre.length
+  const li = (text: string, i: number, hit: boolean) =>
+    html`<li class="${hit ? 'hit' : ''}"><span class="ln">${first === undefined ? '' : first + i}</span>${truncate(text, 400)}</li>`
+  return html`<ol>${pre.map((t, i) => li(t, i, false))}${li(line, pre.length, true)}${post.map(
+    (t, i) => li(t, pre.length + 1 + i, false),
+  )}</ol>`
+}
+
+function frameHead(frame: Json): SafeHtml {
+  const file = str(frame['filename']) ?? str(frame['abs_path']) ?? str(frame['module']) ?? '?'
+  const fn = str(frame['function']) ?? str(frame['raw_function'])
+  const lineno = num(frame['lineno'])
+  const colno = num(frame['colno'])
+  const inApp = frame['in_app'] === true
+  return html`${inApp ? html`<span class="badge in-app">in app</span> ` : ''}<span>${file}</span>${
+    lineno === undefined
+      ? ''
+      : html`<span class="muted">:${lineno}${colno === undefined ? '' : `:${colno}`}</span>`
+  }${fn === undefined ? '' : html` in <span class="fn">${fn}</span>`}`
+}
+
+function oneFrame(frame: Json, open: boolean): SafeHtml {
+  const inApp = frame['in_app'] === true
+  const lines = contextLines(frame)
+  const vars = obj(frame['vars'])
+  const varTable = vars === undefined ? '' : kvTable(Object.entries(vars).slice(0, 50))
+  const cls = `frame${inApp ? ' app' : ''}`
+  if (lines.value === '' && varTable === '') {
+    return html`<div class="${cls}"><div class="head">${frameHead(frame)}</div></div>`
+  }
+  return html`<details class="${cls}"${open ? html` open` : ''}><summary>${frameHead(frame)}</summary>${lines}${varTable}</details>`
+}
+
+/** Stack frames, most recent call first; runs of library frames fold into one summary. */
+export function stacktrace(st: unknown): SafeHtml {
+  const frames = arr(obj(st)?.['frames'])
+    .map(obj)
+    .filter((f): f is Json => f !== undefined)
+    .reverse()
+  if (frames.length === 0) return html`<p class="muted small">No stack trace.</p>`
+  const anyInApp = frames.some((f) => f['in_app'] === true)
+  const out: SafeHtml[] = []
+  let firstAppOpen = true
+  for (let i = 0; i < frames.length; ) {
+    const f = frames[i] as Json
+    if (!anyInApp || f['in_app'] === true) {
+      out.push(oneFrame(f, anyInApp ? firstAppOpen : i === 0))
+      if (f['in_app'] === true) firstAppOpen = false
+      i++
+      continue
+    }
+    const run: Json[] = []
+    while (i < frames.length && (frames[i] as Json)['in_app'] !== true)
+      run.push(frames[i++] as Json)
+    out.push(
+      html`<details class="system-frames"><summary>${count(run.length)} library frame${run.length === 1 ? '' : 's'}</summary>${run.map((x) => oneFrame(x, false))}</details>`,
+    )
+  }
+  return html`<div class="frames">${out}</div>`
+}
+
+/** The exception chain: the one thrown first, then what caused it. */
+function exceptions(event: Json): SafeHtml {
+  const values = arr(obj(event['exception'])?.['values'])
+    .map(obj)
+    .filter((v): v is Json => v !== undefined)
+  return html`${[...values].reverse().map((v, i) => {
+    const mech = obj(v['mechanism'])
+    const handled = mech?.['handled']
+    const type = str(v['type'])
+    const value = str(v['value'])
+    return html`<section class="exception">
+<h3>${i > 0 ? html`<span class="muted">Caused by </span>` : ''}${type ?? ''}${type !== undefined && value !== undefined ? ': ' : ''}${value ?? ''}</h3>
+${mech === undefined ? '' : html`<p class="small muted">mechanism ${str(mech['type']) ?? 'unknown'}${handled === false ? html` · <span class="badge error">unhandled</span>` : handled === true ? ' · handled' : ''}</p>`}
+${stacktrace(v['stacktrace'])}</section>`
+  })}`
+}
+
+function message(event: Json): string | undefined {
+  const log = obj(event['logentry'])
+  return str(log?.['formatted']) ?? str(log?.['message']) ?? str(event['message'])
+}
+
+function breadcrumbs(event: Json): SafeHtml {
+  const crumbs = arr(obj(event['breadcrumbs'])?.['values'] ?? event['breadcrumbs'])
+    .map(obj)
+    .filter((b): b is Json => b !== undefined)
+    .slice(-100)
+  if (crumbs.length === 0) return html``
+  return html`<h2>Breadcrumbs</h2><div class="table-wrap"><table><thead><tr><th>Time</th><th>Category</th><th>Level</th><th>Message / data</th></tr></thead><tbody>${crumbs.map(
+    (b) => {
+      const ts = num(b['timestamp'])
+      const data = obj(b['data'])
+      return html`<tr><td class="nowrap small">${ts === undefined ? '' : isoTime(ts * 1000).slice(11)}</td>
+<td>${str(b['category']) ?? str(b['type']) ?? ''}</td><td><span class="badge ${str(b['level']) ?? ''}">${str(b['level']) ?? ''}</span></td>
+<td class="break">${str(b['message']) ?? ''}${data === undefined ? '' : html`<div class="mono small muted">${textOf(data, 600)}</div>`}</td></tr>`
+    },
+  )}</tbody></table></div>`
+}
+
+/** Tags as [key, value] pairs, whatever shape the payload holds them in. */
+export function tagsOf(event: Json): [string, string][] {
+  const t = event['tags']
+  if (Array.isArray(t)) {
+    return t
+      .filter((p): p is unknown[] => Array.isArray(p) && p.length >= 2)
+      .map((p) => [str(p[0]) ?? '', str(p[1]) ?? ''])
+  }
+  const o = obj(t)
+  return o === undefined ? [] : Object.entries(o).map(([k, v]) => [k, str(v) ?? textOf(v)])
+}
+
+function contexts(event: Json): SafeHtml {
+  const ctx = obj(event['contexts'])
+  if (ctx === undefined) return html``
+  const parts = Object.entries(ctx)
+    .map(([name, v]) => [name, obj(v)] as const)
+    .filter((e): e is readonly [string, Json] => e[1] !== undefined)
+  if (parts.length === 0) return html``
+  return html`<h2>Contexts</h2><div class="grid2">${parts.map(
+    ([name, v]) =>
+      html`<div class="card"><h3>${name}</h3>${kvTable(Object.entries(v).slice(0, 40))}</div>`,
+  )}</div>`
+}
+
+/** The whole event section of the issue page. */
+export function eventBody(payload: unknown, component: string | null): SafeHtml {
+  const event = obj(payload) ?? {}
+  const msg = message(event)
+  const hasException = arr(obj(event['exception'])?.['values']).length > 0
+  const threads = arr(obj(event['threads'])?.['values']).map(obj)
+  const crashed =
+    threads.find((t) => t?.['crashed'] === true) ?? threads.find((t) => t?.['current'] === true)
+  const st = event['stacktrace'] ?? (hasException ? undefined : crashed?.['stacktrace'])
+  const tags = tagsOf(event)
+  const user = obj(event['user'])
+  const request = obj(event['request'])
+  const sdk = obj(event['sdk'])
+  return html`${msg === undefined ? '' : html`<h2>Message</h2><pre>${truncate(msg, 8000)}</pre>`}
+${hasException ? html`<h2>Exception</h2><p class="small muted">Most recent call first.</p>${exceptions(event)}` : ''}
+${st === undefined ? '' : html`<h2>Stack trace</h2>${stacktrace(st)}`}
+<div class="grid2"><div><h2>Tags</h2>${tags.length === 0 ? html`<p class="muted small">No tags.</p>` : html`<div class="table-wrap"><table class="kv">${tags.map(([k, v]) => html`<tr><th>${k}</th><td>${v}</td></tr>`)}</table></div>`}</div>
+<div><h2>Event</h2><div class="table-wrap">${kvTable([
+    ['release', event['release']],
+    ['environment', event['environment']],
+    ['component', component],
+    ['level', event['level']],
+    ['platform', event['platform']],
+    ['logger', event['logger']],
+    ['transaction', event['transaction']],
+    ['server', event['server_name']],
+    [
+      'sdk',
+      sdk === undefined ? undefined : `${str(sdk['name']) ?? ''} ${str(sdk['version']) ?? ''}`,
+    ],
+    ['fingerprint', event['fingerprint']],
+  ])}</div>
+${user === undefined ? '' : html`<h2>User</h2><div class="table-wrap">${kvTable(Object.entries(user).slice(0, 30))}</div>`}</div></div>
+${breadcrumbs(event)}
+${request === undefined ? '' : html`<h2>Request</h2><div class="table-wrap">${kvTable(Object.entries(request).slice(0, 30))}</div>`}
+${contexts(event)}
+${obj(event['extra']) === undefined ? '' : html`<h2>Extra</h2><div class="table-wrap">${kvTable(Object.entries(obj(event['extra']) ?? {}).slice(0, 50))}</div>`}`
+}

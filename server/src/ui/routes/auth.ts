@@ -1,0 +1,84 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { z } from 'zod'
+import { hashPassword, verifyPassword } from '../../accounts/passwords.ts'
+import type { UiDeps } from '../context.ts'
+import { checkCsrf, csrfInput, LOGIN_CSRF_COOKIE, loginCsrfToken } from '../csrf.ts'
+import { html } from '../html.ts'
+import { layout, sendPage } from '../layout.ts'
+import { endSession, readSession, startSession } from '../session-auth.ts'
+
+const LoginForm = z.object({
+  email: z.string().trim().max(320).default(''),
+  password: z.string().max(1000).default(''),
+  next: z.string().max(2000).optional(),
+})
+
+/** Only same-site paths are followed after login (no open redirect to `//evil` or `https:`). */
+export function safeNext(next: unknown): string {
+  if (typeof next !== 'string' || !next.startsWith('/') || next.startsWith('//')) return '/'
+  if (next.includes('\\') || /[\r\n]/.test(next)) return '/'
+  return next
+}
+
+// A hash to verify against when the e-mail is unknown, so both paths cost one scrypt.
+let dummyHash: Promise<string> | undefined
+
+const clientKey = (req: FastifyRequest) => `ip:${req.ip}`
+
+/** Login form, sign-in and sign-out. */
+export async function authRoutes(app: FastifyInstance, deps: UiDeps): Promise<void> {
+  const { store, config } = deps.services
+
+  const loginPage = (token: string, next: string, email = '', error?: string) =>
+    layout(
+      undefined,
+      'Sign in',
+      html`<div class="login card"><h1>Sign in</h1>
+<p class="muted">Error-ingest server</p>
+<form method="post" action="/login">${csrfInput(token)}
+<input type="hidden" name="next" value="${next}">
+<label for="email">E-mail</label><input id="email" name="email" type="email" autocomplete="username" required value="${email}" autofocus>
+<label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>
+<button class="primary" type="submit">Sign in</button></form></div>`,
+      error === undefined ? undefined : { text: error, error: true },
+    )
+
+  app.get('/login', { config: { public: true } }, async (req, reply) => {
+    const next = safeNext((req.query as Record<string, unknown>)['next'])
+    if ((await readSession(store, req)) !== undefined) return reply.redirect(next, 303)
+    return sendPage(reply, loginPage(loginCsrfToken(req, reply, config), next))
+  })
+
+  app.post('/login', { config: { public: true } }, async (req, reply) => {
+    checkCsrf(req, req.cookies[LOGIN_CSRF_COOKIE])
+    const form = LoginForm.safeParse(req.body ?? {})
+    const { email, password, next } = form.success ? form.data : { email: '', password: '' }
+    const target = safeNext(next)
+    const keys = [clientKey(req), `email:${email.toLowerCase()}`]
+    const wait = deps.throttle.retryAfter(keys)
+    const token = loginCsrfToken(req, reply, config)
+    if (wait > 0) {
+      reply.header('retry-after', String(wait))
+      const msg = `Too many failed sign-ins. Try again in ${Math.ceil(wait / 60)} min.`
+      return sendPage(reply, loginPage(token, target, email, msg), 429)
+    }
+    const user = email === '' ? undefined : await store.findUserByEmail(email)
+    dummyHash ??= hashPassword('not a real password')
+    const ok = await verifyPassword(password, user?.passwordHash ?? (await dummyHash))
+    if (user === undefined || !ok) {
+      deps.throttle.fail(keys)
+      return sendPage(reply, loginPage(token, target, email, 'Wrong e-mail or password.'), 401)
+    }
+    deps.throttle.succeed(keys)
+    // Sign-ins are rare: a good moment to drop sessions that expired (one indexed delete).
+    await store.deleteExpiredSessions(Date.now())
+    await startSession(store, req, reply, config, user)
+    reply.clearCookie(LOGIN_CSRF_COOKIE, { path: '/' })
+    return reply.redirect(target, 303)
+  })
+
+  app.post('/logout', async (req, reply) => {
+    await endSession(store, req, reply, config)
+    return reply.redirect('/login', 303)
+  })
+}

@@ -1,0 +1,178 @@
+import type { FastifyInstance } from 'fastify'
+import { z } from 'zod'
+import { parseInput, pathId } from '../../api/validate.ts'
+import { ApiError } from '../../errors.ts'
+import type { Issue, StoredEvent } from '../../store/types.ts'
+import { barChart, bucketStarts } from '../chart.ts'
+import { pageContext, type UiDeps } from '../context.ts'
+import { eventBody } from '../event-view.ts'
+import { count, isoTime, relTime } from '../format.ts'
+import { html, type SafeHtml } from '../html.ts'
+import { layout, type PageContext, postForm, projectUrl, sendPage } from '../layout.ts'
+import { type IgnoreOptions, triage } from '../triage.ts'
+
+const HOUR = 3_600_000
+const DAY = 24 * HOUR
+
+/** Chart periods: length and bucket size. */
+export const PERIODS = {
+  '24h': { span: 24 * HOUR, bucket: HOUR, label: '24 hours' },
+  '14d': { span: 14 * DAY, bucket: DAY, label: '14 days' },
+  '90d': { span: 90 * DAY, bucket: DAY, label: '90 days' },
+} as const
+
+const DetailQuery = z.object({
+  event: z
+    .string()
+    .max(36)
+    .transform((s) => s.replaceAll('-', '').toLowerCase())
+    .optional(),
+  period: z.enum(['24h', '14d', '90d']).default('14d'),
+})
+
+const ActionForm = z.object({
+  action: z.enum(['resolve', 'ignore', 'unresolve', 'review']),
+  /** Ignore for this many seconds. */
+  for: z.coerce
+    .number()
+    .int()
+    .min(60)
+    .max(366 * 86_400)
+    .optional(),
+  /** Ignore until this many more events arrive. */
+  count: z.coerce.number().int().min(1).max(1_000_000_000).optional(),
+})
+
+async function chart(deps: UiDeps, issue: Issue, period: keyof typeof PERIODS, now: number) {
+  const p = PERIODS[period]
+  const since = Math.floor(now / p.bucket) * p.bucket - (p.span - p.bucket)
+  const buckets = await deps.services.store.issueHistogram(issue.id, since, p.bucket)
+  const byStart = new Map(buckets.map((b) => [b.start, b.count]))
+  const columns = bucketStarts(since, since + p.span, p.bucket).map((start) => ({
+    start,
+    values: { events: byStart.get(start) ?? 0 },
+  }))
+  const series = [{ key: 'events', label: 'events', color: '#7b97e6' }]
+  return barChart(columns, series, p.bucket)
+}
+
+function actions(ctx: PageContext, issue: Issue): SafeHtml {
+  const url = `/issues/${issue.id}/action`
+  const button = (action: string, label: string, primary = false) =>
+    postForm(
+      ctx,
+      url,
+      html`<button type="submit" name="action" value="${action}" class="${primary ? 'primary' : ''}">${label}</button>`,
+      { className: 'inline' },
+    )
+  const ignoreFor = (seconds: number, label: string) =>
+    postForm(
+      ctx,
+      url,
+      html`<input type="hidden" name="action" value="ignore"><input type="hidden" name="for" value="${seconds}"><button type="submit">for ${label}</button>`,
+    )
+  const ignoreMenu = html`<details><summary class="button">Ignore ▾</summary><div class="menu">
+${postForm(ctx, url, html`<input type="hidden" name="action" value="ignore"><button type="submit">Until I change it</button>`)}
+${ignoreFor(3600, '1 hour')}${ignoreFor(86_400, '24 hours')}${ignoreFor(7 * 86_400, '7 days')}
+${postForm(ctx, url, html`<input type="hidden" name="action" value="ignore">until <input type="number" name="count" min="1" value="100" aria-label="more events"> more events <button type="submit">Ignore</button>`)}
+</div></details>`
+  return html`<div class="actions">
+${issue.status === 'resolved' ? button('unresolve', 'Unresolve') : button('resolve', 'Resolve', true)}
+${issue.status === 'ignored' ? button('unresolve', 'Stop ignoring') : ignoreMenu}
+${issue.forReview ? button('review', 'Mark reviewed') : ''}</div>`
+}
+
+/** How long an ignored issue stays ignored. */
+function ignoreNote(issue: Issue): SafeHtml {
+  if (issue.status !== 'ignored') return html``
+  const parts: string[] = []
+  if (issue.ignoreUntil !== null) parts.push(`until ${isoTime(issue.ignoreUntil)}`)
+  if (issue.ignoreUntilSeen !== null)
+    parts.push(`until ${count(issue.ignoreUntilSeen - issue.timesSeen)} more events`)
+  return parts.length === 0
+    ? html` <span class="small muted">until changed</span>`
+    : html` <span class="small muted">${parts.join(' or ')}</span>`
+}
+
+function eventNav(
+  issue: Issue,
+  event: StoredEvent,
+  n: { newer?: string; older?: string; newest?: string; oldest?: string },
+  period: string,
+): SafeHtml {
+  const link = (id: string | undefined, label: string, rel: string) =>
+    id === undefined || id === event.eventId
+      ? html`<span class="button muted" aria-disabled="true">${label}</span>`
+      : html`<a class="button" rel="${rel}" href="/issues/${issue.id}?event=${id}&period=${period}">${label}</a>`
+  return html`<div class="spread"><div><b>Event</b> <span class="mono">${event.eventId}</span>
+<span class="muted small">received ${isoTime(event.received)} (${relTime(event.received)})</span></div>
+<div class="actions">${link(n.oldest, '« Oldest', 'first')}${link(n.older, '‹ Older', 'prev')}${link(n.newer, 'Newer ›', 'next')}${link(n.newest, 'Newest »', 'last')}</div></div>`
+}
+
+/** The issue page: summary, chart, actions and one event at a time. */
+export async function issueDetailRoutes(app: FastifyInstance, deps: UiDeps): Promise<void> {
+  const { store } = deps.services
+  const findIssue = async (params: unknown) => {
+    const issue = await store.getIssue(pathId(params, 'issueId'))
+    if (issue === undefined) throw new ApiError('not_found', 'There is no such issue.')
+    return issue
+  }
+
+  app.get('/issues/:issueId', async (req, reply) => {
+    const issue = await findIssue(req.params)
+    const q = parseInput(DetailQuery, req.query, 'query')
+    const project = await store.getProject(issue.projectId)
+    const ctx = await pageContext(deps, req, 'issues', project)
+    let event: StoredEvent | undefined
+    if (q.event !== undefined) {
+      event = await store.getEvent(issue.projectId, q.event)
+      if (event?.issueId !== issue.id)
+        throw new ApiError('not_found', 'This issue has no such event.')
+    } else {
+      event = (await store.listIssueEvents(issue.id, { limit: 1 })).events[0]
+    }
+    const now = Date.now()
+    const [svg, neighbours] = await Promise.all([
+      chart(deps, issue, q.period, now),
+      event === undefined ? {} : store.eventNeighbours(issue.id, event.eventId),
+    ])
+    let payload: unknown = {}
+    try {
+      payload = event === undefined ? {} : JSON.parse(event.payload)
+    } catch {
+      payload = {}
+    }
+    const periodLinks = Object.entries(PERIODS).map(([id, p]) =>
+      id === q.period
+        ? html`<b>${p.label}</b>`
+        : html`<a href="/issues/${issue.id}?period=${id}${event === undefined ? '' : `&event=${event.eventId}`}">${p.label}</a>`,
+    )
+    const body = html`<div data-live-issue="${issue.id}" data-project="${issue.projectId}"></div>
+<div class="flash" id="new-events" hidden><span data-count>0</span> new event(s) arrived. <a href="/issues/${issue.id}">Show the newest</a></div>
+<p class="small"><a href="${projectUrl(issue.projectId, 'issues')}">« ${project?.name ?? 'Issues'}</a></p>
+<div class="spread"><div><h1>${issue.title}</h1><div class="mono muted break">${issue.culprit}</div>
+<p><span class="badge ${issue.level}">${issue.level}</span> <span class="badge ${issue.status}">${issue.status}</span>
+${issue.forReview ? html` <span class="badge review">for review</span>` : ''}${ignoreNote(issue)}</p></div>
+${actions(ctx, issue)}</div>
+<div class="stats"><div><b>${count(issue.timesSeen)}</b><span>events</span></div>
+<div><b title="${isoTime(issue.firstSeen)}">${relTime(issue.firstSeen, now)}</b><span>first seen</span></div>
+<div><b title="${isoTime(issue.lastSeen)}">${relTime(issue.lastSeen, now)}</b><span>last seen</span></div></div>
+<div class="card"><div class="spread"><b>Events over time</b><span class="row small">${periodLinks}</span></div>${svg}</div>
+<div class="card">${
+      event === undefined
+        ? html`<p class="muted">No events stored for this issue.</p>`
+        : html`${eventNav(issue, event, neighbours, q.period)}${eventBody(payload, event.component)}`
+    }</div>`
+    return sendPage(reply, layout(ctx, issue.title, body))
+  })
+
+  app.post('/issues/:issueId/action', async (req, reply) => {
+    const issue = await findIssue(req.params)
+    const form = parseInput(ActionForm, req.body, 'action')
+    const opts: IgnoreOptions = {}
+    if (form.for !== undefined) opts.forMs = form.for * 1000
+    if (form.count !== undefined) opts.untilCount = form.count
+    await triage(deps.services).act(issue.projectId, issue.id, form.action, opts)
+    return reply.redirect(`/issues/${issue.id}`, 303)
+  })
+}

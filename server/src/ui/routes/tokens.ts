@@ -1,0 +1,66 @@
+import type { FastifyInstance } from 'fastify'
+import { z } from 'zod'
+import { hashToken, newToken } from '../../accounts/tokens.ts'
+import { parseInput, pathId } from '../../api/validate.ts'
+import { ApiError } from '../../errors.ts'
+import { pageContext, type UiDeps, viewerOf } from '../context.ts'
+import { isoTime } from '../format.ts'
+import { html } from '../html.ts'
+import { layout, postForm, sendPage } from '../layout.ts'
+
+const CreateToken = z.object({ name: z.string().trim().min(1).max(100) })
+
+/** The API token page: list, create (secret shown once), revoke. */
+export async function tokenRoutes(app: FastifyInstance, deps: UiDeps): Promise<void> {
+  const { store } = deps.services
+  const userOf = (req: Parameters<typeof viewerOf>[0]) => {
+    const id = viewerOf(req).userId
+    if (id === null)
+      throw new ApiError(
+        'forbidden',
+        'The admin token has no account: sign in to manage API tokens.',
+      )
+    return id
+  }
+
+  const page = async (
+    req: Parameters<typeof viewerOf>[0],
+    created?: { name: string; secret: string },
+  ) => {
+    const ctx = await pageContext(deps, req, 'account')
+    const tokens = await store.listTokens(userOf(req))
+    const rows = tokens.map(
+      (t) => html`<tr><td><b>${t.name}</b></td><td class="small">${isoTime(t.createdAt)}</td>
+<td>${t.revokedAt === null ? html`<span class="badge ok">active</span>` : html`<span class="badge">revoked ${isoTime(t.revokedAt)}</span>`}</td>
+<td>${t.revokedAt === null ? postForm(ctx, `/account/tokens/${t.id}/revoke`, html`<button class="danger" type="submit">Revoke</button>`, { className: 'inline', confirm: `Revoke the token “${t.name}”? Scripts using it stop working.` }) : ''}</td></tr>`,
+    )
+    const shown =
+      created === undefined
+        ? ''
+        : html`<div class="card"><h2>New token “${created.name}”</h2><p>Copy it now: it is shown only once.</p>
+<div class="dsn"><input id="new-token" type="text" readonly value="${created.secret}" aria-label="New API token"><button type="button" data-copy="new-token">Copy</button></div>
+<p class="small muted">Use it as <code>Authorization: Bearer &lt;token&gt;</code> on <code>/api/0/</code>.</p></div>`
+    const body = html`<h1>API tokens</h1>${shown}
+<div class="card"><h2>Create a token</h2>${postForm(ctx, '/account/tokens', html`<div class="row"><input type="text" name="name" required maxlength="100" placeholder="What is it for? e.g. deploy script" aria-label="Token name"><button class="primary" type="submit">Create token</button></div>`)}</div>
+<div class="table-wrap"><table><thead><tr><th>Name</th><th>Created</th><th>State</th><th></th></tr></thead>
+<tbody>${rows.length === 0 ? html`<tr><td colspan="4" class="empty">No tokens yet.</td></tr>` : rows}</tbody></table></div>`
+    return layout(ctx, 'API tokens', body)
+  }
+
+  app.get('/account/tokens', async (req, reply) => sendPage(reply, await page(req)))
+
+  app.post('/account/tokens', async (req, reply) => {
+    const userId = userOf(req)
+    const { name } = parseInput(CreateToken, req.body, 'token')
+    const secret = newToken()
+    await store.createToken(userId, name, hashToken(secret))
+    return sendPage(reply, await page(req, { name, secret }), 201)
+  })
+
+  app.post('/account/tokens/:tokenId/revoke', async (req, reply) => {
+    const userId = userOf(req)
+    const ok = await store.revokeToken(userId, pathId(req.params, 'tokenId'))
+    if (!ok) throw new ApiError('not_found', 'There is no such active token.')
+    return reply.redirect('/account/tokens', 303)
+  })
+}

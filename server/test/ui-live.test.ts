@@ -1,0 +1,122 @@
+import type { AddressInfo } from 'node:net'
+import type { FastifyInstance } from 'fastify'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createProject, eventEnvelope, sentryAuth, testApp } from './helpers.ts'
+import { createUser, signIn, type UiClient } from './ui-helpers.ts'
+
+let app: FastifyInstance
+let ui: UiClient
+let base: string
+beforeAll(async () => {
+  app = await testApp()
+  await createUser(app)
+  ui = await signIn(app)
+  await app.listen({ host: '127.0.0.1', port: 0 })
+  base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`
+})
+afterAll(async () => {
+  await app.close()
+})
+
+/** Reads SSE messages of a stream as they come. */
+async function openStream(projectId: number) {
+  const ac = new AbortController()
+  const res = await fetch(`${base}/ui/live?project=${projectId}`, {
+    headers: { cookie: ui.cookie, accept: 'text/event-stream' },
+    signal: ac.signal,
+  })
+  expect(res.status).toBe(200)
+  expect(res.headers.get('content-type')).toContain('text/event-stream')
+  const reader = (res.body as ReadableStream<Uint8Array>).getReader()
+  const decoder = new TextDecoder()
+  let buffer = ''
+  const next = async (timeoutMs: number): Promise<{ event: string; data: string } | undefined> => {
+    const deadline = Date.now() + timeoutMs
+    for (;;) {
+      const end = buffer.indexOf('\n\n')
+      if (end !== -1) {
+        const block = buffer.slice(0, end)
+        buffer = buffer.slice(end + 2)
+        const event = /^event: (.*)$/m.exec(block)?.[1]
+        const data = /^data: (.*)$/m.exec(block)?.[1]
+        if (event !== undefined && data !== undefined) return { event, data }
+        continue
+      }
+      const left = deadline - Date.now()
+      if (left <= 0) return undefined
+      const chunk = await Promise.race([
+        reader.read(),
+        new Promise<undefined>((r) => setTimeout(() => r(undefined), left)),
+      ])
+      if (chunk === undefined || chunk.done) return undefined
+      buffer += decoder.decode(chunk.value, { stream: true })
+    }
+  }
+  return { next, close: () => ac.abort() }
+}
+
+const send = (projectId: number, key: string, eventId: string, message: string) =>
+  fetch(`${base}/api/${projectId}/envelope/`, {
+    method: 'POST',
+    headers: { 'x-sentry-auth': sentryAuth(key) },
+    body: eventEnvelope({ event_id: eventId, message, level: 'error', platform: 'node' }),
+  })
+
+describe('live updates', () => {
+  it('pushes a stored event to the project stream within a second', async () => {
+    const p = await createProject(app, 'live')
+    const other = await createProject(app, 'live-other')
+    const stream = await openStream(p.id)
+    try {
+      await send(other.id, other.key, 'b'.repeat(32), 'elsewhere')
+      const t0 = Date.now()
+      const res = await send(p.id, p.key, 'a'.repeat(32), 'live one')
+      expect(res.status).toBe(200)
+      const msg = await stream.next(1000)
+      expect(Date.now() - t0).toBeLessThan(1000)
+      expect(msg?.event).toBe('stored')
+      const data = JSON.parse(msg?.data ?? '{}') as Record<string, unknown>
+      expect(data).toMatchObject({ eventId: 'a'.repeat(32), issueCreated: true })
+      // The page's script then fetches the list fragment, which already holds the issue.
+      const fragment = await ui.get(`/projects/${p.id}/issues/fragment`)
+      expect(fragment.body).toContain(`<tr data-issue="${data['issueId']}">`)
+      expect(fragment.body).toContain('live one')
+      expect(await stream.next(300)).toBeUndefined()
+    } finally {
+      stream.close()
+    }
+  })
+
+  it('refuses the stream without a session and for an unknown project', async () => {
+    const anon = await fetch(`${base}/ui/live?project=1`, {
+      headers: { accept: 'text/event-stream' },
+    })
+    expect(anon.status).toBe(401)
+    await anon.body?.cancel()
+    const missing = await fetch(`${base}/ui/live?project=999999`, {
+      headers: { cookie: ui.cookie },
+    })
+    expect(missing.status).toBe(404)
+    await missing.body?.cancel()
+  })
+
+  it('closes open streams when the server shuts down', async () => {
+    const other = await testApp()
+    await createUser(other)
+    const client = await signIn(other)
+    const p = await createProject(other, 'closing')
+    await other.listen({ host: '127.0.0.1', port: 0 })
+    const url = `http://127.0.0.1:${(other.server.address() as AddressInfo).port}`
+    const res = await fetch(`${url}/ui/live?project=${p.id}`, {
+      headers: { cookie: client.cookie },
+    })
+    const reader = (res.body as ReadableStream<Uint8Array>).getReader()
+    await reader.read()
+    const t0 = Date.now()
+    await other.close()
+    expect(Date.now() - t0).toBeLessThan(2000)
+    let done = false
+    while (!done) done = (await reader.read()).done
+    expect(done).toBe(true)
+  })
+})
