@@ -27,6 +27,12 @@ describe('UI sign-in', () => {
       headers: { accept: 'text/event-stream' },
     })
     expect(live.statusCode).toBe(401)
+    const fragment = await app.inject({
+      method: 'GET',
+      url: '/projects/1/issues/fragment',
+      headers: { 'x-ui-fragment': '1' },
+    })
+    expect(fragment.statusCode).toBe(401)
     const post = await app.inject({
       method: 'POST',
       url: '/projects',

@@ -113,6 +113,15 @@ describe('issue detail', () => {
     expect((await ui.get(`/issues/${issueId}?event=${foreign}`)).statusCode).toBe(404)
   })
 
+  it('opens the issue link that alerts carry', async () => {
+    const p = await project('alert-link')
+    const issueId = await issueIdOf(p.id, await ingest(app, p.id, p.key, { message: 'linked' }))
+    const res = await ui.get(`/projects/${p.id}/issues/${issueId}/`)
+    expect(res.statusCode).toBe(303)
+    expect(res.headers.location).toBe(`/issues/${issueId}`)
+    expect((await ui.get(`/projects/${p.id + 1000}/issues/${issueId}/`)).statusCode).toBe(404)
+  })
+
   it('shows HTML and script from an event as text, never as markup', async () => {
     const p = await project('escaping')
     const evil = '<script>alert("xss")</script>'

@@ -183,14 +183,16 @@ describe.skipIf(node.missing !== undefined)('web UI in Chromium', () => {
     await runDriver(node, { scenario: 'grouping', dsn: state.dsn })
     const calls = await hook.waitForAccepted(3, 10_000)
     const regression = calls
-      .map((c) => c.body as { trigger?: string; issue?: { id?: number } })
+      .map((c) => c.body as { trigger?: string; issue?: { id?: number; url?: string } })
       .find((b) => b.trigger === 'regression')
     expect(regression?.issue?.id).toBe(state.exceptionIssue)
     const mails = await smtp.waitForMessages(3, 10_000)
     expect(mails.map((m) => m.subject)).toContain(
       '[browser-shop] Regression: Error: conformance boom',
     )
-    await go(`/issues/${state.exceptionIssue}`)
+    // The alert's link opens the issue page.
+    await page.goto(regression?.issue?.url ?? '')
+    expect(page.url()).toBe(`${server.url}/issues/${state.exceptionIssue}`)
     expect(await page.locator('.badge.unresolved').count()).toBe(1)
     await go(`/projects/${state.projectId}/settings`)
     await expect

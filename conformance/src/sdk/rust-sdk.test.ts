@@ -175,7 +175,17 @@ describe('ingest-sdk (rust, native)', () => {
       { timeout: 10_000, message: 'the check-in run closed ok' },
     )
     expect(runs).toHaveLength(1)
-    expect(runs[0]).toMatchObject({ status: 'ok', environment: 'test', duration: 1.5 })
+    // The API reports durations in milliseconds (the SDK sent 1.5 s).
+    expect(runs[0]).toMatchObject({ status: 'ok', environment: 'test', duration: 1500 })
+    const monitor = (await health.monitors(project.id)).find(
+      (m) => m.slug === 'rust-conformance-job',
+    )
+    expect(monitor).toMatchObject({
+      schedule: { type: 'crontab', value: '*/5 * * * *' },
+      checkin_margin: 1,
+      max_runtime: 5,
+      timezone: 'UTC',
+    })
   })
 
   it('429 back-off: stores exactly the quota, holds back during the announced time, reports the rest', async ({

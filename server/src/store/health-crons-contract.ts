@@ -208,6 +208,31 @@ export function healthAndCronContract(name: string, open: () => Promise<Store>):
       await store.close()
     })
 
+    it('records the expected run as missed when its check-in comes after the deadline', async () => {
+      const { store, project, checkIn } = await setup()
+      await store.write([{ events: [], outcomes: [], checkIns: [checkIn({})] }])
+      // Expected T0+10, deadline T0+11; the job checks in at T0+12 before any clock tick.
+      const late = checkIn({ checkInId: 'd'.repeat(32), received: T0 + 12 * MINUTE })
+      await store.write([{ events: [], outcomes: [], checkIns: [late] }])
+      const m = await store.getMonitor(project.id, 'job')
+      const { checkIns } = await store.listCheckIns(m?.id ?? 0, {}, { limit: 10 })
+      expect(checkIns.map((c) => [c.status, c.expectedTime])).toEqual([
+        ['ok', T0 + 20 * MINUTE],
+        ['missed', T0 + 10 * MINUTE],
+        ['ok', null],
+      ])
+      expect(m?.environments[0]).toMatchObject({
+        status: 'ok',
+        failures: 0,
+        nextCheckIn: T0 + 20 * MINUTE,
+      })
+      expect((await store.pendingMonitorFailures(10)).map((f) => f.expectedTime)).toEqual([
+        T0 + 10 * MINUTE,
+      ])
+      expect(await store.recordMonitorFailures(T0 + 12 * MINUTE, 100)).toBe(0)
+      await store.close()
+    })
+
     it('gives the clock lease to one holder at a time', async () => {
       const { store } = await setup()
       expect(await store.acquireLease('clock', 'a', T0, 30_000)).toBe(true)

@@ -30,8 +30,11 @@ export const CLIENT_JS = `
       list.querySelectorAll('tr[data-issue]').forEach(function (tr) { before[tr.getAttribute('data-issue')] = true })
       var checked = {}
       list.querySelectorAll('input[name=issue]:checked').forEach(function (i) { checked[i.value] = true })
-      fetch(list.getAttribute('data-fragment'), { credentials: 'same-origin', headers: { accept: 'text/html' } })
-        .then(function (r) { return r.ok ? r.text() : Promise.reject(r.status) })
+      fetch(list.getAttribute('data-fragment'), { credentials: 'same-origin', headers: { accept: 'text/html', 'x-ui-fragment': '1' } })
+        .then(function (r) {
+          if (r.status === 401) window.location.reload()
+          return r.ok ? r.text() : Promise.reject(r.status)
+        })
         .then(function (text) {
           list.innerHTML = text
           list.querySelectorAll('input[name=issue]').forEach(function (i) { if (checked[i.value]) i.checked = true })

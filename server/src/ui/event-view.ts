@@ -8,6 +8,11 @@ import { html, type SafeHtml } from './html.ts'
 
 type Json = Record<string, unknown>
 
+/** Caps that keep a pathological event's page small. */
+const MAX_FRAMES = 200
+const MAX_CHAIN = 20
+const MAX_ROWS = 200
+
 const obj = (v: unknown): Json | undefined =>
   typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Json) : undefined
 const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : [])
@@ -82,11 +87,13 @@ function oneFrame(frame: Json, open: boolean): SafeHtml {
 
 /** Stack frames, most recent call first; runs of library frames fold into one summary. */
 export function stacktrace(st: unknown): SafeHtml {
-  const frames = arr(obj(st)?.['frames'])
+  const all = arr(obj(st)?.['frames'])
     .map(obj)
     .filter((f): f is Json => f !== undefined)
-    .reverse()
-  if (frames.length === 0) return html`<p class="muted small">No stack trace.</p>`
+  if (all.length === 0) return html`<p class="muted small">No stack trace.</p>`
+  // The crash site is last: keep the newest frames of very deep stacks.
+  const frames = all.slice(-MAX_FRAMES).reverse()
+  const hidden = all.length - frames.length
   const anyInApp = frames.some((f) => f['in_app'] === true)
   const out: SafeHtml[] = []
   let firstAppOpen = true
@@ -105,7 +112,7 @@ export function stacktrace(st: unknown): SafeHtml {
       html`<details class="system-frames"><summary>${count(run.length)} library frame${run.length === 1 ? '' : 's'}</summary>${run.map((x) => oneFrame(x, false))}</details>`,
     )
   }
-  return html`<div class="frames">${out}</div>`
+  return html`<div class="frames">${out}${hidden > 0 ? html`<div class="frame"><div class="head muted">${count(hidden)} older frames not shown</div></div>` : ''}</div>`
 }
 
 /** The exception chain: the one thrown first, then what caused it. */
@@ -113,6 +120,7 @@ function exceptions(event: Json): SafeHtml {
   const values = arr(obj(event['exception'])?.['values'])
     .map(obj)
     .filter((v): v is Json => v !== undefined)
+    .slice(-MAX_CHAIN)
   return html`${[...values].reverse().map((v, i) => {
     const mech = obj(v['mechanism'])
     const handled = mech?.['handled']
@@ -153,16 +161,22 @@ export function tagsOf(event: Json): [string, string][] {
   if (Array.isArray(t)) {
     return t
       .filter((p): p is unknown[] => Array.isArray(p) && p.length >= 2)
+      .slice(0, MAX_ROWS)
       .map((p) => [str(p[0]) ?? '', str(p[1]) ?? ''])
   }
   const o = obj(t)
-  return o === undefined ? [] : Object.entries(o).map(([k, v]) => [k, str(v) ?? textOf(v)])
+  return o === undefined
+    ? []
+    : Object.entries(o)
+        .slice(0, MAX_ROWS)
+        .map(([k, v]) => [k, str(v) ?? textOf(v)])
 }
 
 function contexts(event: Json): SafeHtml {
   const ctx = obj(event['contexts'])
   if (ctx === undefined) return html``
   const parts = Object.entries(ctx)
+    .slice(0, 30)
     .map(([name, v]) => [name, obj(v)] as const)
     .filter((e): e is readonly [string, Json] => e[1] !== undefined)
   if (parts.length === 0) return html``

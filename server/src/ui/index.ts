@@ -58,10 +58,10 @@ function viewerResolver(deps: UiDeps) {
   }
 }
 
+/** Page loads are sent to the login form; the page script's fetches and streams get a 401. */
 function wantsHtml(req: FastifyRequest): boolean {
-  return (
-    req.method === 'GET' && !(req.headers.accept ?? 'text/html').startsWith('text/event-stream')
-  )
+  if (req.method !== 'GET' || req.headers['x-ui-fragment'] !== undefined) return false
+  return !(req.headers.accept ?? 'text/html').startsWith('text/event-stream')
 }
 
 /** Renders errors of UI routes as HTML pages (the API keeps its JSON bodies). */

@@ -160,5 +160,7 @@ export function sqliteIngest(db: Database.Database): IngestStore {
     return results
   })
 
-  return { write: async (units) => writeAll(units) }
+  // IMMEDIATE takes the write lock up front: the reads inside then never race another
+  // connection's writes into SQLITE_BUSY_SNAPSHOT.
+  return { write: async (units) => writeAll.immediate(units) }
 }

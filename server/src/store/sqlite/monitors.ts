@@ -541,7 +541,8 @@ export function sqliteMonitors(db: Database.Database): MonitorStore {
     noteTick: async (name, holder, tick) => {
       noteTick.run(tick, name, holder)
     },
-    recordMonitorFailures: async (now, limit) => recordFailures(now, limit),
+    // IMMEDIATE: the write lock up front, so the reads cannot race another node's writes.
+    recordMonitorFailures: async (now, limit) => recordFailures.immediate(now, limit),
     pendingMonitorFailures: async (limit) =>
       pending
         .all(limit)

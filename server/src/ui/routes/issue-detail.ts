@@ -166,6 +166,14 @@ ${actions(ctx, issue)}</div>
     return sendPage(reply, layout(ctx, issue.title, body))
   })
 
+  // The link alerts carry (`alerts/message.ts` issueUrl): same page, project in the path.
+  app.get('/projects/:projectId/issues/:issueId', async (req, reply) => {
+    const issue = await findIssue(req.params)
+    if (issue.projectId !== pathId(req.params, 'projectId'))
+      throw new ApiError('not_found', 'There is no such issue in this project.')
+    return reply.redirect(`/issues/${issue.id}`, 303)
+  })
+
   app.post('/issues/:issueId/action', async (req, reply) => {
     const issue = await findIssue(req.params)
     const form = parseInput(ActionForm, req.body, 'action')

@@ -5,6 +5,7 @@ import { createAlertRule, deleteAlertRule, listAlertRules } from '../../alerts/r
 import { keyJson } from '../../api/format.ts'
 import { parseInput, pathId } from '../../api/validate.ts'
 import { createComponentKey, revokeProjectKey } from '../../components/keys.ts'
+import { LABEL_RULES, MAX_LABEL_LENGTH } from '../../components/labels.ts'
 import { ApiError } from '../../errors.ts'
 import type { AlertCondition, AlertRule, Project } from '../../store/types.ts'
 import { pageContext, projectParam, type UiDeps } from '../context.ts'
@@ -147,7 +148,7 @@ export async function settingsRoutes(app: FastifyInstance, deps: UiDeps): Promis
 <div class="card"><h2>DSN keys</h2>
 <p class="muted">A component DSN is an extra key for one part of the product (a worker, a CLI…): its events land in this project's issues and can be filtered by component.</p>
 <div class="table-wrap"><table><thead><tr><th>Key</th><th>DSN</th><th>Created</th><th></th></tr></thead><tbody>${keyRows}</tbody></table></div>
-<h3>Mint a component DSN</h3>${postForm(ctx, `/projects/${project.id}/settings/keys`, html`<div class="row"><input type="text" name="label" required maxlength="64" placeholder="component label, e.g. worker" aria-label="Component label"><button class="primary" type="submit">Create component DSN</button></div>`)}</div>
+<h3>Mint a component DSN</h3>${postForm(ctx, `/projects/${project.id}/settings/keys`, html`<div class="row"><input type="text" name="label" required maxlength="${MAX_LABEL_LENGTH}" placeholder="component label, e.g. worker" aria-label="Component label" title="${LABEL_RULES}"><button class="primary" type="submit">Create component DSN</button></div><p class="small muted">Label: ${LABEL_RULES}.</p>`)}</div>
 <div class="card"><h2>Quota</h2>
 <p class="muted">${quota === null ? 'No quota: every event is accepted.' : `At most ${count(quota.events)} events per ${count(quota.windowSeconds)} s; further events are refused with 429 and counted as over quota.`}</p>
 ${postForm(
