@@ -199,7 +199,7 @@ async function testAll() {
   const clippy = ['clippy', '--all-targets', '--all-features', '--', '-D', 'warnings']
   check('cargo clippy', (await run(cargo, clippy)).code === 0)
 
-  const test = await run(cargo, ['test', '--all-features'], { capture: true })
+  const test = await run(cargo, ['test', '--all-features', '--no-fail-fast'], { capture: true })
   const counts = cargoCounts(test.out)
   if (test.code !== 0 && counts.failed === 0) {
     check('cargo test', false, `exit ${test.code} without a failed test (build error?)`)

@@ -81,6 +81,12 @@ describe('live updates', () => {
       const fragment = await ui.get(`/projects/${p.id}/issues/fragment`)
       expect(fragment.body).toContain(`<tr data-issue="${data['issueId']}">`)
       expect(fragment.body).toContain('live one')
+      expect(JSON.parse(String(fragment.headers['x-tab-counts']))).toEqual({
+        review: 1,
+        unresolved: 1,
+        resolved: 0,
+        ignored: 0,
+      })
       expect(await stream.next(300)).toBeUndefined()
     } finally {
       stream.close()

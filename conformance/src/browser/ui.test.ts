@@ -154,6 +154,9 @@ describe.skipIf(node.missing !== undefined)('web UI in Chromium', () => {
     await expect
       .poll(() => page.textContent('#issue-list'), { timeout: 1_000 })
       .toMatch(/Error: conformance boom[\s\S]*2|2[\s\S]*Error: conformance boom/)
+    await expect
+      .poll(() => page.textContent('.tabs a[data-tab=unresolved] .count'), { timeout: 1_000 })
+      .toBe('2')
     expect(await page.evaluate('window.__sameDocument')).toBe(true)
     const exceptionEvent = report.groups['exception']?.[0] ?? ''
     state.exceptionIssue = Number((await api.event(state.projectId, exceptionEvent))?.issue_id)

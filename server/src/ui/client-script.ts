@@ -33,7 +33,14 @@ export const CLIENT_JS = `
       fetch(list.getAttribute('data-fragment'), { credentials: 'same-origin', headers: { accept: 'text/html', 'x-ui-fragment': '1' } })
         .then(function (r) {
           if (r.status === 401) window.location.reload()
-          return r.ok ? r.text() : Promise.reject(r.status)
+          if (!r.ok) return Promise.reject(r.status)
+          var counts = {}
+          try { counts = JSON.parse(r.headers.get('x-tab-counts') || '{}') } catch (err) {}
+          Object.keys(counts).forEach(function (tab) {
+            var el = document.querySelector('.tabs a[data-tab="' + tab + '"] .count')
+            if (el && typeof counts[tab] === 'number') el.textContent = counts[tab].toLocaleString('en-US')
+          })
+          return r.text()
         })
         .then(function (text) {
           list.innerHTML = text

@@ -125,6 +125,7 @@ tr.on td { background: #f7f9ff; }
 .button[aria-disabled=true] { opacity: .45; cursor: default; }
 .button[aria-disabled=true]:hover { border-color: var(--line); }
 input[type=number] { width: 7rem; }
+input[type=text]:not([readonly]), input[type=url] { min-width: 18rem; }
 .card > h2:first-child, .card > h1:first-child { margin-top: 0; }
 .snippet-head { display: flex; justify-content: space-between; align-items: center; margin-top: 1.25rem; }
 .snippet-head h3 { margin: 0; }

@@ -133,7 +133,7 @@ export async function issueListRoutes(app: FastifyInstance, deps: UiDeps): Promi
     ])
     const tabs = html`<div class="tabs">${TABS.map(
       (t) =>
-        html`<a href="${listUrl(project.id, { ...q, tab: t.id, cursor: '' })}" class="${t.id === q.tab ? 'on' : ''}">${t.label}<span class="count">${count(counts[t.id])}</span></a>`,
+        html`<a href="${listUrl(project.id, { ...q, tab: t.id, cursor: '' })}" class="${t.id === q.tab ? 'on' : ''}" data-tab="${t.id}">${t.label}<span class="count">${count(counts[t.id])}</span></a>`,
     )}</div>`
     const fragment = listUrl(project.id, q, 'issues/fragment')
     const body = html`<div class="spread"><h1>${project.name}: issues</h1><span class="live-note" data-live-note>Live updates</span></div>
@@ -151,8 +151,13 @@ ${postForm(
   app.get('/projects/:projectId/issues/fragment', async (req, reply) => {
     const project = await projectParam(deps, req.params)
     const q = parseInput(ListQuery, req.query, 'query')
-    const page = await loadPage(deps, project, q)
+    const [page, counts] = await Promise.all([
+      loadPage(deps, project, q),
+      triage(deps.services).tabCounts(project.id),
+    ])
+    // The page script updates the tab counts from this header.
     return reply
+      .header('x-tab-counts', JSON.stringify(counts))
       .type('text/html; charset=utf-8')
       .send(issueRows(page.issues, q, project, page.next, Date.now()).value)
   })
