@@ -1,7 +1,16 @@
 import type { FastifyInstance } from 'fastify'
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { ADMIN, createProject, eid, type TestProject, testApp } from './helpers.ts'
-import { envelopeOf, outcomeMap, postEnvelope, storedEvents } from './outcome-helpers.ts'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import {
+  ADMIN,
+  createProject,
+  eid,
+  envelopeOf,
+  freezeDate,
+  postEnvelope,
+  type TestProject,
+  testApp,
+} from './helpers.ts'
+import { outcomeMap, storedEvents } from './outcome-helpers.ts'
 
 const HOUR = 3_600_000
 const NOW = Date.UTC(2026, 0, 5, 10, 30, 0)
@@ -9,16 +18,15 @@ const NOW = Date.UTC(2026, 0, 5, 10, 30, 0)
 let app: FastifyInstance
 let p: TestProject
 
+freezeDate(NOW)
+
 beforeEach(async () => {
-  vi.useFakeTimers({ toFake: ['Date'] })
-  vi.setSystemTime(NOW)
   app = await testApp()
   p = await createProject(app)
 })
 
 afterEach(async () => {
   await app.close()
-  vi.useRealTimers()
 })
 
 /** The hour buckets (ISO start → client_discard count) between two times. */

@@ -5,8 +5,8 @@ import type Database from 'better-sqlite3'
 import type { FastifyInstance } from 'fastify'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { CronClock } from '../src/crons/clock.ts'
-import { adminGet, sendItems } from './health-helpers.ts'
-import { createProject, issuesOf, type TestProject, testApp } from './helpers.ts'
+import { adminGet } from './health-helpers.ts'
+import { createProject, issuesOf, sendItems, type TestProject, testApp } from './helpers.ts'
 
 const MINUTE = 60_000
 

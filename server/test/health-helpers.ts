@@ -1,35 +1,5 @@
 import type { FastifyInstance } from 'fastify'
-import { ADMIN, sentryAuth } from './helpers.ts'
-
-/** An envelope of `[type, payload]` items (payload JSON-encoded unless already a string). */
-export function itemsEnvelope(
-  items: [string, unknown][],
-  header: Record<string, unknown> = {},
-): string {
-  const parts = [JSON.stringify(header)]
-  for (const [type, payload] of items) {
-    parts.push(
-      JSON.stringify({ type }),
-      typeof payload === 'string' ? payload : JSON.stringify(payload),
-    )
-  }
-  return parts.join('\n')
-}
-
-/** Posts items to a project's envelope endpoint with its key, Python style. */
-export function sendItems(
-  app: FastifyInstance,
-  project: { id: number; key: string },
-  items: [string, unknown][],
-  header: Record<string, unknown> = {},
-) {
-  return app.inject({
-    method: 'POST',
-    url: `/api/${project.id}/envelope/`,
-    headers: { 'x-sentry-auth': sentryAuth(project.key) },
-    payload: itemsEnvelope(items, header),
-  })
-}
+import { ADMIN } from './helpers.ts'
 
 /** GET on the management API as admin, parsed as JSON (status checked by the caller). */
 export async function adminGet<T = unknown>(app: FastifyInstance, url: string) {

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify'
+import { afterEach, beforeEach, vi } from 'vitest'
 import { buildApp } from '../src/app.ts'
 import { type Config, testConfig } from '../src/config.ts'
 
@@ -15,6 +16,20 @@ export interface TestProject {
 /** Builds an in-memory app for `inject()` tests; close it in afterEach/afterAll. */
 export async function testApp(overrides: Partial<Config> = {}): Promise<FastifyInstance> {
   return buildApp(testConfig(overrides))
+}
+
+/**
+ * Freezes `Date` (only; timers keep running) at `now` for each test of the file. Call it before
+ * the file's own hooks: hooks run in stack order, so apps are built and closed in frozen time.
+ */
+export function freezeDate(now: number): void {
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ['Date'] })
+    vi.setSystemTime(now)
+  })
+  afterEach(() => {
+    vi.useRealTimers()
+  })
 }
 
 /** Creates a project through the management API. */
@@ -45,6 +60,41 @@ export function eventEnvelope(
   header: Record<string, unknown> = {},
 ): string {
   return `${JSON.stringify({ event_id: event['event_id'], ...header })}\n{"type":"event"}\n${JSON.stringify(event)}`
+}
+
+/** An envelope of `[type, payload]` items (payload JSON-encoded unless already a string). */
+export function envelopeOf(
+  items: [string, unknown][],
+  header: Record<string, unknown> = {},
+): string {
+  const parts = [JSON.stringify(header)]
+  for (const [type, payload] of items) {
+    parts.push(
+      JSON.stringify({ type }),
+      typeof payload === 'string' ? payload : JSON.stringify(payload),
+    )
+  }
+  return parts.join('\n')
+}
+
+/** Posts an envelope with the project's key in X-Sentry-Auth, Python style. */
+export function postEnvelope(app: FastifyInstance, projectId: number, key: string, body: string) {
+  return app.inject({
+    method: 'POST',
+    url: `/api/${projectId}/envelope/`,
+    headers: { 'x-sentry-auth': sentryAuth(key) },
+    payload: body,
+  })
+}
+
+/** Posts items in one envelope to a project's envelope endpoint with its key. */
+export function sendItems(
+  app: FastifyInstance,
+  project: { id: number; key: string },
+  items: [string, unknown][],
+  header: Record<string, unknown> = {},
+) {
+  return postEnvelope(app, project.id, project.key, envelopeOf(items, header))
 }
 
 /** Lists a project's issues through the API. */

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify'
-import { ADMIN, eid, sentryAuth } from './helpers.ts'
+import { ADMIN, eid, envelopeOf } from './helpers.ts'
 
 /** One summed outcome counter as `GET /outcomes/` returns it. */
 export interface TotalRow {
@@ -11,21 +11,6 @@ export interface TotalRow {
   description: string
 }
 
-/** An envelope of several items: `[type, payload]` pairs (payload JSON-encoded unless a string). */
-export function envelopeOf(
-  items: [string, unknown][],
-  header: Record<string, unknown> = {},
-): string {
-  const parts = [JSON.stringify(header)]
-  for (const [type, payload] of items) {
-    parts.push(
-      JSON.stringify({ type }),
-      typeof payload === 'string' ? payload : JSON.stringify(payload),
-    )
-  }
-  return parts.join('\n')
-}
-
 /** `n` message events with ids `eid(from)`, `eid(from + 1)`, … in one envelope. */
 export function eventsEnvelope(from: number, n: number): string {
   const items: [string, unknown][] = []
@@ -33,16 +18,6 @@ export function eventsEnvelope(from: number, n: number): string {
     items.push(['event', { event_id: eid(i), message: 'quota test', level: 'error' }])
   }
   return envelopeOf(items)
-}
-
-/** Posts an envelope with the project's key in X-Sentry-Auth. */
-export function postEnvelope(app: FastifyInstance, projectId: number, key: string, body: string) {
-  return app.inject({
-    method: 'POST',
-    url: `/api/${projectId}/envelope/`,
-    headers: { 'x-sentry-auth': sentryAuth(key) },
-    payload: body,
-  })
 }
 
 /** Sets (or with null removes) a project's quota through the API. */

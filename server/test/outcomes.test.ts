@@ -2,13 +2,21 @@ import { gzipSync } from 'node:zlib'
 import type { FastifyInstance } from 'fastify'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { DEFAULT_LIMITS } from '../src/config.ts'
-import { ADMIN, createProject, eid, sentryAuth, type TestProject, testApp } from './helpers.ts'
 import {
+  ADMIN,
+  createProject,
+  eid,
   envelopeOf,
+  freezeDate,
+  postEnvelope,
+  sentryAuth,
+  type TestProject,
+  testApp,
+} from './helpers.ts'
+import {
   eventsEnvelope,
   outcomeMap,
   outcomeTotals,
-  postEnvelope,
   setQuota,
   storedEvents,
 } from './outcome-helpers.ts'
@@ -19,16 +27,15 @@ const T0 = Date.UTC(2026, 0, 5, 10, 0, 0)
 let app: FastifyInstance
 let p: TestProject
 
+freezeDate(T0 + 5 * 60_000)
+
 beforeEach(async () => {
-  vi.useFakeTimers({ toFake: ['Date'] })
-  vi.setSystemTime(T0 + 5 * 60_000)
   app = await testApp({ limits: { ...DEFAULT_LIMITS, maxEvent: 4096, maxCompressedBody: 64_000 } })
   p = await createProject(app)
 })
 
 afterEach(async () => {
   await app.close()
-  vi.useRealTimers()
 })
 
 /** A second, labelled DSN key of the project (component key). */

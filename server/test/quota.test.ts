@@ -1,14 +1,17 @@
 import type { FastifyInstance } from 'fastify'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { ADMIN, createProject, eid, sentryAuth, type TestProject, testApp } from './helpers.ts'
 import {
+  ADMIN,
+  createProject,
+  eid,
   envelopeOf,
-  eventsEnvelope,
-  outcomeMap,
+  freezeDate,
   postEnvelope,
-  setQuota,
-  storedEvents,
-} from './outcome-helpers.ts'
+  sentryAuth,
+  type TestProject,
+  testApp,
+} from './helpers.ts'
+import { eventsEnvelope, outcomeMap, setQuota, storedEvents } from './outcome-helpers.ts'
 
 const T0 = Date.UTC(2026, 0, 5, 10, 0, 0)
 const LIMIT = /^(\d+):error:project:quota_exceeded$/
@@ -16,16 +19,15 @@ const LIMIT = /^(\d+):error:project:quota_exceeded$/
 let app: FastifyInstance
 let p: TestProject
 
+freezeDate(T0)
+
 beforeEach(async () => {
-  vi.useFakeTimers({ toFake: ['Date'] })
-  vi.setSystemTime(T0)
   app = await testApp()
   p = await createProject(app)
 })
 
 afterEach(async () => {
   await app.close()
-  vi.useRealTimers()
 })
 
 describe('quota settings', () => {

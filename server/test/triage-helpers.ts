@@ -1,7 +1,7 @@
 /** Helpers shared by the triage, alert and component tests. */
 import { randomUUID } from 'node:crypto'
 import type { FastifyInstance, InjectOptions } from 'fastify'
-import { ADMIN, eventEnvelope, sentryAuth } from './helpers.ts'
+import { ADMIN, eventEnvelope, postEnvelope } from './helpers.ts'
 
 /** An issue as the API returns it, with the triage fields. */
 export interface IssueBody {
@@ -23,18 +23,8 @@ export async function sendEvent(
   extra: Record<string, unknown> = {},
 ): Promise<string> {
   const eventId = randomUUID().replaceAll('-', '')
-  const res = await app.inject({
-    method: 'POST',
-    url: `/api/${projectId}/envelope/`,
-    headers: { 'x-sentry-auth': sentryAuth(key) },
-    payload: eventEnvelope({
-      event_id: eventId,
-      message,
-      level: 'error',
-      platform: 'node',
-      ...extra,
-    }),
-  })
+  const event = { event_id: eventId, message, level: 'error', platform: 'node', ...extra }
+  const res = await postEnvelope(app, projectId, key, eventEnvelope(event))
   if (res.statusCode !== 200) throw new Error(`ingest failed: ${res.statusCode} ${res.body}`)
   return eventId
 }

@@ -10,29 +10,12 @@
 //   fail      withMonitor around a job that throws: the SDK sends an error check-in
 // Prints one JSON line {"sdk":{"package","version"},"scenario","slug","check_in_ids":[…]}.
 
+import { flushAndReport, parseArgs, scenarioOf, startSdk } from './common.mjs'
+
 const USAGE = 'usage: crons.mjs <scenario> --slug <slug> [--sdk <package>]'
-const PACKAGES = ['@sentry/node', 'sentry-node-8', 'sentry-node-9', 'sentry-node-10']
 
-function parseArgs(argv) {
-  const args = { sdk: process.env.SENTRY_TEST_SDK || '@sentry/node' }
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]
-    if (arg === '--sdk') args.sdk = argv[++i]
-    else if (arg === '--slug') args.slug = argv[++i]
-    else if (args.scenario === undefined) args.scenario = arg
-    else throw new Error(`unexpected argument ${arg}\n${USAGE}`)
-  }
-  if (!PACKAGES.includes(args.sdk)) throw new Error(`unknown SDK package ${args.sdk}`)
-  if (args.scenario === undefined || args.slug === undefined) throw new Error(USAGE)
-  return args
-}
-
-const args = parseArgs(process.argv.slice(2))
-const dsn = process.env.SENTRY_TEST_DSN
-if (!dsn) throw new Error('SENTRY_TEST_DSN is not set')
-
-const Sentry = await import(args.sdk)
-Sentry.init({ dsn, release: 'crons@1.0.0', environment: 'test', tracesSampleRate: 0 })
+const args = parseArgs(process.argv.slice(2), USAGE, { options: ['slug'], required: ['slug'] })
+const Sentry = await startSdk(args.sdk, { release: 'crons@1.0.0' })
 
 const crontab = {
   schedule: { type: 'crontab', value: '*/5 * * * *' },
@@ -72,13 +55,10 @@ const scenarios = {
   },
 }
 
-const run = scenarios[args.scenario]
-if (run === undefined)
-  throw new Error(`unknown scenario ${args.scenario}: ${Object.keys(scenarios)}`)
+const run = scenarioOf(scenarios, args.scenario)
 const ids = await run()
-const flushed = await Sentry.flush(5000)
-const sdk = { package: args.sdk, version: Sentry.SDK_VERSION }
-process.stdout.write(
-  `${JSON.stringify({ sdk, scenario: args.scenario, slug: args.slug, check_in_ids: ids })}\n`,
-)
-process.exitCode = flushed ? 0 : 1
+await flushAndReport(Sentry, args.sdk, {
+  scenario: args.scenario,
+  slug: args.slug,
+  check_in_ids: ids,
+})

@@ -12,25 +12,11 @@
 //   unsupported tracing on (transactions), a log line and an attachment with one event.
 // Prints one JSON line like send.mjs: {"sdk","scenario","event_ids","groups"}.
 
+import { eventFields, flushAndReport, parseArgs, scenarioOf, startSdk } from './common.mjs'
+
 const USAGE = 'usage: quota.mjs <scenario> [--sdk <package>]'
-const PACKAGES = ['@sentry/node', 'sentry-node-8', 'sentry-node-9', 'sentry-node-10']
 /** The window the test configures; waiting this long outlasts any Retry-After it announces. */
 const WINDOW_SECONDS = 4
-
-function parseArgs(argv) {
-  let sdk = process.env.SENTRY_TEST_SDK || '@sentry/node'
-  let scenario
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]
-    if (arg === '--sdk') sdk = argv[++i]
-    else if (arg.startsWith('--sdk=')) sdk = arg.slice('--sdk='.length)
-    else if (scenario === undefined) scenario = arg
-    else throw new Error(`unexpected argument ${arg}\n${USAGE}`)
-  }
-  if (!PACKAGES.includes(sdk)) throw new Error(`unknown SDK package ${sdk}; one of ${PACKAGES}`)
-  if (scenario === undefined) throw new Error(USAGE)
-  return { sdk, scenario }
-}
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
 
@@ -92,27 +78,14 @@ const scenarios = {
   },
 }
 
-const { sdk, scenario } = parseArgs(process.argv.slice(2))
-const run = scenarios[scenario]
-if (run === undefined) throw new Error(`unknown scenario ${scenario}: ${Object.keys(scenarios)}`)
-const dsn = process.env.SENTRY_TEST_DSN
-if (!dsn) throw new Error('SENTRY_TEST_DSN is not set')
-
-const Sentry = await import(sdk)
+const { sdk, scenario } = parseArgs(process.argv.slice(2), USAGE)
+const run = scenarioOf(scenarios, scenario)
 const tracing =
   scenario === 'unsupported'
     ? // v11 streams `span` items unless the static (transaction) lifecycle is chosen; v9 needs
       // enableLogs for the logger, v10+ send logs by default.
       { tracesSampleRate: 1, traceLifecycle: 'static', enableLogs: true }
-    : { tracesSampleRate: 0 }
-Sentry.init({ dsn, release: 'conformance@1.0.0', environment: 'test', ...tracing })
+    : {}
+const Sentry = await startSdk(sdk, { release: 'conformance@1.0.0', ...tracing })
 const groups = await run(Sentry, sdk)
-const flushed = await Sentry.flush(5000)
-const report = {
-  sdk: { package: sdk, version: Sentry.SDK_VERSION },
-  scenario,
-  event_ids: Object.values(groups).flat(),
-  groups,
-}
-process.stdout.write(`${JSON.stringify(report)}\n`)
-process.exitCode = flushed ? 0 : 1
+await flushAndReport(Sentry, sdk, eventFields(scenario, groups))

@@ -9,23 +9,9 @@
 // "groups"} where groups maps an expected-issue label to the event ids that belong to it.
 // Exit code 0 only if the SDK reports a complete flush.
 
-const USAGE = 'usage: send.mjs <scenario> [--sdk <package>]'
-const PACKAGES = ['@sentry/node', 'sentry-node-8', 'sentry-node-9', 'sentry-node-10']
+import { eventFields, flushAndReport, parseArgs, scenarioOf, startSdk } from './common.mjs'
 
-function parseArgs(argv) {
-  let sdk = process.env.SENTRY_TEST_SDK || '@sentry/node'
-  let scenario
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]
-    if (arg === '--sdk') sdk = argv[++i]
-    else if (arg.startsWith('--sdk=')) sdk = arg.slice('--sdk='.length)
-    else if (scenario === undefined) scenario = arg
-    else throw new Error(`unexpected argument ${arg}\n${USAGE}`)
-  }
-  if (!PACKAGES.includes(sdk)) throw new Error(`unknown SDK package ${sdk}; one of ${PACKAGES}`)
-  if (scenario === undefined) throw new Error(USAGE)
-  return { sdk, scenario }
-}
+const USAGE = 'usage: send.mjs <scenario> [--sdk <package>]'
 
 // The thrower sits in its own function and is always called from the same line, so both
 // captures carry identical stack traces: one issue, two events.
@@ -54,21 +40,8 @@ const scenarios = {
   },
 }
 
-const { sdk, scenario } = parseArgs(process.argv.slice(2))
-const run = scenarios[scenario]
-if (run === undefined) throw new Error(`unknown scenario ${scenario}: ${Object.keys(scenarios)}`)
-const dsn = process.env.SENTRY_TEST_DSN
-if (!dsn) throw new Error('SENTRY_TEST_DSN is not set')
-
-const Sentry = await import(sdk)
-Sentry.init({ dsn, release: 'conformance@1.0.0', environment: 'test', tracesSampleRate: 0 })
+const { sdk, scenario } = parseArgs(process.argv.slice(2), USAGE)
+const run = scenarioOf(scenarios, scenario)
+const Sentry = await startSdk(sdk, { release: 'conformance@1.0.0' })
 const groups = await run(Sentry)
-const flushed = await Sentry.flush(5000)
-const report = {
-  sdk: { package: sdk, version: Sentry.SDK_VERSION },
-  scenario,
-  event_ids: Object.values(groups).flat(),
-  groups,
-}
-process.stdout.write(`${JSON.stringify(report)}\n`)
-process.exitCode = flushed ? 0 : 1
+await flushAndReport(Sentry, sdk, eventFields(scenario, groups))

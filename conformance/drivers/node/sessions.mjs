@@ -12,44 +12,24 @@
 //           sends them as a `sessions` aggregate (2 exited, 1 errored)
 // Prints one JSON line {"sdk":{"package","version"},"scenario","release"} before finishing.
 
+import { flushAndReport, parseArgs, report, scenarioOf, startSdk } from './common.mjs'
+
 const USAGE = 'usage: sessions.mjs <scenario> --release <r> [--user <id>] [--sdk <package>]'
-const PACKAGES = ['@sentry/node', 'sentry-node-8', 'sentry-node-9', 'sentry-node-10']
 
-function parseArgs(argv) {
-  const args = { sdk: process.env.SENTRY_TEST_SDK || '@sentry/node' }
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]
-    if (arg === '--sdk') args.sdk = argv[++i]
-    else if (arg === '--release') args.release = argv[++i]
-    else if (arg === '--user') args.user = argv[++i]
-    else if (args.scenario === undefined) args.scenario = arg
-    else throw new Error(`unexpected argument ${arg}\n${USAGE}`)
-  }
-  if (!PACKAGES.includes(args.sdk)) throw new Error(`unknown SDK package ${args.sdk}`)
-  if (args.scenario === undefined || args.release === undefined) throw new Error(USAGE)
-  return args
-}
-
-const args = parseArgs(process.argv.slice(2))
-const dsn = process.env.SENTRY_TEST_DSN
-if (!dsn) throw new Error('SENTRY_TEST_DSN is not set')
-
-const Sentry = await import(args.sdk)
-Sentry.init({ dsn, release: args.release, environment: 'test', tracesSampleRate: 0 })
+const args = parseArgs(process.argv.slice(2), USAGE, {
+  options: ['release', 'user'],
+  required: ['release'],
+})
+const Sentry = await startSdk(args.sdk, { release: args.release })
 if (args.user !== undefined) Sentry.setUser({ id: args.user })
 
-const report = () =>
-  process.stdout.write(
-    `${JSON.stringify({ sdk: { package: args.sdk, version: Sentry.SDK_VERSION }, scenario: args.scenario, release: args.release })}\n`,
-  )
+const fields = { scenario: args.scenario, release: args.release }
 
 /** Ends the process session after pending events updated it (sdks.md §1.10). */
 async function endCleanly() {
   await Sentry.flush(5000)
   Sentry.endSession()
-  const flushed = await Sentry.flush(5000)
-  report()
-  process.exitCode = flushed ? 0 : 1
+  await flushAndReport(Sentry, args.sdk, fields)
 }
 
 async function http() {
@@ -70,9 +50,7 @@ async function http() {
   }
   server.close()
   // Request sessions are aggregated per minute and sent on flush.
-  const flushed = await Sentry.flush(5000)
-  report()
-  process.exitCode = flushed ? 0 : 1
+  await flushAndReport(Sentry, args.sdk, fields)
 }
 
 const scenarios = {
@@ -82,7 +60,7 @@ const scenarios = {
     await endCleanly()
   },
   async crash() {
-    report()
+    report(Sentry, args.sdk, fields)
     setTimeout(() => {
       throw new Error('conformance crash')
     })
@@ -90,7 +68,4 @@ const scenarios = {
   http,
 }
 
-const run = scenarios[args.scenario]
-if (run === undefined)
-  throw new Error(`unknown scenario ${args.scenario}: ${Object.keys(scenarios)}`)
-await run()
+await scenarioOf(scenarios, args.scenario)()

@@ -12,13 +12,13 @@ Prints one JSON line {"sdk":{"package","version"},"scenario","slug","check_in_id
 """
 
 import argparse
-import json
-import os
 import sys
 import time
 
 import sentry_sdk
 from sentry_sdk.crons import capture_checkin
+
+from common import flush_and_report, start_sdk
 
 CRONTAB = {
     "schedule": {"type": "crontab", "value": "*/5 * * * *"},
@@ -69,15 +69,9 @@ def main(argv):
     parser.add_argument("scenario", choices=sorted(SCENARIOS))
     parser.add_argument("--slug", required=True)
     args = parser.parse_args(argv)
-    dsn = os.environ.get("SENTRY_TEST_DSN")
-    if not dsn:
-        sys.exit("SENTRY_TEST_DSN is not set")
-    sentry_sdk.init(dsn=dsn, release="crons@1.0.0", environment="test", traces_sample_rate=0)
+    start_sdk("crons@1.0.0")
     ids = SCENARIOS[args.scenario](args.slug)
-    sentry_sdk.flush(timeout=5)
-    sdk = {"package": "sentry-sdk", "version": sentry_sdk.VERSION}
-    out = {"sdk": sdk, "scenario": args.scenario, "slug": args.slug, "check_in_ids": ids}
-    print(json.dumps(out), flush=True)
+    flush_and_report(args.scenario, slug=args.slug, check_in_ids=ids)
 
 
 if __name__ == "__main__":

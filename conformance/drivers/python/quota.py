@@ -13,8 +13,6 @@ Scenarios (the test sets the project's quota first; the numbers here must match 
 Prints one JSON line like send.py: {"sdk","scenario","event_ids","groups"}.
 """
 
-import json
-import os
 import sys
 import time
 import uuid
@@ -22,6 +20,8 @@ from datetime import datetime, timezone
 
 import sentry_sdk
 from sentry_sdk.envelope import Envelope, Item, PayloadRef
+
+from common import report_groups, scenario_arg, start_sdk
 
 # The window the test configures; waiting this long outlasts any Retry-After it announces.
 WINDOW_SECONDS = 4
@@ -85,28 +85,10 @@ SCENARIOS = {"ratelimit": ratelimit, "partial": partial, "unsupported": unsuppor
 
 
 def main(argv):
-    if len(argv) != 1 or argv[0] not in SCENARIOS:
-        sys.exit(f"usage: quota.py <scenario>; scenarios: {', '.join(SCENARIOS)}")
-    dsn = os.environ.get("SENTRY_TEST_DSN")
-    if not dsn:
-        sys.exit("SENTRY_TEST_DSN is not set")
-    rate = 1.0 if argv[0] == "unsupported" else 0
-    sentry_sdk.init(
-        dsn=dsn,
-        release="conformance@1.0.0",
-        environment="test",
-        traces_sample_rate=rate,
-        enable_logs=True,
-    )
-    groups = SCENARIOS[argv[0]]()
-    sentry_sdk.flush(timeout=5)
-    result = {
-        "sdk": {"package": "sentry-sdk", "version": sentry_sdk.VERSION},
-        "scenario": argv[0],
-        "event_ids": [event_id for ids in groups.values() for event_id in ids],
-        "groups": groups,
-    }
-    print(json.dumps(result), flush=True)
+    scenario = scenario_arg(argv, "quota.py", SCENARIOS)
+    rate = 1.0 if scenario == "unsupported" else 0
+    start_sdk("conformance@1.0.0", traces_sample_rate=rate, enable_logs=True)
+    report_groups(scenario, SCENARIOS[scenario]())
 
 
 if __name__ == "__main__":

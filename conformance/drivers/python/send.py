@@ -9,11 +9,11 @@ the scenario fails. The transport compresses every request (gzip here: brotli is
 installed in the venv; with it the SDK would switch to br).
 """
 
-import json
-import os
 import sys
 
 import sentry_sdk
+
+from common import report_groups, scenario_arg, start_sdk
 
 
 def divide(numerator, denominator):
@@ -37,22 +37,9 @@ SCENARIOS = {"grouping": grouping}
 
 
 def main(argv):
-    if len(argv) != 1 or argv[0] not in SCENARIOS:
-        sys.exit(f"usage: send.py <scenario>; scenarios: {', '.join(SCENARIOS)}")
-    dsn = os.environ.get("SENTRY_TEST_DSN")
-    if not dsn:
-        sys.exit("SENTRY_TEST_DSN is not set")
-    sentry_sdk.init(dsn=dsn, release="conformance@1.0.0", environment="test", traces_sample_rate=0)
-    groups = SCENARIOS[argv[0]]()
-    sentry_sdk.flush(timeout=5)
-    event_ids = [event_id for ids in groups.values() for event_id in ids]
-    result = {
-        "sdk": {"package": "sentry-sdk", "version": sentry_sdk.VERSION},
-        "scenario": argv[0],
-        "event_ids": event_ids,
-        "groups": groups,
-    }
-    print(json.dumps(result), flush=True)
+    scenario = scenario_arg(argv, "send.py", SCENARIOS)
+    start_sdk("conformance@1.0.0")
+    report_groups(scenario, SCENARIOS[scenario]())
 
 
 if __name__ == "__main__":

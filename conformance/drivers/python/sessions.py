@@ -13,13 +13,13 @@ Prints one JSON line {"sdk":{"package","version"},"scenario","release"}.
 """
 
 import argparse
-import json
-import os
 import sys
 from wsgiref.util import setup_testing_defaults
 
 import sentry_sdk
 from sentry_sdk.integrations.wsgi import SentryWsgiMiddleware
+
+from common import flush_and_report, start_sdk
 
 
 def app(environ, start_response):
@@ -64,16 +64,11 @@ def main(argv):
     parser.add_argument("--release", required=True)
     parser.add_argument("--user")
     args = parser.parse_args(argv)
-    dsn = os.environ.get("SENTRY_TEST_DSN")
-    if not dsn:
-        sys.exit("SENTRY_TEST_DSN is not set")
-    sentry_sdk.init(dsn=dsn, release=args.release, environment="test", traces_sample_rate=0)
+    start_sdk(args.release)
     if args.user:
         sentry_sdk.set_user({"id": args.user})
     SCENARIOS[args.scenario]()
-    sentry_sdk.flush(timeout=5)
-    sdk = {"package": "sentry-sdk", "version": sentry_sdk.VERSION}
-    print(json.dumps({"sdk": sdk, "scenario": args.scenario, "release": args.release}), flush=True)
+    flush_and_report(args.scenario, release=args.release)
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@
  * the alert conformance case (kept apart from api.ts, which another area owns).
  */
 import { z } from 'zod'
+import { AdminClient } from './api.ts'
 
 /** One entry of `GET /api/0/projects/{id}/alert-deliveries/`. */
 export const deliverySchema = z.looseObject({
@@ -26,35 +27,27 @@ export const componentKeySchema = z.looseObject({
 })
 
 /** The management calls the alert case needs, authenticated with the admin token. */
-export class AlertsApi {
-  readonly #url: string
-  readonly #token: string
-
-  constructor(url: string, token: string) {
-    this.#url = url.replace(/\/+$/, '')
-    this.#token = token
-  }
-
+export class AlertsApi extends AdminClient {
   /** Creates an alert rule (`{name, conditions, channel}`); resolves with its id. */
   async createRule(projectId: number, rule: Record<string, unknown>): Promise<number> {
-    const body = await this.#call('POST', `/api/0/projects/${projectId}/alert-rules/`, rule)
+    const body = await this.request('POST', `/api/0/projects/${projectId}/alert-rules/`, rule)
     return z.looseObject({ id: z.number().int() }).parse(body).id
   }
 
   /** The project's delivery log, newest first. */
   async deliveries(projectId: number): Promise<Delivery[]> {
-    const body = await this.#call('GET', `/api/0/projects/${projectId}/alert-deliveries/`)
+    const body = await this.request('GET', `/api/0/projects/${projectId}/alert-deliveries/`)
     return z.array(deliverySchema).parse(body)
   }
 
   /** Changes an issue's triage state (`{status?, reviewed?, …}`). */
   async updateIssue(issueId: number | string, change: Record<string, unknown>): Promise<void> {
-    await this.#call('PUT', `/api/0/issues/${issueId}/`, change)
+    await this.request('PUT', `/api/0/issues/${issueId}/`, change)
   }
 
   /** Ids of the project's issues matching a query string such as `?component=worker`. */
   async issueIds(projectId: number, query: string): Promise<number[]> {
-    const body = await this.#call('GET', `/api/0/projects/${projectId}/issues/${query}`)
+    const body = await this.request('GET', `/api/0/projects/${projectId}/issues/${query}`)
     return z
       .array(z.looseObject({ id: z.number().int() }))
       .parse(body)
@@ -63,22 +56,7 @@ export class AlertsApi {
 
   /** Mints a component DSN. */
   async createComponentKey(projectId: number, label: string) {
-    const body = await this.#call('POST', `/api/0/projects/${projectId}/keys/`, { label })
+    const body = await this.request('POST', `/api/0/projects/${projectId}/keys/`, { label })
     return componentKeySchema.parse(body)
-  }
-
-  async #call(method: string, path: string, json?: unknown): Promise<unknown> {
-    const response = await fetch(`${this.#url}${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${this.#token}`,
-        ...(json === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      ...(json === undefined ? {} : { body: JSON.stringify(json) }),
-    })
-    const text = await response.text()
-    if (!response.ok)
-      throw new Error(`${method} ${path} -> ${response.status}: ${text.slice(0, 500)}`)
-    return JSON.parse(text)
   }
 }

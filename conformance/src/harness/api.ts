@@ -77,73 +77,89 @@ export class ApiError extends Error {
   }
 }
 
-/** The management API of one running server, authenticated with the admin token. */
-export class Api {
+/** Base of the harness's typed API clients: one server, its admin token, JSON requests. */
+export class AdminClient {
   readonly #url: string
   readonly #token: string
 
   constructor(url: string, token: string) {
-    this.#url = url.replace(/\/+$/, '')
+    this.#url = url
     this.#token = token
   }
 
+  /** One JSON request as admin; see {@link adminRequest}. */
+  protected request(
+    method: string,
+    path: string,
+    json?: unknown,
+    absent: readonly number[] = [],
+  ): Promise<unknown> {
+    return adminRequest(this.#url, this.#token, method, path, json, absent)
+  }
+}
+
+/** The management API of one running server, authenticated with the admin token. */
+export class Api extends AdminClient {
   /** Creates a project; each test makes its own so test files can run in parallel. */
   async createProject(name: string): Promise<Project> {
-    return projectSchema.parse(await this.#request('POST', '/api/0/projects/', { name }))
+    return projectSchema.parse(await this.request('POST', '/api/0/projects/', { name }))
   }
 
   /** The project's keys (at least the default one). */
   async keys(projectId: number): Promise<Key[]> {
-    return z
-      .array(keySchema)
-      .parse(await this.#request('GET', `/api/0/projects/${projectId}/keys/`))
+    return z.array(keySchema).parse(await this.request('GET', `/api/0/projects/${projectId}/keys/`))
   }
 
   /** The project's issues, newest first. */
   async issues(projectId: number): Promise<Issue[]> {
-    const body = await this.#request('GET', `/api/0/projects/${projectId}/issues/`)
+    const body = await this.request('GET', `/api/0/projects/${projectId}/issues/`)
     return z.array(issueSchema).parse(body)
   }
 
   /** One issue by id. */
   async issue(id: Issue['id']): Promise<Issue> {
-    return issueSchema.parse(await this.#request('GET', `/api/0/issues/${id}/`))
+    return issueSchema.parse(await this.request('GET', `/api/0/issues/${id}/`))
   }
 
   /** The events grouped into an issue. */
   async issueEvents(issueId: Issue['id']): Promise<IssueEvent[]> {
-    const body = await this.#request('GET', `/api/0/issues/${issueId}/events/`)
+    const body = await this.request('GET', `/api/0/issues/${issueId}/events/`)
     return z.array(issueEventSchema).parse(body)
   }
 
   /** A stored event, or undefined while (or if) the server has none with that id. */
   async event(projectId: number, eventId: string): Promise<StoredEvent | undefined> {
     const path = `/api/0/projects/${projectId}/events/${eventId}/`
-    const body = await this.#request('GET', path, undefined, [404])
+    const body = await this.request('GET', path, undefined, [404])
     return body === undefined ? undefined : storedEventSchema.parse(body)
   }
+}
 
-  /** One JSON request; statuses in `absent` resolve to undefined, other non-2xx throw. */
-  async #request(
-    method: string,
-    path: string,
-    json?: unknown,
-    absent: readonly number[] = [],
-  ): Promise<unknown> {
-    const headers: Record<string, string> = { authorization: `Bearer ${this.#token}` }
-    if (json !== undefined) headers['content-type'] = 'application/json'
-    const response = await fetch(`${this.#url}${path}`, {
-      method,
-      headers,
-      ...(json === undefined ? {} : { body: JSON.stringify(json) }),
-    })
-    const text = await response.text()
-    if (absent.includes(response.status)) return undefined
-    if (!response.ok) throw new ApiError(method, path, response.status, text)
-    try {
-      return JSON.parse(text)
-    } catch {
-      throw new ApiError(method, path, response.status, `not JSON: ${text}`)
-    }
+/**
+ * One JSON request to the management API with a bearer token, for every typed client of the
+ * harness: statuses in `absent` resolve to undefined, other non-2xx throw {@link ApiError}.
+ */
+export async function adminRequest(
+  url: string,
+  token: string,
+  method: string,
+  path: string,
+  json?: unknown,
+  absent: readonly number[] = [],
+): Promise<unknown> {
+  const headers: Record<string, string> = { authorization: `Bearer ${token}` }
+  if (json !== undefined) headers['content-type'] = 'application/json'
+  const response = await fetch(`${url.replace(/\/+$/, '')}${path}`, {
+    method,
+    headers,
+    ...(json === undefined ? {} : { body: JSON.stringify(json) }),
+  })
+  const text = await response.text()
+  if (absent.includes(response.status)) return undefined
+  if (!response.ok) throw new ApiError(method, path, response.status, text)
+  try {
+    return JSON.parse(text)
+  } catch {
+    throw new ApiError(method, path, response.status, `not JSON: ${text}`)
   }
 }

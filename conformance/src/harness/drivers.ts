@@ -66,32 +66,57 @@ export interface RunOptions {
  * Throws with the driver's output when it fails, times out or prints no valid report.
  */
 export async function runDriver(driver: Driver, options: RunOptions): Promise<DriverOutput> {
+  const args = [options.scenario, ...(options.sdk === undefined ? [] : ['--sdk', options.sdk])]
+  return runForReport(driver, args, options.dsn, options.timeout ?? 20_000, driverOutputSchema)
+}
+
+/**
+ * Runs a driver's command plus `args` and parses its last stdout line with `schema`, for drivers
+ * whose report has another shape. Throws with the output when it fails or prints no report.
+ */
+export async function runForReport<S extends z.ZodType>(
+  driver: Driver,
+  args: readonly string[],
+  dsn: string,
+  timeout: number,
+  schema: S,
+): Promise<z.output<S>> {
   const [program, ...fixed] = driver.command
   if (program === undefined) throw new Error(`driver ${driver.name} has no command`)
-  const file = program === 'node' ? process.execPath : join(repoRoot, program)
-  const args = [
-    ...fixed,
-    options.scenario,
-    ...(options.sdk === undefined ? [] : ['--sdk', options.sdk]),
-  ]
-  const result = await execa(file, args, {
-    cwd: repoRoot,
-    env: cleanEnv({ SENTRY_TEST_DSN: options.dsn }),
-    extendEnv: false,
-    timeout: options.timeout ?? 20_000,
-    reject: false,
-    stdin: 'ignore',
-  })
-  const output = `--- stdout ---\n${result.stdout}\n--- stderr ---\n${result.stderr}`
+  const all = [...fixed, ...args]
+  const { result, output } = await execProgram(program, all, dsn, timeout)
   if (result.failed) {
     throw new Error(
-      `driver ${driver.name} ${args.join(' ')} failed: ${result.shortMessage}\n${output}`,
+      `driver ${driver.name} ${all.join(' ')} failed: ${result.shortMessage}\n${output}`,
     )
   }
   const last = result.stdout.trim().split('\n').at(-1) ?? ''
   try {
-    return driverOutputSchema.parse(JSON.parse(last))
+    return schema.parse(JSON.parse(last))
   } catch (error) {
     throw new Error(`driver ${driver.name} printed no valid report (${String(error)})\n${output}`)
   }
+}
+
+/**
+ * Runs `program` (`node` = this Node binary, else a path from the repo root) in a clean
+ * environment with `SENTRY_TEST_DSN` set. Never rejects: resolves with the result and its
+ * stdout and stderr formatted for error messages.
+ */
+export async function execProgram(
+  program: string,
+  args: readonly string[],
+  dsn: string,
+  timeout: number,
+) {
+  const file = program === 'node' ? process.execPath : join(repoRoot, program)
+  const result = await execa(file, args, {
+    cwd: repoRoot,
+    env: cleanEnv({ SENTRY_TEST_DSN: dsn }),
+    extendEnv: false,
+    timeout,
+    reject: false,
+    stdin: 'ignore',
+  })
+  return { result, output: `--- stdout ---\n${result.stdout}\n--- stderr ---\n${result.stderr}` }
 }

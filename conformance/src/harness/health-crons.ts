@@ -3,12 +3,9 @@
  * check-in driver programs (a crashing process is a valid outcome there), and a typed client
  * for the releases, monitors and test-clock routes of the management API.
  */
-import { join } from 'node:path'
-import { execa } from 'execa'
 import { z } from 'zod'
-import type { Driver } from './drivers.ts'
-import { cleanEnv } from './env.ts'
-import { repoRoot } from './paths.ts'
+import { AdminClient } from './api.ts'
+import { type Driver, execProgram } from './drivers.ts'
 
 /** Options for {@link runProgram}. */
 export interface ProgramOptions {
@@ -30,16 +27,8 @@ export interface ProgramOptions {
 export async function runProgram(opts: ProgramOptions): Promise<Record<string, unknown>> {
   const [runtime] = opts.driver.command
   if (runtime === undefined) throw new Error(`driver ${opts.driver.name} has no command`)
-  const file = runtime === 'node' ? process.execPath : join(repoRoot, runtime)
-  const result = await execa(file, [opts.program, ...opts.args], {
-    cwd: repoRoot,
-    env: cleanEnv({ SENTRY_TEST_DSN: opts.dsn }),
-    extendEnv: false,
-    timeout: opts.timeout ?? 30_000,
-    reject: false,
-    stdin: 'ignore',
-  })
-  const output = `--- stdout ---\n${result.stdout}\n--- stderr ---\n${result.stderr}`
+  const args = [opts.program, ...opts.args]
+  const { result, output } = await execProgram(runtime, args, opts.dsn, opts.timeout ?? 30_000)
   const allowed = opts.exitCodes ?? [0]
   if (result.timedOut || result.exitCode === undefined || !allowed.includes(result.exitCode)) {
     throw new Error(
@@ -118,20 +107,12 @@ const tick = z.looseObject({
 })
 
 /** The release-health and monitor routes of one server, as admin. */
-export class HealthApi {
-  readonly #url: string
-  readonly #token: string
-
-  constructor(url: string, token: string) {
-    this.#url = url.replace(/\/+$/, '')
-    this.#token = token
-  }
-
+export class HealthApi extends AdminClient {
   /** Releases with their health (default range: the last 90 days). */
   async releases(projectId: number): Promise<Release[]> {
     return z
       .array(release)
-      .parse(await this.#request('GET', `/api/0/projects/${projectId}/releases/`))
+      .parse(await this.request('GET', `/api/0/projects/${projectId}/releases/`))
   }
 
   /** The health of one release, or undefined while it has no sessions. */
@@ -142,28 +123,17 @@ export class HealthApi {
   async monitors(projectId: number): Promise<Monitor[]> {
     return z
       .array(monitor)
-      .parse(await this.#request('GET', `/api/0/projects/${projectId}/monitors/`))
+      .parse(await this.request('GET', `/api/0/projects/${projectId}/monitors/`))
   }
 
   async runs(projectId: number, slug: string): Promise<Run[]> {
     const path = `/api/0/projects/${projectId}/monitors/${encodeURIComponent(slug)}/checkins/`
-    return z.array(run).parse(await this.#request('GET', path))
+    return z.array(run).parse(await this.request('GET', path))
   }
 
   /** Runs the server's cron clock as if it were `now` (needs `INGEST_TEST_CLOCK=1`). */
   async tick(now: number): Promise<z.infer<typeof tick>> {
     const path = `/api/0/internal/clock/tick/?now=${new Date(now).toISOString()}`
-    return tick.parse(await this.#request('POST', path))
-  }
-
-  async #request(method: string, path: string): Promise<unknown> {
-    const response = await fetch(`${this.#url}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${this.#token}` },
-    })
-    const text = await response.text()
-    if (!response.ok)
-      throw new Error(`${method} ${path} -> ${response.status}: ${text.slice(0, 500)}`)
-    return JSON.parse(text)
+    return tick.parse(await this.request('POST', path))
   }
 }

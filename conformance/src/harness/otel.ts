@@ -6,11 +6,11 @@
 import { readdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { gzipSync } from 'node:zlib'
-import { execa } from 'execa'
 import { z } from 'zod'
-import type { Driver } from './drivers.ts'
-import { cleanEnv } from './env.ts'
-import { fixturesRoot, repoRoot } from './paths.ts'
+import { adminRequest } from './api.ts'
+import { type Driver, runForReport } from './drivers.ts'
+import { type OutcomeTotal, outcomeTotalSchema } from './outcomes.ts'
+import { fixturesRoot } from './paths.ts'
 
 /** Options of one driver run (`send.mjs --exporter … --auth … --compression … --path …`). */
 export interface OtelRun {
@@ -36,62 +36,27 @@ export type OtelReport = z.infer<typeof otelReportSchema>
 
 /** Runs the OpenTelemetry driver in a clean environment; throws with its output on failure. */
 export async function runOtelDriver(driver: Driver, run: OtelRun): Promise<OtelReport> {
-  const [program, ...fixed] = driver.command
-  if (program !== 'node') throw new Error(`driver ${driver.name} is not a node program`)
+  if (driver.command[0] !== 'node') throw new Error(`driver ${driver.name} is not a node program`)
   const args = [
-    ...fixed,
     run.scenario,
     ...['--exporter', run.exporter],
     ...['--auth', run.auth ?? 'header'],
     ...['--compression', run.compression ?? 'none'],
     ...['--path', run.path ?? 'otlp'],
   ]
-  const result = await execa(process.execPath, args, {
-    cwd: repoRoot,
-    env: cleanEnv({ SENTRY_TEST_DSN: run.dsn }),
-    extendEnv: false,
-    timeout: 30_000,
-    reject: false,
-    stdin: 'ignore',
-  })
-  const output = `--- stdout ---\n${result.stdout}\n--- stderr ---\n${result.stderr}`
-  if (result.failed) {
-    throw new Error(
-      `driver ${driver.name} ${args.join(' ')} failed: ${result.shortMessage}\n${output}`,
-    )
-  }
-  const last = result.stdout.trim().split('\n').at(-1) ?? ''
-  try {
-    return otelReportSchema.parse(JSON.parse(last))
-  } catch (error) {
-    throw new Error(`driver ${driver.name} printed no valid report (${String(error)})\n${output}`)
-  }
+  return runForReport(driver, args, run.dsn, 30_000, otelReportSchema)
 }
 
-/** One row of `GET /api/0/projects/{id}/outcomes/`. */
-export const outcomeTotalSchema = z.looseObject({
-  outcome: z.string(),
-  reason: z.string(),
-  category: z.string(),
-  quantity: z.number().int(),
-})
-/** A summed outcome counter. */
-export type OutcomeTotal = z.infer<typeof outcomeTotalSchema>
-
-/** The project's outcome totals of the last 24 hours. */
+/** The project's outcome totals of the last 24 hours (the endpoint's default range). */
 export async function fetchOutcomes(
   serverUrl: string,
   token: string,
   projectId: number,
 ): Promise<OutcomeTotal[]> {
-  const response = await fetch(`${serverUrl}/api/0/projects/${projectId}/outcomes/`, {
-    headers: { authorization: `Bearer ${token}` },
-  })
-  const text = await response.text()
-  if (!response.ok) throw new Error(`outcomes of project ${projectId}: ${response.status} ${text}`)
+  const body = await adminRequest(serverUrl, token, 'GET', `/api/0/projects/${projectId}/outcomes/`)
   return z
     .strictObject({ since: z.string(), until: z.string(), totals: z.array(outcomeTotalSchema) })
-    .parse(JSON.parse(text)).totals
+    .parse(body).totals
 }
 
 /** How a fixture's bytes are sent. */

@@ -3,6 +3,7 @@
  * unsupported-item cases (kept apart from api.ts, which another area owns).
  */
 import { z } from 'zod'
+import { adminRequest } from './api.ts'
 
 /** One summed counter of `GET /api/0/projects/{id}/outcomes/`. */
 export const outcomeTotalSchema = z.looseObject({
@@ -20,27 +21,6 @@ export interface QuotaSetting {
   window_seconds: number
 }
 
-async function call(
-  serverUrl: string,
-  token: string,
-  method: string,
-  path: string,
-  json?: unknown,
-): Promise<unknown> {
-  const response = await fetch(`${serverUrl.replace(/\/+$/, '')}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${token}`,
-      ...(json === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    ...(json === undefined ? {} : { body: JSON.stringify(json) }),
-  })
-  const text = await response.text()
-  if (!response.ok)
-    throw new Error(`${method} ${path} -> ${response.status}: ${text.slice(0, 500)}`)
-  return JSON.parse(text)
-}
-
 /** Sets (null: removes) a project's event quota. */
 export async function setQuota(
   serverUrl: string,
@@ -48,7 +28,7 @@ export async function setQuota(
   projectId: number,
   quota: QuotaSetting | null,
 ): Promise<void> {
-  await call(serverUrl, token, 'PUT', `/api/0/projects/${projectId}/`, { quota })
+  await adminRequest(serverUrl, token, 'PUT', `/api/0/projects/${projectId}/`, { quota })
 }
 
 /** Every outcome counter of a project (all time). */
@@ -58,7 +38,7 @@ export async function outcomeTotals(
   projectId: number,
 ): Promise<OutcomeTotal[]> {
   const until = Math.ceil(Date.now() / 1000) + 86_400
-  const body = await call(
+  const body = await adminRequest(
     serverUrl,
     token,
     'GET',

@@ -4,7 +4,7 @@ import { ApiError } from '../errors.ts'
 import type { IssueFilter, Store } from '../store/types.ts'
 import { IssueUpdate, toIssueChange } from '../triage/change.ts'
 import { eventJson, issueJson } from './format.ts'
-import { parseInput, pathId } from './validate.ts'
+import { parseInput, pathId, pathProject } from './validate.ts'
 
 /** Query of the issue list. */
 export const IssueQuery = z.object({
@@ -45,9 +45,7 @@ export async function issueRoutes(app: FastifyInstance, deps: { store: Store }):
   }
 
   app.get('/api/0/projects/:projectId/issues/', async (req, reply) => {
-    const projectId = pathId(req.params, 'projectId')
-    if ((await store.getProject(projectId)) === undefined)
-      throw new ApiError('not_found', 'no such project')
+    const projectId = (await pathProject(store, req.params)).id
     const q = parseInput(IssueQuery, req.query, 'query')
     const page = await store.listIssues(projectId, issueFilter(q), {
       limit: q.limit,

@@ -10,7 +10,7 @@ import type {
   MonitorEnvStatus,
 } from '../store/monitor-types.ts'
 import type { Store } from '../store/types.ts'
-import { parseInput, pathId } from './validate.ts'
+import { parseInput, pathId, pathProject } from './validate.ts'
 
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString())
 
@@ -104,9 +104,7 @@ export async function monitorRoutes(app: FastifyInstance, deps: { store: Store }
   }
 
   app.get('/api/0/projects/:projectId/monitors/', async (req) => {
-    const projectId = pathId(req.params, 'projectId')
-    if ((await store.getProject(projectId)) === undefined)
-      throw new ApiError('not_found', 'no such project')
+    const projectId = (await pathProject(store, req.params)).id
     return (await store.listMonitors(projectId)).map(monitorJson)
   })
 

@@ -1,12 +1,8 @@
 import type { FastifyInstance } from 'fastify'
 import { z } from 'zod'
-import { ApiError } from '../errors.ts'
 import type { OutcomeFilter, Store } from '../store/types.ts'
-import { parseInput, pathId } from './validate.ts'
-
-const HOUR = 3_600_000
-/** Longest range the hourly series covers (93 days of buckets). */
-const MAX_BUCKETS = 93 * 24
+import { HOUR, hourBuckets, hourRange, iso, RangeQuery } from './time-range.ts'
+import { parseInput, pathProject } from './validate.ts'
 
 /** The outcome kinds, in the order the Outcomes view shows them (README "Outcomes"). */
 export const OUTCOME_KINDS = [
@@ -57,30 +53,13 @@ export function describeOutcome(outcome: string, reason: string): string {
 export const outcomeLabel = (outcome: string, reason: string): string =>
   reason === '' || outcome === 'over_quota' ? outcome : `${outcome}:${reason}`
 
-/** ISO 8601 or Unix seconds (ms when > 1e11). */
-const Instant = z
-  .string()
-  .max(40)
-  .transform((s, ctx) => {
-    const n = /^\d+(\.\d+)?$/.test(s) ? Number(s) : Number.NaN
-    const ms = Number.isFinite(n) ? (n > 1e11 ? n : n * 1000) : Date.parse(s)
-    if (!Number.isFinite(ms)) {
-      ctx.addIssue({ code: 'custom', message: 'expected an ISO 8601 time or Unix seconds' })
-      return z.NEVER
-    }
-    return ms
-  })
-
 /** Query of the outcome endpoints: range (default the last 24 h), key or component. */
 export const OutcomeQuery = z.object({
-  since: Instant.optional(),
-  until: Instant.optional(),
+  ...RangeQuery,
   key_id: z.coerce.number().int().min(0).optional(),
   component: z.string().max(64).optional(),
   category: z.string().max(64).optional(),
 })
-
-const iso = (ms: number): string => new Date(ms).toISOString()
 
 /**
  * The Outcomes view's data: `GET /api/0/projects/{id}/outcomes/` (totals by outcome, reason
@@ -91,13 +70,9 @@ export async function outcomeRoutes(app: FastifyInstance, deps: { store: Store }
   const { store } = deps
 
   const filterOf = async (params: unknown, query: unknown) => {
-    const projectId = pathId(params, 'projectId')
-    if ((await store.getProject(projectId)) === undefined)
-      throw new ApiError('not_found', 'no such project')
+    const projectId = (await pathProject(store, params)).id
     const q = parseInput(OutcomeQuery, query, 'query')
-    const until = Math.ceil((q.until ?? Date.now()) / HOUR) * HOUR
-    const since = Math.floor((q.since ?? until - 24 * HOUR) / HOUR) * HOUR
-    if (since >= until) throw new ApiError('bad_request', 'since must be before until')
+    const { since, until } = hourRange(q, 24 * HOUR)
     let keyIds: number[] | undefined
     if (q.component !== undefined) {
       const keys = await store.listKeys(projectId)
@@ -132,10 +107,7 @@ export async function outcomeRoutes(app: FastifyInstance, deps: { store: Store }
 
   app.get('/api/0/projects/:projectId/outcomes/series/', async (req) => {
     const { projectId, filter, category } = await filterOf(req.params, req.query)
-    const count = (filter.until - filter.since) / HOUR
-    if (count > MAX_BUCKETS) {
-      throw new ApiError('bad_request', `range too long: at most ${MAX_BUCKETS} hourly buckets`)
-    }
+    const count = hourBuckets(filter)
     const buckets = Array.from({ length: count }, (_, i) => ({
       start: iso(filter.since + i * HOUR),
       outcomes: Object.fromEntries(OUTCOME_KINDS.map((k) => [k, 0])) as Record<string, number>,

@@ -6,7 +6,7 @@ import type { KeyResolver } from '../ingest/keys.ts'
 import type { Store } from '../store/types.ts'
 import { keyJson, projectJson } from './format.ts'
 import { quotaJson } from './quotas.ts'
-import { parseInput, pathId } from './validate.ts'
+import { parseInput, pathProject } from './validate.ts'
 
 /** Body of `POST /api/0/projects/`. */
 export const CreateProject = z.object({ name: z.string().trim().min(1).max(100) })
@@ -42,11 +42,6 @@ export async function projectRoutes(
   deps: { store: Store; keys: KeyResolver; baseUrl: () => string },
 ): Promise<void> {
   const { store, baseUrl } = deps
-  const findProject = async (params: unknown) => {
-    const p = await store.getProject(pathId(params, 'projectId'))
-    if (p === undefined) throw new ApiError('not_found', 'no such project')
-    return p
-  }
   const defaultDsn = async (projectId: number) => {
     const keys = await store.listKeys(projectId)
     const k = keys.find((x) => x.component === null && x.revokedAt === null) ?? keys[0]
@@ -65,7 +60,7 @@ export async function projectRoutes(
   })
 
   app.get('/api/0/projects/:projectId/', async (req) => {
-    const p = await findProject(req.params)
+    const p = await pathProject(store, req.params)
     return {
       ...projectJson(p, await defaultDsn(p.id)),
       quota: quotaJson(await store.getQuota(p.id)),
@@ -73,7 +68,7 @@ export async function projectRoutes(
   })
 
   app.get('/api/0/projects/:projectId/keys/', async (req) => {
-    const p = await findProject(req.params)
+    const p = await pathProject(store, req.params)
     return (await store.listKeys(p.id)).map((k) => keyJson(k, baseUrl()))
   })
 }

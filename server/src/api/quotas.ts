@@ -1,10 +1,9 @@
 import type { FastifyInstance } from 'fastify'
 import { z } from 'zod'
-import { ApiError } from '../errors.ts'
 import type { QuotaGate } from '../ingest/quota.ts'
 import type { Quota, Store } from '../store/types.ts'
 import { keyJson, projectJson } from './format.ts'
-import { parseInput, pathId } from './validate.ts'
+import { parseInput, pathProject } from './validate.ts'
 
 /** A quota as the API reads and writes it: `events` event items per `window_seconds`. */
 export const QuotaInput = z.strictObject({
@@ -30,8 +29,7 @@ export async function quotaRoutes(
 ): Promise<void> {
   const { store, quota, baseUrl } = deps
   app.put('/api/0/projects/:projectId/', async (req) => {
-    const p = await store.getProject(pathId(req.params, 'projectId'))
-    if (p === undefined) throw new ApiError('not_found', 'no such project')
+    const p = await pathProject(store, req.params)
     const input = parseInput(UpdateProject, req.body ?? {}, 'project update')
     if (input.quota !== undefined) {
       const q =

@@ -1,5 +1,6 @@
 import type { z } from 'zod'
 import { ApiError } from '../errors.ts'
+import type { Project, Store } from '../store/types.ts'
 
 /** Parses request input with a zod schema; a mismatch is a 400 naming the fields. */
 export function parseInput<T extends z.ZodType>(
@@ -20,4 +21,11 @@ export function pathId(params: unknown, name: string): number {
   if (!Number.isSafeInteger(n))
     throw new ApiError('not_found', `no such ${name.replace(/Id$/, '')}`)
   return n
+}
+
+/** The project named by the `projectId` path parameter; a bad or unknown id is a 404. */
+export async function pathProject(store: Store, params: unknown): Promise<Project> {
+  const project = await store.getProject(pathId(params, 'projectId'))
+  if (project === undefined) throw new ApiError('not_found', 'no such project')
+  return project
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { row } from './contract.ts'
+import { openWithProject } from './contract-setup.ts'
 import type { CheckInToWrite } from './monitor-types.ts'
 import type { SessionUpdate } from './release-health-types.ts'
 import type { Store } from './types.ts'
@@ -16,12 +17,7 @@ const RANGE = { since: 0, until: T0 + 100 * HOUR }
  */
 export function healthAndCronContract(name: string, open: () => Promise<Store>): void {
   const setup = async () => {
-    const store = await open()
-    const { project, key } = await store.createProject(
-      'P',
-      `p-${Math.random().toString(36).slice(2)}`,
-      Math.random().toString(16).slice(2).padEnd(32, '0'),
-    )
+    const { store, project, key } = await openWithProject(open)
     const update = (over: Partial<SessionUpdate>): SessionUpdate => ({
       projectId: project.id,
       sid: 's1',

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { row } from './contract.ts'
+import { openWithProject } from './contract-setup.ts'
 import type { OutcomeDelta, Store } from './types.ts'
 
 const HOUR = 3_600_000
@@ -12,12 +13,7 @@ const T0 = Date.UTC(2026, 0, 15, 10, 0, 0)
  */
 export function quotaOutcomeContract(name: string, open: () => Promise<Store>): void {
   const setup = async () => {
-    const store = await open()
-    const { project, key } = await store.createProject(
-      'P',
-      `p-${Math.random().toString(36).slice(2)}`,
-      Math.random().toString(16).slice(2).padEnd(32, '0'),
-    )
+    const { store, project, key } = await openWithProject(open)
     const delta = (over: Partial<OutcomeDelta>): OutcomeDelta => ({
       projectId: project.id,
       keyId: key.id,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { row } from './contract.ts'
+import { openWithProject } from './contract-setup.ts'
 import type { NewDelivery, Store } from './types.ts'
 
 /** A fixed time to write at: the store must not depend on the wall clock. */
@@ -12,12 +13,7 @@ const MIN = 60_000
  */
 export function triageAlertContract(name: string, open: () => Promise<Store>): void {
   const setup = async () => {
-    const store = await open()
-    const { project, key } = await store.createProject(
-      'P',
-      `p-${Math.random().toString(36).slice(2)}`,
-      Math.random().toString(16).slice(2).padEnd(32, '0'),
-    )
+    const { store, project, key } = await openWithProject(open)
     const write = async (hash: string, received = T0) => {
       const [unit] = await store.write([
         { events: [row(project.id, key.id, hash, { received })], outcomes: [] },

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { row } from './contract.ts'
+import { openWithProject } from './contract-setup.ts'
 import type { Store } from './types.ts'
 
 /** A fixed time to write at: the store must not depend on the wall clock. */
@@ -12,15 +13,7 @@ const HOUR = 3_600_000
  * that backend exists).
  */
 export function uiStoreContract(name: string, open: () => Promise<Store>): void {
-  const setup = async () => {
-    const store = await open()
-    const { project, key } = await store.createProject(
-      'P',
-      `p-${Math.random().toString(36).slice(2)}`,
-      Math.random().toString(16).slice(2).padEnd(32, '0'),
-    )
-    return { store, project, key }
-  }
+  const setup = () => openWithProject(open)
 
   describe(`web UI store contract: ${name}`, () => {
     it('finds a live session by the hash of its secret, with its user', async () => {
