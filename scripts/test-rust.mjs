@@ -3,7 +3,7 @@
 //   node scripts/test-rust.mjs                  fmt, clippy, cargo test, wasm32 build + Node run
 //   node scripts/test-rust.mjs --build <what>   build only, for the conformance tests; prints
 //                                              one JSON line {"path": ...} (what: conformance,
-//                                              wasm, rust-stock)
+//                                              wasm, rust-stock, or all three)
 //
 // Native steps use the rustup toolchain (~/.cargo/bin). wasm32-unknown-unknown has no prebuilt
 // std here (rustup cannot download targets), so the wasm build uses Debian's rustc-web/cargo-web
@@ -35,22 +35,34 @@ function nativeCargo() {
   return existsSync(rustup) ? rustup : 'cargo'
 }
 
-/** Runs a command with inherited output; resolves to its exit code. */
-function run(cmd, args, { cwd = sdkDir, env = {}, capture = false } = {}) {
-  process.stdout.write(`\n── ${[cmd, ...args].join(' ')}\n`)
+/** Where a step's output goes: straight through, or into a buffer printed later. */
+const live = { write: (text) => process.stdout.write(text) }
+function buffered() {
+  const parts = []
+  return { write: (text) => parts.push(String(text)), text: () => parts.join('') }
+}
+
+/**
+ * Runs a command, its stdout and stderr going to `log` (default: this process's stdout);
+ * resolves to the exit code and, with `capture`, the stdout text.
+ */
+function run(cmd, args, { cwd = sdkDir, env = {}, capture = false, log = live } = {}) {
+  log.write(`\n── ${[cmd, ...args].join(' ')}\n`)
   return new Promise((resolve) => {
+    const direct = log === live && !capture
     const child = spawn(cmd, args, {
       cwd,
       env: { ...process.env, ...env },
-      stdio: ['ignore', capture ? 'pipe' : 'inherit', 'inherit'],
+      stdio: ['ignore', direct ? 'inherit' : 'pipe', log === live ? 'inherit' : 'pipe'],
     })
     let out = ''
     child.stdout?.on('data', (chunk) => {
-      out += chunk
-      process.stdout.write(chunk)
+      if (capture) out += chunk
+      log.write(chunk)
     })
+    child.stderr?.on('data', (chunk) => log.write(chunk))
     child.on('error', (error) => {
-      process.stderr.write(`${cmd}: ${error.message}\n`)
+      log.write(`${cmd}: ${error.message}\n`)
       resolve({ code: 127, out })
     })
     child.on('close', (code) => resolve({ code: code ?? 1, out }))
@@ -112,12 +124,10 @@ async function wasmToolchain() {
 }
 
 /** Builds examples/wasm_node.rs for wasm32; resolves to the .wasm path or an error. */
-async function buildWasm() {
-  const tc = await wasmToolchain()
-  if (tc.error) return tc
+async function buildWasm(tc, log) {
   const args = ['build', '-Z', 'build-std=std,panic_abort', '--target', 'wasm32-unknown-unknown']
   args.push('--no-default-features', '--features', 'web', '--example', 'wasm_node')
-  const { code } = await run(tc.cargo, args, { env: tc.env })
+  const { code } = await run(tc.cargo, args, { env: tc.env, log })
   if (code !== 0) return { error: `wasm32 build failed (exit ${code})` }
   return {
     path: join(wasmTargetDir, 'wasm32-unknown-unknown', 'debug', 'examples', 'wasm_node.wasm'),
@@ -130,30 +140,38 @@ function lockedWasmBindgen() {
   return /\[\[package\]\]\nname = "wasm-bindgen"\nversion = "([^"]+)"/.exec(lock)?.[1]
 }
 
-/** wasm-bindgen-cli of the locked version, built into .cache/ once. */
-async function wasmBindgenCli() {
+/**
+ * wasm-bindgen-cli of the locked version, built into .cache/ once. A debug build: it compiles
+ * in a third of the time of a release build and still processes the module in seconds.
+ */
+async function wasmBindgenCli(log) {
   const version = lockedWasmBindgen()
   if (version === undefined) return { error: 'wasm-bindgen is not in sdk-rust/Cargo.lock' }
   const root = join(cacheDir, `wasm-bindgen-cli-${version}`)
   const bin = join(root, 'bin', 'wasm-bindgen')
   if (existsSync(bin)) return { path: bin }
-  const install = ['install', 'wasm-bindgen-cli', '--version', version, '--root', root]
+  const install = ['install', 'wasm-bindgen-cli', '--version', version, '--root', root, '--debug']
+  const opts = { cwd: repoRoot, log }
   // --locked first; a registry mirror lagging behind the CLI's lockfile needs a fresh resolve.
-  let { code } = await run(nativeCargo(), [...install, '--locked'], { cwd: repoRoot })
-  if (code !== 0) ({ code } = await run(nativeCargo(), install, { cwd: repoRoot }))
+  let { code } = await run(nativeCargo(), [...install, '--locked'], opts)
+  if (code !== 0) ({ code } = await run(nativeCargo(), install, opts))
   return code === 0 && existsSync(bin)
     ? { path: bin }
     : { error: 'wasm-bindgen-cli install failed' }
 }
 
-/** wasm32 build + wasm-bindgen --target nodejs into target/wasm-pkg. */
-async function buildWasmPkg() {
-  const wasm = await buildWasm()
+/**
+ * wasm32 build + wasm-bindgen --target nodejs into target/wasm-pkg. The build and the CLI
+ * install run side by side (both spend much of a cold run waiting on the registry).
+ */
+async function buildWasmPkg(log = live) {
+  const tc = await wasmToolchain()
+  if (tc.error) return { step: 'wasm32-build', ...tc }
+  const [wasm, cli] = await Promise.all([buildWasm(tc, log), wasmBindgenCli(log)])
   if (wasm.error) return { step: 'wasm32-build', ...wasm }
-  const cli = await wasmBindgenCli()
   if (cli.error) return { step: 'wasm-bindgen', ...cli }
   const args = ['--target', 'nodejs', '--out-dir', wasmPkgDir, wasm.path]
-  const { code } = await run(cli.path, args)
+  const { code } = await run(cli.path, args, { log })
   if (code !== 0) return { step: 'wasm-bindgen', error: `wasm-bindgen failed (exit ${code})` }
   // The repository's package.json says "type": "module"; the nodejs glue is CommonJS.
   writeFileSync(join(wasmPkgDir, 'package.json'), '{ "type": "commonjs" }\n')
@@ -176,6 +194,15 @@ async function buildStockDriver() {
   return { path: join(targetDir, 'drivers', 'debug', 'rust-stock-driver') }
 }
 
+/** Every program the conformance suite runs (so vitest's hooks find them built). */
+async function buildAll() {
+  for (const build of [buildConformance, buildStockDriver, buildWasmPkg]) {
+    const result = await build()
+    if (result.error) return result
+  }
+  return { path: targetDir }
+}
+
 /** `test result: ok. 38 passed; 0 failed; ...` lines summed up. */
 function cargoCounts(output) {
   let passed = 0
@@ -195,6 +222,10 @@ async function testAll() {
     if (!ok) process.stdout.write(`\n✗ ${name}${why ? `: ${why}` : ''}\n`)
   }
   const cargo = nativeCargo()
+  // The wasm side needs no native artifact: build it meanwhile, printing its log afterwards.
+  await wasmToolchain()
+  const wasmLog = buffered()
+  const wasmPkg = buildWasmPkg(wasmLog)
   check('cargo fmt --check', (await run(cargo, ['fmt', '--check'])).code === 0)
   const clippy = ['clippy', '--all-targets', '--all-features', '--', '-D', 'warnings']
   check('cargo clippy', (await run(cargo, clippy)).code === 0)
@@ -205,7 +236,8 @@ async function testAll() {
     check('cargo test', false, `exit ${test.code} without a failed test (build error?)`)
   }
 
-  const pkg = await buildWasmPkg()
+  const pkg = await wasmPkg
+  process.stdout.write(wasmLog.text())
   check('wasm32 build', pkg.step !== 'wasm32-build', pkg.step === 'wasm32-build' && pkg.error)
   check('wasm-bindgen', !pkg.error, pkg.step === 'wasm-bindgen' && pkg.error)
   const nodeRun = pkg.error
@@ -229,6 +261,7 @@ async function main(argv) {
       conformance: buildConformance,
       wasm: buildWasmPkg,
       'rust-stock': buildStockDriver,
+      all: buildAll,
     }
     const build = builders[argv[1]]
     if (build === undefined) {

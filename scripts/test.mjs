@@ -55,6 +55,11 @@ step('typecheck tests', 'npx', ['--no-install', 'tsc', '-p', 'server/tsconfig.te
 step('typecheck conformance', 'npx', ['--no-install', 'tsc', '-p', 'conformance'])
 step('typecheck scripts', 'npx', ['--no-install', 'tsc', '-p', 'scripts'])
 step('lint', 'npx', ['--no-install', 'biome', 'ci', '.'])
+// Cold cargo builds (the Rust SDK, its wasm32 build, the stock crate driver) happen here, before
+// vitest, so they do not compete for the two cores with timing-sensitive conformance tests.
+if (existsSync('scripts/test-rust.mjs')) {
+  step('rust builds', process.execPath, ['scripts/test-rust.mjs', '--build', 'all'])
+}
 // vitest's exit code is not needed: its JSON report is counted below.
 step('vitest', 'npx', [
   '--no-install',
