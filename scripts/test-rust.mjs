@@ -3,7 +3,8 @@
 //   node scripts/test-rust.mjs                  fmt, clippy, cargo test, wasm32 build + Node run
 //   node scripts/test-rust.mjs --build <what>   build only, for the conformance tests; prints
 //                                              one JSON line {"path": ...} (what: conformance,
-//                                              wasm, rust-stock, or all three)
+//                                              wasm (Node), wasm-web (browser), rust-stock,
+//                                              or all four)
 //
 // Native steps use the rustup toolchain (~/.cargo/bin). wasm32-unknown-unknown has no prebuilt
 // std here (rustup cannot download targets), so the wasm build uses Debian's rustc-web/cargo-web
@@ -23,6 +24,7 @@ const targetDir = join(sdkDir, 'target')
 /** Debian's toolchain gets its own target dir: its rustc differs from rustup's. */
 const wasmTargetDir = join(targetDir, 'wasm-toolchain')
 const wasmPkgDir = join(targetDir, 'wasm-pkg')
+const wasmWebPkgDir = join(targetDir, 'wasm-web-pkg')
 const cacheDir = join(repoRoot, '.cache')
 const resultsFile = join(repoRoot, 'artifacts', 'results', 'rust.json')
 const stockDriverDir = join(repoRoot, 'conformance', 'drivers', 'rust-stock')
@@ -123,14 +125,23 @@ async function wasmToolchain() {
   }
 }
 
-/** Builds examples/wasm_node.rs for wasm32; resolves to the .wasm path or an error. */
-async function buildWasm(tc, log) {
+/**
+ * The wasm32 examples and how wasm-bindgen packages each: `node` (CommonJS glue for Node) and
+ * `web` (an ES module a browser page imports, fetching the .wasm next to it).
+ */
+const WASM_VARIANTS = {
+  node: { example: 'wasm_node', target: 'nodejs', outDir: wasmPkgDir },
+  web: { example: 'wasm_web', target: 'web', outDir: wasmWebPkgDir },
+}
+
+/** Builds examples/<example>.rs for wasm32; resolves to the .wasm path or an error. */
+async function buildWasm(tc, example, log) {
   const args = ['build', '-Z', 'build-std=std,panic_abort', '--target', 'wasm32-unknown-unknown']
-  args.push('--no-default-features', '--features', 'web', '--example', 'wasm_node')
+  args.push('--no-default-features', '--features', 'web', '--example', example)
   const { code } = await run(tc.cargo, args, { env: tc.env, log })
   if (code !== 0) return { error: `wasm32 build failed (exit ${code})` }
   return {
-    path: join(wasmTargetDir, 'wasm32-unknown-unknown', 'debug', 'examples', 'wasm_node.wasm'),
+    path: join(wasmTargetDir, 'wasm32-unknown-unknown', 'debug', 'examples', `${example}.wasm`),
   }
 }
 
@@ -161,21 +172,23 @@ async function wasmBindgenCli(log) {
 }
 
 /**
- * wasm32 build + wasm-bindgen --target nodejs into target/wasm-pkg. The build and the CLI
- * install run side by side (both spend much of a cold run waiting on the registry).
+ * wasm32 build + wasm-bindgen of one variant (`node`: --target nodejs into target/wasm-pkg,
+ * `web`: --target web into target/wasm-web-pkg). The build and the CLI install run side by
+ * side (both spend much of a cold run waiting on the registry).
  */
-async function buildWasmPkg(log = live) {
+async function buildWasmPkg(variant, log = live) {
+  const { example, target, outDir } = WASM_VARIANTS[variant]
   const tc = await wasmToolchain()
   if (tc.error) return { step: 'wasm32-build', ...tc }
-  const [wasm, cli] = await Promise.all([buildWasm(tc, log), wasmBindgenCli(log)])
+  const [wasm, cli] = await Promise.all([buildWasm(tc, example, log), wasmBindgenCli(log)])
   if (wasm.error) return { step: 'wasm32-build', ...wasm }
   if (cli.error) return { step: 'wasm-bindgen', ...cli }
-  const args = ['--target', 'nodejs', '--out-dir', wasmPkgDir, wasm.path]
+  const args = ['--target', target, '--out-dir', outDir, wasm.path]
   const { code } = await run(cli.path, args, { log })
   if (code !== 0) return { step: 'wasm-bindgen', error: `wasm-bindgen failed (exit ${code})` }
   // The repository's package.json says "type": "module"; the nodejs glue is CommonJS.
-  writeFileSync(join(wasmPkgDir, 'package.json'), '{ "type": "commonjs" }\n')
-  return { path: wasmPkgDir }
+  if (target === 'nodejs') writeFileSync(join(outDir, 'package.json'), '{ "type": "commonjs" }\n')
+  return { path: outDir }
 }
 
 async function buildConformance() {
@@ -196,7 +209,9 @@ async function buildStockDriver() {
 
 /** Every program the conformance suite runs (so vitest's hooks find them built). */
 async function buildAll() {
-  for (const build of [buildConformance, buildStockDriver, buildWasmPkg]) {
+  const wasmNode = () => buildWasmPkg('node')
+  const wasmWeb = () => buildWasmPkg('web')
+  for (const build of [buildConformance, buildStockDriver, wasmNode, wasmWeb]) {
     const result = await build()
     if (result.error) return result
   }
@@ -225,7 +240,7 @@ async function testAll() {
   // The wasm side needs no native artifact: build it meanwhile, printing its log afterwards.
   await wasmToolchain()
   const wasmLog = buffered()
-  const wasmPkg = buildWasmPkg(wasmLog)
+  const wasmPkg = buildWasmPkg('node', wasmLog)
   check('cargo fmt --check', (await run(cargo, ['fmt', '--check'])).code === 0)
   const clippy = ['clippy', '--all-targets', '--all-features', '--', '-D', 'warnings']
   check('cargo clippy', (await run(cargo, clippy)).code === 0)
@@ -259,7 +274,8 @@ async function main(argv) {
   if (argv[0] === '--build') {
     const builders = {
       conformance: buildConformance,
-      wasm: buildWasmPkg,
+      wasm: () => buildWasmPkg('node'),
+      'wasm-web': () => buildWasmPkg('web'),
       'rust-stock': buildStockDriver,
       all: buildAll,
     }

@@ -3,16 +3,16 @@
  * `examples/conformance.rs` (driver `rust-sdk`), and built for wasm32-unknown-unknown with the
  * `web` feature and run in Node (driver `rust-wasm`). The binaries are built here with
  * `scripts/test-rust.mjs --build` (cargo caches under sdk-rust/target, tools under .cache/).
+ * The browser build is in rust-wasm-browser.test.ts.
  */
-import { execa } from 'execa'
 import { afterAll, beforeAll, describe, type ExpectStatic, inject, it } from 'vitest'
 import { z } from 'zod'
 import { Api, type StoredEvent } from '../harness/api.ts'
-import { type Driver, loadDriver, runDriver } from '../harness/drivers.ts'
+import { type Driver, runDriver } from '../harness/drivers.ts'
 import { HealthApi } from '../harness/health-crons.ts'
 import { outcomeKeys, outcomeTotals, setQuota } from '../harness/outcomes.ts'
-import { repoRoot } from '../harness/paths.ts'
 import { type RecordingProxy, startRecordingProxy } from '../harness/recording-proxy.ts'
+import { RUST_BUILD_TIMEOUT as BUILD_TIMEOUT, buildRustDriver } from '../harness/rust-builds.ts'
 import { waitFor } from '../harness/wait.ts'
 import { checkGrouping } from './grouping.ts'
 
@@ -49,27 +49,9 @@ const token = inject('adminToken')
 const api = new Api(serverUrl, token)
 const health = new HealthApi(serverUrl, token)
 
-/** A cold build compiles the SDK, its dependencies and, for wasm32, std itself. */
-const BUILD_TIMEOUT = 15 * 60_000
 const RELEASE = 'rust-conformance@1.0.0'
 /** The quota window `examples/conformance.rs` assumes for its `ratelimit` scenario. */
 const WINDOW_SECONDS = 4
-
-/** Builds one of the Rust programs and loads its driver description. */
-async function buildDriver(what: 'conformance' | 'wasm', name: string): Promise<Driver> {
-  const result = await execa(process.execPath, ['scripts/test-rust.mjs', '--build', what], {
-    cwd: repoRoot,
-    reject: false,
-    all: true,
-    stdin: 'ignore',
-  })
-  if (result.exitCode !== 0) {
-    throw new Error(`scripts/test-rust.mjs --build ${what} failed:\n${result.all}`)
-  }
-  const driver = loadDriver(name)
-  if (driver.missing !== undefined) throw new Error(`${name}: ${driver.missing}`)
-  return driver
-}
 
 /** Fetches every event of a report, failing on any that is not retrievable. */
 async function storedEvents(projectId: number, ids: readonly string[]): Promise<StoredEvent[]> {
@@ -90,7 +72,7 @@ describe('ingest-sdk (rust, native)', () => {
   let driver: Driver
   let proxy: RecordingProxy
   beforeAll(async () => {
-    driver = await buildDriver('conformance', 'rust-sdk')
+    driver = await buildRustDriver('conformance', 'rust-sdk')
     proxy = await startRecordingProxy(serverUrl)
   }, BUILD_TIMEOUT)
   afterAll(async () => {
@@ -235,7 +217,7 @@ describe('ingest-sdk (rust, native)', () => {
 describe('ingest-sdk (rust, wasm32 in node)', () => {
   let driver: Driver
   beforeAll(async () => {
-    driver = await buildDriver('wasm', 'rust-wasm')
+    driver = await buildRustDriver('wasm', 'rust-wasm')
   }, BUILD_TIMEOUT)
 
   it('an error captured through fetch lands on the issue list', async ({ expect }) => {
