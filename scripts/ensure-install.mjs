@@ -13,8 +13,10 @@ const manifests = [
 const newest = Math.max(...manifests.filter((f) => existsSync(f)).map((f) => statSync(f).mtimeMs))
 const fresh = existsSync(stamp) && statSync(stamp).mtimeMs >= newest
 if (!fresh) {
-  const ci = existsSync('package-lock.json') ? ['ci'] : ['install']
-  process.stderr.write(`installing npm dependencies (npm ${ci[0]})…\n`)
-  const r = spawnSync('npm', [...ci, '--no-audit', '--no-fund'], { stdio: 'inherit' })
+  // `npm install`, not `npm ci`: the registry mirror here lacks Biome's binaries for other
+  // platforms, so the lockfile cannot list them and `npm ci` refuses it; `install` still
+  // follows the lockfile's versions.
+  process.stderr.write('installing npm dependencies (npm install)…\n')
+  const r = spawnSync('npm', ['install', '--no-audit', '--no-fund'], { stdio: 'inherit' })
   if (r.status !== 0) process.exit(r.status ?? 1)
 }
