@@ -73,7 +73,9 @@ async function main(): Promise<void> {
   const args = process.argv.slice(2)
   const asIndex = args.indexOf('--as')
   const as = asIndex === -1 ? undefined : args[asIndex + 1]
-  const input = args.find((arg, i) => !arg.startsWith('--') && (asIndex === -1 || i !== asIndex + 1))
+  const input = args.find(
+    (arg, i) => !arg.startsWith('--') && (asIndex === -1 || i !== asIndex + 1),
+  )
   if (input === undefined || (asIndex !== -1 && as === undefined)) {
     throw new Error('usage: new-fixture.ts <file.envelope> [--as <area>/<case>]')
   }
