@@ -9,14 +9,23 @@
  * a fresh server, and reports medians (the machine is shared: compare ratios, not absolutes);
  * `--profile [DIR]` writes a CPU profile of each ingest server (default artifacts/profiles);
  * `--dist DIR` benches another build (e.g. a saved copy of server/dist, for before/after);
- * `--env K=V` passes settings to the ingest server (repeatable); `--no-bare` skips the ceiling.
+ * `--env K=V` passes settings to the ingest server (repeatable); `--no-bare` skips the ceiling;
+ * `--quota N` gives the bench project an event quota of N per hour (keep it above the run).
  */
 import { randomBytes } from 'node:crypto'
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
-import { load, loadFixtures, median, peakRssMiB, type RunResult, start, stop } from './bench-load.ts'
+import {
+  load,
+  loadFixtures,
+  median,
+  peakRssMiB,
+  type RunResult,
+  start,
+  stop,
+} from './bench-load.ts'
 
 const { values: opts } = parseArgs({
   options: {
@@ -25,6 +34,7 @@ const { values: opts } = parseArgs({
     dist: { type: 'string', default: 'server/dist' },
     env: { type: 'string', multiple: true, default: [] },
     'no-bare': { type: 'boolean', default: false },
+    quota: { type: 'string' },
   },
   // A bare `--profile` (no directory after it) means the default directory.
   args: process.argv
@@ -48,7 +58,7 @@ interface IngestRun extends RunResult {
 
 /** One ingest run on a fresh server and database. */
 async function ingestRun(bodies: Buffer[]): Promise<IngestRun> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'ingest-bench-'))
+  const dataDir = mkdtempSync(join(process.env['BENCH_TMPDIR'] ?? tmpdir(), 'ingest-bench-'))
   const extraEnv = Object.fromEntries(
     (opts.env ?? []).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
   )
@@ -71,6 +81,15 @@ async function ingestRun(bodies: Buffer[]): Promise<IngestRun> {
         body: '{"name":"bench"}',
       })
     ).json()) as { id: number; dsn: string }
+    if (opts.quota !== undefined) {
+      // A quota the run stays under: the counting path runs on every event, nothing is refused.
+      const put = await fetch(`${server.url}/api/0/projects/${created.id}/`, {
+        method: 'PUT',
+        headers: auth,
+        body: JSON.stringify({ quota: { events: Number(opts.quota), window_seconds: 3600 } }),
+      })
+      if (!put.ok) throw new Error(`setting the quota failed: ${put.status} ${await put.text()}`)
+    }
     const key = new URL(created.dsn).username
     const path = `/api/${created.id}/envelope/?sentry_key=${key}&sentry_version=7`
     const warm = await load(server, bodies, path, WARMUP_MS, CONNECTIONS)

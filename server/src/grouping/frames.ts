@@ -40,7 +40,7 @@ function frameFunction(frame: Frame, platform: string): string | undefined {
   if (name === undefined || name === '') return undefined
   if (JS_PLATFORMS.has(platform)) {
     // `Object.run [as handle]` → `run`: the receiver depends on how the function was called.
-    const bare = name.replace(/\s*\[as [^\]]*\]$/, '')
+    const bare = name.includes('[as ') ? name.replace(/\s*\[as [^\]]*\]$/, '') : name
     const last = bare.slice(bare.lastIndexOf('.') + 1)
     return JS_NO_NAME.has(last) || JS_NO_NAME.has(bare) || bare.endsWith('/<') ? undefined : last
   }
@@ -72,9 +72,16 @@ export function frameKey(frame: Frame, eventPlatform: string): FrameKey | undefi
 }
 
 /** Identity for recursion detection: the same code location, line and column included. */
-function location(frame: Frame): string {
-  const { abs_path, package: pkg, module, filename, function: fn, lineno, colno } = frame
-  return JSON.stringify([abs_path, pkg, module, filename, fn, lineno, colno])
+function sameLocation(a: Frame, b: Frame): boolean {
+  return (
+    a.abs_path === b.abs_path &&
+    a.package === b.package &&
+    a.module === b.module &&
+    a.filename === b.filename &&
+    a.function === b.function &&
+    a.lineno === b.lineno &&
+    a.colno === b.colno
+  )
 }
 
 /**
@@ -87,12 +94,11 @@ export function stackKeys(
   platform: string,
 ): FrameKey[] {
   const keys: FrameKey[] = []
-  let previous: string | undefined
+  let previous: Frame | undefined
   for (const frame of frames) {
     if (variant === 'app' && !isInApp(frame)) continue
-    const here = location(frame)
-    if (here === previous) continue
-    previous = here
+    if (previous !== undefined && sameLocation(frame, previous)) continue
+    previous = frame
     const key = frameKey(frame, platform)
     if (key !== undefined) keys.push(key)
   }

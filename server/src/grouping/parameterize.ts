@@ -89,20 +89,29 @@ const PATTERNS: readonly (readonly [string, string])[] = [
   ['bool', '(?<==)(?:[Tt]rue|[Ff]alse)\\b'],
 ]
 
-const COMBINED = new RegExp(
-  PATTERNS.map(([name, source]) => `(?<${name}>${source})`).join('|'),
-  'g',
-)
+/**
+ * One capturing group per pattern (the sources have no capturing groups of their own), so
+ * group `i + 1` matched means `PATTERNS[i]` did. Shared and run with `exec` from `lastIndex`:
+ * `matchAll` would clone this large regex and build a named-groups object on every call.
+ */
+const COMBINED = new RegExp(PATTERNS.map(([, source]) => `(${source})`).join('|'), 'g')
+const PLACEHOLDERS = PATTERNS.map(([name]) => `<${name}>`)
+if (new RegExp(`${COMBINED.source}|`).exec('')?.length !== PATTERNS.length + 1) {
+  throw new Error('parameterize: a pattern source has a capturing group; use (?:…)')
+}
 
 /** Replaces variable values in `text` with placeholders such as `<int>` or `<email>`. */
 export function parameterize(text: string): string {
   let out = ''
   let last = 0
-  for (const match of text.matchAll(COMBINED)) {
-    const groups = match.groups ?? {}
-    const name = PATTERNS.find(([key]) => groups[key] !== undefined)?.[0]
-    out += `${text.slice(last, match.index)}<${name ?? 'unknown'}>`
-    last = match.index + match[0].length
+  COMBINED.lastIndex = 0
+  for (let m = COMBINED.exec(text); m !== null; m = COMBINED.exec(text)) {
+    let group = 1
+    while (group < m.length && m[group] === undefined) group++
+    out += text.slice(last, m.index) + (PLACEHOLDERS[group - 1] ?? '<unknown>')
+    last = m.index + m[0].length
+    // An empty match would loop forever; no pattern matches empty, but stay safe.
+    if (m[0].length === 0) COMBINED.lastIndex++
   }
   return out + text.slice(last)
 }

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { row } from './contract.ts'
 import { GroupCommitter } from './group-commit.ts'
 import { openSqliteStore } from './sqlite/index.ts'
@@ -25,6 +25,38 @@ describe('GroupCommitter', () => {
     expect(results.map((r) => r.events[0]?.eventId)).toEqual(units.map((u) => u.events[0]?.eventId))
     const { issues } = await store.listIssues(project.id, {}, { limit: 10 })
     expect(issues.reduce((n, i) => n + i.timesSeen, 0)).toBe(20)
+    await store.close()
+  })
+
+  it('after a commit, gathers the next group until its oldest unit waited the delay', async () => {
+    const store = await openSqliteStore(':memory:')
+    const { project, key } = await store.createProject('P', 'p', 'd'.repeat(32))
+    const groups: number[] = []
+    let committing: (() => void) | undefined
+    // A store that commits off the event loop: the commit ends when the test says so.
+    const offLoop: IngestStore = {
+      write: async (units: WriteUnit[]) => {
+        groups.push(units.length)
+        await new Promise<void>((resolve) => {
+          committing = resolve
+        })
+        return store.write(units)
+      },
+    }
+    const committer = new GroupCommitter(offLoop, { delayMs: 300 })
+    const unit = () => ({ events: [row(project.id, key.id, 'g')], outcomes: [] })
+    const first = committer.write(unit())
+    await vi.waitFor(() => expect(groups).toEqual([1]), { timeout: 2000 })
+    const second = committer.write(unit())
+    committing?.()
+    await first
+    // Written right after the first commit, `second` would be a group of its own.
+    await new Promise((resolve) => setTimeout(resolve, 30))
+    expect(groups).toEqual([1])
+    const third = committer.write(unit())
+    await vi.waitFor(() => expect(groups).toEqual([1, 2]), { timeout: 2000 })
+    committing?.()
+    await Promise.all([second, third])
     await store.close()
   })
 

@@ -72,6 +72,9 @@ const toDelivery = (r: DeliveryRow): AlertDelivery => ({
 /** Longest error text kept in the delivery log. */
 const MAX_ERROR = 1000
 
+/** How long a project's rule list is reused: rules are read for every stored event. */
+const RULES_TTL_MS = 1000
+
 /**
  * Alert rules and the delivery outbox on SQLite. Claims are one `UPDATE … RETURNING`
  * statement, so two nodes on one database never lease the same delivery.
@@ -118,6 +121,11 @@ export function sqliteAlerts(db: Database.Database): AlertStore {
        ORDER BY next_attempt_at, id LIMIT @limit)
      RETURNING *, (SELECT name FROM alert_rules WHERE id = rule_id) AS rule_name`,
   )
+  // A read first: an idle poll then takes no write lock from the ingest writer thread.
+  const anyDue = db.prepare<[{ now: number }], { one: number }>(
+    `SELECT 1 AS one FROM alert_deliveries WHERE status = 'pending' AND next_attempt_at <= @now
+       AND (lease_until IS NULL OR lease_until <= @now) LIMIT 1`,
+  )
   const sent = db.prepare<[number, number, number, string]>(
     `UPDATE alert_deliveries SET status = 'sent', attempts = attempts + 1, sent_at = ?,
        updated_at = ?, claimed_by = NULL, lease_until = NULL
@@ -146,6 +154,18 @@ export function sqliteAlerts(db: Database.Database): AlertStore {
     }
     return created
   })
+  // Rule lists per project, dropped when this store changes a rule; another connection's
+  // change (another node on the file) is seen within RULES_TTL_MS.
+  const rulesCache = new Map<number, { rows: RuleRow[]; at: number }>()
+  const rowsOf = (projectId: number): RuleRow[] => {
+    const hit = rulesCache.get(projectId)
+    const now = Date.now()
+    if (hit !== undefined && now - hit.at < RULES_TTL_MS) return hit.rows
+    const rows = rulesOf.all(projectId)
+    if (rulesCache.size > 10_000) rulesCache.clear()
+    rulesCache.set(projectId, { rows, at: now })
+    return rows
+  }
   const removeRule = db.transaction((projectId: number, ruleId: number, now: number) => {
     if (deleteRule.run(now, projectId, ruleId).changes === 0) return false
     cancelPending.run(now, ruleId)
@@ -154,6 +174,7 @@ export function sqliteAlerts(db: Database.Database): AlertStore {
 
   return {
     createAlertRule: async (projectId, rule, now) => {
+      rulesCache.delete(projectId)
       const r = insertRule.get(
         projectId,
         rule.name,
@@ -164,14 +185,19 @@ export function sqliteAlerts(db: Database.Database): AlertStore {
       if (r === undefined) throw new Error('alert rule insert returned nothing')
       return toRule(r)
     },
-    listAlertRules: async (projectId) => rulesOf.all(projectId).map(toRule),
-    deleteAlertRule: async (projectId, ruleId, now) => removeRule(projectId, ruleId, now),
+    listAlertRules: async (projectId) => rowsOf(projectId).map(toRule),
+    deleteAlertRule: async (projectId, ruleId, now) => {
+      rulesCache.delete(projectId)
+      return removeRule(projectId, ruleId, now)
+    },
     countIssueEvents: async (issueId, since, cap) => countEvents.get(issueId, since, cap)?.n ?? 0,
     lastDeliveryAt: async (ruleId, issueId, kind) =>
       lastDelivery.get(ruleId, issueId, kind)?.at ?? null,
     enqueueDeliveries: async (rows) => enqueue(rows),
     claimDeliveries: async (workerId, now, leaseMs, limit) =>
-      claim.all({ worker: workerId, leaseUntil: now + leaseMs, now, limit }).map(toDelivery),
+      anyDue.get({ now }) === undefined
+        ? []
+        : claim.all({ worker: workerId, leaseUntil: now + leaseMs, now, limit }).map(toDelivery),
     finishAttempt: async (id, workerId, result) => {
       if (result.ok) return sent.run(result.at, result.at, id, workerId).changes > 0
       const error = result.error.slice(0, MAX_ERROR)

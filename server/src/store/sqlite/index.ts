@@ -1,10 +1,12 @@
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
-import Database from 'better-sqlite3'
+import type Database from 'better-sqlite3'
 import type { Store } from '../types.ts'
 import { sqliteAccounts } from './accounts.ts'
 import { sqliteAlerts } from './alerts.ts'
+import { openConnection } from './connection.ts'
 import { sqliteIngest } from './ingest.ts'
+import { sqliteIngestThread } from './ingest-thread.ts'
 import { sqliteIssues } from './issues.ts'
 import { loadMigrations, migrate } from './migrations.ts'
 import { sqliteMonitors } from './monitors.ts'
@@ -18,21 +20,23 @@ import { sqliteUiReads } from './ui-reads.ts'
 
 /**
  * Opens (creating if needed) the embedded SQLite store: WAL journal and `synchronous=FULL`, so
- * a committed group is on disk before any request of it is answered 200.
+ * a committed group is on disk before any request of it is answered 200. A database file gets
+ * its group commits written by a worker thread (ingest-thread.ts; `writerThread: false` keeps
+ * them on this thread); `:memory:` cannot be shared with one.
  */
-export async function openSqliteStore(path: string): Promise<Store & { db: Database.Database }> {
+export async function openSqliteStore(
+  path: string,
+  opts: { writerThread?: boolean } = {},
+): Promise<Store & { db: Database.Database }> {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
-  const db = new Database(path)
-  db.pragma('journal_mode = WAL')
-  db.pragma('synchronous = FULL')
-  db.pragma('foreign_keys = ON')
-  db.pragma('busy_timeout = 5000')
+  const db = openConnection(path)
   migrate(db, await loadMigrations())
+  const writer = (opts.writerThread ?? path !== ':memory:') ? sqliteIngestThread(path) : undefined
   return {
     dialect: 'sqlite',
     db,
     ...sqliteProjects(db),
-    ...sqliteIngest(db),
+    write: writer?.write ?? sqliteIngest(db).write,
     ...sqliteIssues(db),
     ...sqliteAccounts(db),
     ...sqliteSessions(db),
@@ -44,6 +48,7 @@ export async function openSqliteStore(path: string): Promise<Store & { db: Datab
     ...sqliteReleaseHealth(db),
     ...sqliteMonitors(db),
     close: async () => {
+      await writer?.close()
       db.close()
     },
   }

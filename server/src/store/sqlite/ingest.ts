@@ -11,6 +11,21 @@ import { sqliteHealthWriter } from './release-health.ts'
 
 const HOUR = 3_600_000
 
+/** The columns of one `events` row, in insert order. */
+type EventParams = [
+  projectId: number,
+  eventId: string,
+  issueId: number,
+  keyId: number,
+  timestamp: number,
+  received: number,
+  level: string,
+  release: string | null,
+  environment: string | null,
+  component: string | null,
+  payload: string,
+]
+
 /**
  * The ingest write path on SQLite: every unit of a group commit in one transaction of prepared
  * statements. Idempotent on (project, event_id): a duplicate changes nothing.
@@ -19,8 +34,10 @@ export function sqliteIngest(db: Database.Database): IngestStore {
   const eventExists = db.prepare<[number, string], { one: number }>(
     'SELECT 1 AS one FROM events WHERE project_id = ? AND event_id = ?',
   )
-  const findHash = db.prepare<[number, string], { issue_id: number }>(
-    'SELECT issue_id FROM grouphashes WHERE project_id = ? AND hash = ?',
+  // The issue's status comes along: a resolved issue regresses (one lookup, not two).
+  const findHash = db.prepare<[number, string], { issue_id: number; status: string }>(
+    `SELECT g.issue_id, i.status FROM grouphashes g JOIN issues i ON i.id = g.issue_id
+     WHERE g.project_id = ? AND g.hash = ?`,
   )
   const insertIssue = db.prepare<
     [number, string, string, string, string | null, string | null, number, number, string],
@@ -31,9 +48,6 @@ export function sqliteIngest(db: Database.Database): IngestStore {
   )
   const insertHash = db.prepare<[number, string, string, number]>(
     'INSERT INTO grouphashes (project_id, hash, grouping_version, issue_id) VALUES (?, ?, ?, ?)',
-  )
-  const issueStatus = db.prepare<[number], { status: string }>(
-    'SELECT status FROM issues WHERE id = ?',
   )
   // A resolved issue regresses; an ignored one whose ignore condition is met comes back
   // (time passed, or seen the N more times). Either way: unresolved and For review (issue 7b).
@@ -50,9 +64,10 @@ export function sqliteIngest(db: Database.Database): IngestStore {
        status = CASE WHEN ${reopens} THEN 'unresolved' ELSE status END
      WHERE id = @id`,
   )
-  const insertEvent = db.prepare(
+  // Positional parameters: binding by name costs a lookup per parameter on the hottest insert.
+  const insertEvent = db.prepare<EventParams>(
     `INSERT INTO events (project_id, event_id, issue_id, key_id, timestamp, received, level, release, environment, component, payload)
-     VALUES (@projectId, @eventId, @issueId, @keyId, @timestamp, @received, @level, @release, @environment, @component, @payload)`,
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   )
   const addOutcome = db.prepare(
     `INSERT INTO outcomes (project_id, key_id, hour, outcome, reason, category, quantity)
@@ -92,11 +107,23 @@ export function sqliteIngest(db: Database.Database): IngestStore {
       issueCreated = true
     } else {
       issueId = hash.issue_id
-      regressed = issueStatus.get(issueId)?.status === 'resolved'
+      regressed = hash.status === 'resolved'
       const { received, title, culprit, level } = e
       touchIssue.run({ received, title, culprit, level, id: issueId })
     }
-    insertEvent.run({ ...e, issueId })
+    insertEvent.run(
+      e.projectId,
+      e.eventId,
+      issueId,
+      e.keyId,
+      e.timestamp,
+      e.received,
+      e.level,
+      e.release,
+      e.environment,
+      e.component,
+      e.payload,
+    )
     return { eventId: e.eventId, issueId, duplicate: false, issueCreated, regressed }
   }
 

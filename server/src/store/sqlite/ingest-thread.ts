@@ -1,0 +1,105 @@
+import type { Worker } from 'node:worker_threads'
+import type { IngestStore, WriteUnit, WriteUnitResult } from '../types.ts'
+import { spawnWorker } from './spawn-worker.ts'
+
+/** A message to the writer thread; `db` names one open database file. */
+export type WriterRequest =
+  | { type: 'open'; id: number; db: number; path: string }
+  | { type: 'write'; id: number; db: number; units: WriteUnit[] }
+  | { type: 'close'; id: number; db: number }
+
+/** The writer thread's answer to one request: the results, or the error that rolled it back. */
+export type WriterReply =
+  | { id: number; results: WriteUnitResult[] }
+  | { id: number; error: { message: string; name: string; code: string } }
+
+interface Waiting {
+  resolve: (r: WriteUnitResult[]) => void
+  reject: (e: Error) => void
+}
+
+/** The one writer thread of this process and what it has been asked and not yet answered. */
+interface Writer {
+  worker: Worker
+  waiting: Map<number, Waiting>
+  /** Database ids opened in this worker (a restarted worker opens them again). */
+  opened: Set<number>
+}
+
+let writer: Writer | undefined
+let nextId = 1
+let nextDb = 1
+
+function startWriter(): Writer {
+  const worker = spawnWorker(import.meta.url, 'ingest-worker', undefined)
+  const w: Writer = { worker, waiting: new Map(), opened: new Set() }
+  const failAll = (err: Error): void => {
+    for (const entry of w.waiting.values()) entry.reject(err)
+    w.waiting.clear()
+  }
+  worker.on('message', (reply: WriterReply) => {
+    const entry = w.waiting.get(reply.id)
+    if (entry === undefined) return
+    w.waiting.delete(reply.id)
+    // Only requests in flight keep the process alive.
+    if (w.waiting.size === 0) worker.unref()
+    if ('results' in reply) entry.resolve(reply.results)
+    else entry.reject(Object.assign(new Error(reply.error.message), reply.error))
+  })
+  worker.on('error', failAll)
+  worker.on('exit', () => {
+    if (writer === w) writer = undefined
+    failAll(new Error('the ingest writer thread stopped'))
+  })
+  worker.unref()
+  return w
+}
+
+/** Sends one request to the writer thread (started, or restarted, on demand). */
+function request(msg: WriterRequest): Promise<WriteUnitResult[]> {
+  writer ??= startWriter()
+  const w = writer
+  return new Promise((resolve, reject) => {
+    w.waiting.set(msg.id, { resolve, reject })
+    w.worker.ref()
+    w.worker.postMessage(msg)
+  })
+}
+
+/**
+ * The ingest write path of a SQLite file store, run in a worker thread (one per process, one
+ * connection per file) with the connection settings of the main thread: WAL and
+ * `synchronous=FULL`. Each group commit is one message and its promise resolves once that
+ * transaction committed, so a 200 still means "on disk". Meanwhile the main thread keeps
+ * reading and digesting requests instead of blocking on statements and fsync, and the next
+ * group gathers. Reads stay on the main connection (WAL: they see every commit). A writer that
+ * dies fails the requests in flight; the next write starts a new one.
+ */
+export function sqliteIngestThread(path: string): IngestStore & { close(): Promise<void> } {
+  const db = nextDb++
+  let closed = false
+  const ensureOpen = (): void => {
+    writer ??= startWriter()
+    if (writer.opened.has(db)) return
+    writer.opened.add(db)
+    // Fails with the writes queued behind it, which report the error.
+    request({ type: 'open', id: nextId++, db, path }).catch(() => undefined)
+  }
+  ensureOpen()
+  return {
+    write: (units) => {
+      if (closed) return Promise.reject(new Error('the store is closed'))
+      ensureOpen()
+      return request({ type: 'write', id: nextId++, db, units })
+    },
+    close: async () => {
+      if (closed) return
+      closed = true
+      const w = writer
+      if (w === undefined || !w.opened.has(db)) return
+      // The idle thread stays (unreferenced: it keeps no process alive) for the next store.
+      await request({ type: 'close', id: nextId++, db }).catch(() => undefined)
+      w.opened.delete(db)
+    },
+  }
+}

@@ -1,0 +1,56 @@
+/**
+ * The ingest writer thread (see ingest-thread.ts): holds one connection per open database file
+ * and runs each group commit's transaction — statements and fsync — off the main thread.
+ */
+import { parentPort } from 'node:worker_threads'
+import type { IngestStore } from '../types.ts'
+import { openConnection } from './connection.ts'
+import { sqliteIngest } from './ingest.ts'
+import type { WriterReply, WriterRequest } from './ingest-thread.ts'
+
+const port = parentPort
+if (port === null) throw new Error('ingest-worker.ts runs as a worker thread')
+const stores = new Map<number, { close: () => void; ingest: IngestStore }>()
+/** Why a database could not be opened: its writes fail with that, not with "not open". */
+const failedOpens = new Map<number, unknown>()
+
+const reply = (msg: WriterReply): void => port.postMessage(msg)
+const failure = (id: number, err: unknown): WriterReply => {
+  const e = err instanceof Error ? err : new Error(String(err))
+  const code = (e as { code?: unknown }).code
+  return {
+    id,
+    error: { message: e.message, name: e.name, code: typeof code === 'string' ? code : '' },
+  }
+}
+
+port.on('message', (msg: WriterRequest) => {
+  try {
+    if (msg.type === 'open') {
+      try {
+        const db = openConnection(msg.path)
+        stores.set(msg.db, { close: () => db.close(), ingest: sqliteIngest(db) })
+      } catch (err) {
+        failedOpens.set(msg.db, err)
+        throw err
+      }
+      reply({ id: msg.id, results: [] })
+    } else if (msg.type === 'close') {
+      stores.get(msg.db)?.close()
+      stores.delete(msg.db)
+      failedOpens.delete(msg.db)
+      reply({ id: msg.id, results: [] })
+    } else {
+      const store = stores.get(msg.db)
+      if (store === undefined) {
+        throw failedOpens.get(msg.db) ?? new Error(`database ${msg.db} is not open in the writer`)
+      }
+      store.ingest.write(msg.units).then(
+        (results) => reply({ id: msg.id, results }),
+        (err: unknown) => reply(failure(msg.id, err)),
+      )
+    }
+  } catch (err) {
+    reply(failure(msg.id, err))
+  }
+})
