@@ -15,6 +15,7 @@ import { handleItems } from './items/index.ts'
 import type { KeyResolver, ResolvedKey } from './keys.ts'
 import { type QuotaGate, type QuotaTicket, rateLimitHeaders } from './quota.ts'
 import { countRejections } from './rejections.ts'
+import { pathProject, requireRequestCredentials } from './request.ts'
 import { decodeStoreBody } from './store-body.ts'
 
 /** What the ingest routes need from the app. */
@@ -31,15 +32,6 @@ declare module 'fastify' {
   interface FastifyRequest {
     ingestBody?: Buffer
   }
-}
-
-/** Path project ids are unsigned integers (Relay: u64). */
-function pathProject(req: FastifyRequest): number {
-  const raw = (req.params as { projectId?: string }).projectId ?? ''
-  const id = /^\d{1,15}$/.test(raw) ? Number(raw) : Number.NaN
-  if (!Number.isSafeInteger(id))
-    throw new ApiError('bad_project_path', `bad project id "${raw.slice(0, 40)}" in path`)
-  return id
 }
 
 /** Ingest answers are never cached and always JSON; an active quota limit is announced. */
@@ -128,13 +120,7 @@ export async function ingestRoutes(app: FastifyInstance, deps: IngestDeps): Prom
   const storeHandler = async (req: FastifyRequest, reply: FastifyReply) => {
     const projectId = pathProject(req)
     const received = Date.now()
-    const creds = credentialsFromRequest(req.query as Record<string, unknown>, req.headers)
-    if (creds === undefined) {
-      throw new ApiError(
-        'missing_auth',
-        'missing authorization: send sentry_key in the query or an X-Sentry-Auth header',
-      )
-    }
+    const creds = requireRequestCredentials(req)
     const resolved = await keys.resolve(creds, projectId)
     const buf = body(req)
     if (String(req.headers['content-type'] ?? '').startsWith('application/x-sentry-envelope')) {

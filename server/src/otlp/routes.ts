@@ -1,12 +1,12 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Config } from '../config.ts'
 import { ApiError } from '../errors.ts'
-import { credentialsFromRequest } from '../ingest/auth.ts'
 import { readBody } from '../ingest/body.ts'
 import { announceStored } from '../ingest/commit.ts'
 import { IngestContext } from '../ingest/context.ts'
 import type { KeyResolver } from '../ingest/keys.ts'
 import { type QuotaGate, rateLimitHeaders } from '../ingest/quota.ts'
+import { pathProject, requireRequestCredentials } from '../ingest/request.ts'
 import type { LiveBus } from '../live/bus.ts'
 import type { GroupCommitter } from '../store/group-commit.ts'
 import {
@@ -37,15 +37,6 @@ declare module 'fastify' {
 
 /** Largest decoded OTLP body (Relay's log container limit); the envelope cap if lower. */
 const MAX_OTLP_DECODED = 12 * 1024 * 1024
-
-/** Path project ids are unsigned integers, as on the envelope endpoint. */
-function pathProject(req: FastifyRequest): number {
-  const raw = (req.params as { projectId?: string }).projectId ?? ''
-  const id = /^\d{1,15}$/.test(raw) ? Number(raw) : Number.NaN
-  if (!Number.isSafeInteger(id))
-    throw new ApiError('bad_project_path', `bad project id "${raw.slice(0, 40)}" in path`)
-  return id
-}
 
 /**
  * Errors as an OTLP/HTTP server answers them: a protobuf request gets a binary google.rpc.Status;
@@ -124,13 +115,7 @@ export async function otlpRoutes(app: FastifyInstance, deps: OtlpDeps): Promise<
     const projectId = pathProject(req)
     const received = Date.now()
     // Credentials as on the other ingest endpoints: query, then header (no envelope here).
-    const creds = credentialsFromRequest(req.query as Record<string, unknown>, req.headers)
-    if (creds === undefined) {
-      throw new ApiError(
-        'missing_auth',
-        'missing authorization: send sentry_key in the query or an X-Sentry-Auth header',
-      )
-    }
+    const creds = requireRequestCredentials(req)
     const resolved = await keys.resolve(creds, projectId)
     const encoding = otlpEncoding(req.headers['content-type'])
     if (encoding === undefined) {

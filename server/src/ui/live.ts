@@ -22,6 +22,8 @@ export async function liveRoutes(app: FastifyInstance, deps: UiDeps): Promise<vo
   const streams = new Map<ServerResponse, number>()
   let seq = 0
   const onStored = (e: Stored) => {
+    // Nothing to do on the ingest path while no page is watching.
+    if (streams.size === 0) return
     const data = JSON.stringify({
       issueId: e.issueId,
       eventId: e.eventId,
