@@ -11,8 +11,13 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
-/** The stock SDK under test; bump deliberately (newest 2.x when pinned). */
-const REQUIREMENTS = ['sentry-sdk==2.75.0']
+/** The stock SDK under test (newest 2.x when pinned) and the OpenAPI checkers; bump deliberately. */
+const REQUIREMENTS = [
+  'sentry-sdk==2.75.0',
+  // The management API's generated OpenAPI document is checked with these (server/test/openapi-conformance.test.ts).
+  'openapi-spec-validator==0.9.0',
+  'schemathesis==4.32.5',
+]
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const venv = join(root, 'conformance', '.venv')

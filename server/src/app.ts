@@ -2,7 +2,6 @@ import cors from '@fastify/cors'
 import Fastify, { type FastifyError, type FastifyInstance, LogController } from 'fastify'
 import { setupAlerts } from './alerts/index.ts'
 import { apiRoutes } from './api/index.ts'
-import type { PrincipalSource } from './api/principal.ts'
 import type { Config } from './config.ts'
 import { installCronClock } from './crons/plugin.ts'
 import { ApiError } from './errors.ts'
@@ -11,33 +10,12 @@ import { QuotaGate } from './ingest/quota.ts'
 import { ingestRoutes } from './ingest/routes.ts'
 import { LiveBus } from './live/bus.ts'
 import { otlpRoutes } from './otlp/routes.ts'
+import type { Services } from './services.ts'
 import { GroupCommitter } from './store/group-commit.ts'
 import { openSqliteStore } from './store/sqlite/index.ts'
 import type { Store } from './store/types.ts'
 import { setupTriage } from './triage/index.ts'
 import { webUi } from './ui/index.ts'
-
-/** The long-lived parts of a running server, shared by routes, background jobs and tests. */
-export interface Services {
-  config: Config
-  store: Store
-  bus: LiveBus
-  committer: GroupCommitter
-  keys: KeyResolver
-  /** Per-project event quotas, counted in memory on the hot path (ingest/quota.ts). */
-  quota: QuotaGate
-  /** Base URL written into DSNs (set by `main.ts` once the port is known). */
-  baseUrl: () => string
-  setBaseUrl: (url: string) => void
-  /** Extra ways to authenticate management requests (the UI's session cookie). */
-  principalSources: PrincipalSource[]
-}
-
-declare module 'fastify' {
-  interface FastifyInstance {
-    services: Services
-  }
-}
 
 /** Browser SDKs post cross-origin: allow any origin and expose the headers SDKs must read. */
 const CORS = {
@@ -124,7 +102,7 @@ export async function buildApp(
     await scope.register(async (otlp) => otlpRoutes(otlp, services))
   })
   await app.register(async (scope) => {
-    await apiRoutes(scope, { ...services, adminToken: config.adminToken })
+    await apiRoutes(scope, services)
   })
   await app.register(webUi)
 

@@ -1,33 +1,91 @@
-import type { FastifyInstance } from 'fastify'
-import { pathId } from '../api/validate.ts'
-import { deliveryJson, listAlertDeliveries } from './deliveries.ts'
-import { createAlertRule, deleteAlertRule, listAlertRules, ruleJson } from './rules.ts'
+import { z } from 'zod'
+import type { ApiScope } from '../api/openapi.ts'
+import {
+  AlertRuleJson,
+  bodyErrorResponses,
+  DeliveryJson,
+  errorResponses,
+  PathId,
+  ProjectParams,
+} from '../api/schemas.ts'
+import type { Services } from '../services.ts'
+import { DeliveryQuery, deliveryJson, listAlertDeliveries } from './deliveries.ts'
+import {
+  CreateAlertRule,
+  createAlertRule,
+  deleteAlertRule,
+  listAlertRules,
+  ruleJson,
+} from './rules.ts'
 
 /**
  * Alert rule and delivery-log routes: `GET/POST /api/0/projects/{id}/alert-rules/`,
  * `DELETE /api/0/projects/{id}/alert-rules/{ruleId}/`, `GET /api/0/projects/{id}/alert-deliveries/`.
  */
-export async function alertRoutes(app: FastifyInstance): Promise<void> {
-  const { store, config } = app.services
+export async function alertRoutes(
+  app: ApiScope,
+  services: Pick<Services, 'store' | 'config'>,
+): Promise<void> {
+  const { store, config } = services
 
-  app.get('/api/0/projects/:projectId/alert-rules/', async (req) =>
-    (await listAlertRules(store, pathId(req.params, 'projectId'))).map(ruleJson),
+  app.get(
+    '/api/0/projects/:projectId/alert-rules/',
+    {
+      schema: {
+        summary: 'Alert rules of the project',
+        params: ProjectParams,
+        response: { 200: z.array(AlertRuleJson), ...errorResponses },
+      },
+    },
+    async (req) => (await listAlertRules(store, req.params.projectId)).map(ruleJson),
   )
 
-  app.post('/api/0/projects/:projectId/alert-rules/', async (req, reply) => {
-    const rule = await createAlertRule({ store, config }, pathId(req.params, 'projectId'), req.body)
-    return reply.code(201).send(ruleJson(rule))
-  })
+  app.post(
+    '/api/0/projects/:projectId/alert-rules/',
+    {
+      schema: {
+        summary:
+          'Create an alert rule: any of its conditions (new_issue, regression, frequency {threshold, window_minutes}) sends to its channel (webhook {url, format: json|slack} or email {to})',
+        params: ProjectParams,
+        body: CreateAlertRule.describe('alert rule'),
+        response: { 201: AlertRuleJson, ...bodyErrorResponses },
+      },
+    },
+    async (req, reply) => {
+      const rule = await createAlertRule({ store, config }, req.params.projectId, req.body)
+      return reply.code(201).send(ruleJson(rule))
+    },
+  )
 
-  app.delete('/api/0/projects/:projectId/alert-rules/:ruleId/', async (req, reply) => {
-    await deleteAlertRule(store, pathId(req.params, 'projectId'), pathId(req.params, 'ruleId'))
-    return reply.code(204).send()
-  })
+  app.delete(
+    '/api/0/projects/:projectId/alert-rules/:ruleId/',
+    {
+      schema: {
+        summary: 'Delete an alert rule; its pending deliveries are cancelled',
+        params: z.object({ projectId: PathId, ruleId: PathId }),
+        response: { 204: z.null().describe('Deleted'), ...errorResponses },
+      },
+    },
+    async (req, reply) => {
+      await deleteAlertRule(store, req.params.projectId, req.params.ruleId)
+      return reply.code(204).send(null)
+    },
+  )
 
-  app.get('/api/0/projects/:projectId/alert-deliveries/', async (req, reply) => {
-    const projectId = pathId(req.params, 'projectId')
-    const page = await listAlertDeliveries(store, projectId, req.query)
-    if (page.next !== undefined) reply.header('x-next-cursor', page.next)
-    return page.deliveries.map(deliveryJson)
-  })
+  app.get(
+    '/api/0/projects/:projectId/alert-deliveries/',
+    {
+      schema: {
+        summary: 'The delivery log, newest first; filters status, issue_id; cursor paging',
+        params: ProjectParams,
+        querystring: DeliveryQuery.describe('query'),
+        response: { 200: z.array(DeliveryJson), ...errorResponses },
+      },
+    },
+    async (req, reply) => {
+      const page = await listAlertDeliveries(store, req.params.projectId, req.query)
+      if (page.next !== undefined) reply.header('x-next-cursor', page.next)
+      return page.deliveries.map(deliveryJson)
+    },
+  )
 }

@@ -48,7 +48,14 @@ export const issueJson = (i: Issue) => ({
 })
 
 /** Stored event as the API shows it: the normalised payload plus where it was filed. */
-export function eventJson(e: StoredEvent): Record<string, unknown> {
+export function eventJson(e: StoredEvent): {
+  [field: string]: unknown
+  event_id: string
+  issue_id: number
+  project_id: number
+  component: string | null
+  received: string
+} {
   const payload = JSON.parse(e.payload) as Record<string, unknown>
   return {
     ...payload,

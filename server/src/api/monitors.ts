@@ -1,4 +1,3 @@
-import type { FastifyInstance } from 'fastify'
 import { z } from 'zod'
 import { CronClock } from '../crons/clock.ts'
 import { scheduleJson } from '../crons/schedule.ts'
@@ -10,7 +9,9 @@ import type {
   MonitorEnvStatus,
 } from '../store/monitor-types.ts'
 import type { Store } from '../store/types.ts'
-import { parseInput, pathId, pathProject } from './validate.ts'
+import type { ApiScope } from './openapi.ts'
+import { CheckInJson, errorResponses, MonitorJson, PathId, ProjectParams } from './schemas.ts'
+import { pathProject } from './validate.ts'
 
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString())
 
@@ -69,14 +70,33 @@ export const checkInJson = (c: CheckInRecord) => ({
 })
 
 /** Query of the check-in timeline. */
-export const CheckInQuery = z.object({
-  environment: z.string().max(64).optional(),
-  limit: z.coerce.number().int().min(1).max(1000).default(100),
-  cursor: z.string().max(64).optional(),
-})
+export const CheckInQuery = z
+  .object({
+    environment: z.string().max(64).optional(),
+    limit: z.coerce.number().int().min(1).max(1000).default(100),
+    cursor: z.string().max(64).optional(),
+  })
+  .describe('query')
 
 /** Query of the test-only clock route: the time to process (ISO 8601 or Unix ms/seconds). */
-const TickQuery = z.object({ now: z.string().max(40).optional() })
+const TickQuery = z.object({ now: z.string().max(40).optional() }).describe('query')
+
+const MonitorParams = z.object({ projectId: PathId, slug: z.string().max(64) })
+
+const ClockJson = z.object({
+  node: z.string(),
+  holder: z.string().nullable(),
+  lease_expires: z.string().nullable(),
+  last_tick: z.string().nullable(),
+  test_clock: z.boolean(),
+})
+
+const TickJson = z.object({
+  held: z.boolean(),
+  now: z.string().nullable(),
+  recorded: z.number().int(),
+  events: z.array(z.string()),
+})
 
 function instant(raw: string | undefined): number | undefined {
   if (raw === undefined) return undefined
@@ -93,54 +113,102 @@ function instant(raw: string | undefined): number | undefined {
  * `INGEST_TEST_CLOCK=1` also `POST /api/0/internal/clock/tick/?now=` (admins only): runs the
  * cron clock as if it were `now`, so tests need not wait for minutes.
  */
-export async function monitorRoutes(app: FastifyInstance, deps: { store: Store }): Promise<void> {
+export async function monitorRoutes(app: ApiScope, deps: { store: Store }): Promise<void> {
   const { store } = deps
-  const findMonitor = async (params: unknown): Promise<Monitor> => {
-    const projectId = pathId(params, 'projectId')
-    const slug = (params as { slug?: string }).slug ?? ''
-    const m = await store.getMonitor(projectId, slug)
+  const findMonitor = async (params: { projectId: number; slug: string }): Promise<Monitor> => {
+    const m = await store.getMonitor(params.projectId, params.slug)
     if (m === undefined) throw new ApiError('not_found', 'no such monitor')
     return m
   }
 
-  app.get('/api/0/projects/:projectId/monitors/', async (req) => {
-    const projectId = (await pathProject(store, req.params)).id
-    return (await store.listMonitors(projectId)).map(monitorJson)
-  })
-
-  app.get('/api/0/projects/:projectId/monitors/:slug/', async (req) =>
-    monitorJson(await findMonitor(req.params)),
+  app.get(
+    '/api/0/projects/:projectId/monitors/',
+    {
+      schema: {
+        summary:
+          'Cron monitors (created by check-ins): schedule, timezone, checkin_margin, max_runtime, status, next_checkin, environments',
+        params: ProjectParams,
+        response: { 200: z.array(MonitorJson), ...errorResponses },
+      },
+    },
+    async (req) => {
+      const projectId = (await pathProject(store, req.params.projectId)).id
+      return (await store.listMonitors(projectId)).map(monitorJson)
+    },
   )
 
-  app.get('/api/0/projects/:projectId/monitors/:slug/checkins/', async (req, reply) => {
-    const m = await findMonitor(req.params)
-    const q = parseInput(CheckInQuery, req.query, 'query')
-    const page = await store.listCheckIns(
-      m.id,
-      { environment: q.environment },
-      { limit: q.limit, cursor: q.cursor },
-    )
-    if (page.next !== undefined) reply.header('x-next-cursor', page.next)
-    return page.checkIns.map(checkInJson)
-  })
+  app.get(
+    '/api/0/projects/:projectId/monitors/:slug/',
+    {
+      schema: {
+        summary: 'One cron monitor',
+        params: MonitorParams,
+        response: { 200: MonitorJson, ...errorResponses },
+      },
+    },
+    async (req) => monitorJson(await findMonitor(req.params)),
+  )
 
-  app.get('/api/0/internal/clock/', async (req) => {
-    if (req.principal?.isAdmin !== true) throw new ApiError('forbidden', 'admins only')
-    const lease = await store.getLease(CronClock.LEASE)
-    return {
-      node: app.cronClock.holder,
-      holder: lease?.holder ?? null,
-      lease_expires: iso(lease?.expiresAt ?? null),
-      last_tick: iso(lease?.lastTick ?? null),
-      test_clock: app.services.config.testClock,
-    }
-  })
+  app.get(
+    '/api/0/projects/:projectId/monitors/:slug/checkins/',
+    {
+      schema: {
+        summary:
+          'Run timeline of a monitor, newest first (ok, error, in_progress, missed, timeout); filter environment; cursor paging (x-next-cursor)',
+        params: MonitorParams,
+        querystring: CheckInQuery,
+        response: { 200: z.array(CheckInJson), ...errorResponses },
+      },
+    },
+    async (req, reply) => {
+      const m = await findMonitor(req.params)
+      const q = req.query
+      const page = await store.listCheckIns(
+        m.id,
+        { environment: q.environment },
+        { limit: q.limit, cursor: q.cursor },
+      )
+      if (page.next !== undefined) reply.header('x-next-cursor', page.next)
+      return page.checkIns.map(checkInJson)
+    },
+  )
 
+  app.get(
+    '/api/0/internal/clock/',
+    {
+      schema: {
+        summary: 'State of the cron clock: lease holder and last tick (admins only)',
+        response: { 200: ClockJson, ...errorResponses },
+      },
+    },
+    async (req) => {
+      if (req.principal?.isAdmin !== true) throw new ApiError('forbidden', 'admins only')
+      const lease = await store.getLease(CronClock.LEASE)
+      return {
+        node: app.cronClock.holder,
+        holder: lease?.holder ?? null,
+        lease_expires: iso(lease?.expiresAt ?? null),
+        last_tick: iso(lease?.lastTick ?? null),
+        test_clock: app.services.config.testClock,
+      }
+    },
+  )
+
+  // Registered only with the test clock on, so the generated document lists it only then.
   if (!app.services.config.testClock) return
-  app.post('/api/0/internal/clock/tick/', async (req) => {
-    if (req.principal?.isAdmin !== true) throw new ApiError('forbidden', 'admins only')
-    const { now } = parseInput(TickQuery, req.query, 'query')
-    const r = await app.cronClock.tick(instant(now))
-    return { held: r.held, now: iso(r.now), recorded: r.recorded, events: r.events }
-  })
+  app.post(
+    '/api/0/internal/clock/tick/',
+    {
+      schema: {
+        summary: 'Run the cron clock as if it were `now` (INGEST_TEST_CLOCK=1 only; admins only)',
+        querystring: TickQuery,
+        response: { 200: TickJson, ...errorResponses },
+      },
+    },
+    async (req) => {
+      if (req.principal?.isAdmin !== true) throw new ApiError('forbidden', 'admins only')
+      const r = await app.cronClock.tick(instant(req.query.now))
+      return { held: r.held, now: iso(r.now), recorded: r.recorded, events: r.events }
+    },
+  )
 }

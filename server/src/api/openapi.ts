@@ -1,123 +1,96 @@
-import { z } from 'zod'
-import { UpdateIssue } from './issues.ts'
-import { healthAndCronPaths } from './openapi-health-crons.ts'
-import { bulkIssueUpdate, createComponentKey, triageAlertPaths } from './openapi-triage-alerts.ts'
-import { OutcomeQuery } from './outcomes.ts'
-import { CreateProject } from './projects.ts'
-import { UpdateProject } from './quotas.ts'
+import swagger from '@fastify/swagger'
+import type {
+  FastifyBaseLogger,
+  FastifyInstance,
+  FastifySchemaCompiler,
+  RawReplyDefaultExpression,
+  RawRequestDefaultExpression,
+  RawServerDefault,
+} from 'fastify'
+import {
+  jsonSchemaTransform,
+  jsonSchemaTransformObject,
+  serializerCompiler,
+  type ZodTypeProvider,
+} from 'fastify-type-provider-zod'
+import type { OpenAPIV3_1 } from 'openapi-types'
+import type { z } from 'zod'
+import { ApiError } from '../errors.ts'
 
-const json = (schema: z.ZodType) => ({ 'application/json': { schema: z.toJSONSchema(schema) } })
-const ok = (description: string) => ({ description, content: { 'application/json': {} } })
-/** Query parameters documented from the zod object the route parses them with. */
-const queryParameters = (schema: z.ZodObject) =>
-  Object.keys(schema.shape).map((name) => ({ name, in: 'query', schema: { type: 'string' } }))
-const errors = {
-  '400': { description: 'Invalid input; body `{"detail": "..."}`' },
-  '401': { description: 'Missing or wrong token; body `{"detail": "..."}`' },
-  '404': { description: 'No such resource' },
+/** A Fastify scope whose routes declare zod schemas (handlers get the parsed, typed input). */
+export type ApiScope = FastifyInstance<
+  RawServerDefault,
+  RawRequestDefaultExpression,
+  RawReplyDefaultExpression,
+  FastifyBaseLogger,
+  ZodTypeProvider
+>
+
+/** Where the generated document is served (without a token: clients fetch it to generate). */
+export const OPENAPI_PATH = '/api/0/openapi.json'
+
+/**
+ * Validates a request part with its route's zod schema. Invalid input is the catalogue's 400
+ * naming the fields (`invalid <what>: field: message`, `what` being the schema's description);
+ * an invalid path id is a 404, since it names no resource.
+ */
+export const apiValidatorCompiler: FastifySchemaCompiler<z.ZodType> =
+  ({ schema, httpPart }) =>
+  (data) => {
+    const r = schema.safeParse(data)
+    if (r.success) return { value: r.data }
+    if (httpPart === 'params') {
+      const name = String(r.error.issues[0]?.path[0] ?? 'resource').replace(/Id$/, '')
+      return { error: new ApiError('not_found', `no such ${name}`) }
+    }
+    const what = schema.description ?? (httpPart === 'body' ? 'body' : 'query')
+    const fields = r.error.issues.map((i) => `${i.path.join('.') || what}: ${i.message}`)
+    return { error: new ApiError('bad_request', `invalid ${what}: ${fields.join('; ')}`, fields) }
+  }
+
+/** A 204 answer has no body: the generated entry must not promise a JSON one. */
+function dropNoContentBodies(doc: OpenAPIV3_1.Document): OpenAPIV3_1.Document {
+  for (const item of Object.values(doc.paths ?? {})) {
+    for (const op of Object.values(item ?? {})) {
+      const responses = (op as OpenAPIV3_1.OperationObject).responses
+      const noContent = responses?.['204'] as OpenAPIV3_1.ResponseObject | undefined
+      if (noContent !== undefined) delete noContent.content
+    }
+  }
+  return doc
 }
 
 /**
- * The OpenAPI 3.1 description of the management API, served at `/api/0/openapi.json`.
- * Request bodies come from the same zod schemas the routes validate with, so they cannot drift.
+ * Makes `scope` schema-first: zod validates params, query and body and checks every answer
+ * (`fastify-type-provider-zod`), and `@fastify/swagger` collects the routes registered after
+ * this call into the OpenAPI 3.1 document served at {@link OPENAPI_PATH}. The document cannot
+ * drift from the routes: it is built from the same schemas that validate them. Returns nothing:
+ * a Fastify instance is thenable, so an async function returning one would resolve to another.
  */
-export function openApiDocument(extraPaths: Record<string, unknown> = {}) {
-  return {
-    openapi: '3.1.0',
-    info: { title: 'Error-ingest management API', version: '0' },
-    components: {
-      securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
+export async function schemaFirst(scope: FastifyInstance): Promise<void> {
+  scope.setValidatorCompiler(apiValidatorCompiler)
+  scope.setSerializerCompiler(serializerCompiler)
+  await scope.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Error-ingest management API',
+        version: '0',
+        description:
+          'Every route needs `Authorization: Bearer <token>` (an API token or `INGEST_ADMIN_TOKEN`) or a UI session. Errors answer `{"detail": "..."}`. Paged lists return the next cursor in the `x-next-cursor` header.',
+      },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+      security: [{ bearer: [] }],
     },
-    security: [{ bearer: [] }],
-    paths: {
-      '/api/0/projects/': {
-        get: { summary: 'List projects', responses: { '200': ok('Projects'), ...errors } },
-        post: {
-          summary: 'Create a project with a default DSN key',
-          requestBody: { content: json(CreateProject) },
-          responses: { '201': ok('{id, slug, name, dsn}'), ...errors },
-        },
-      },
-      '/api/0/projects/{projectId}/': {
-        get: {
-          summary: 'One project, with its event quota (`quota`: {events, window_seconds} or null)',
-          responses: { '200': ok('Project'), ...errors },
-        },
-        put: {
-          summary: 'Change project settings: `quota` {events, window_seconds}, null = no quota',
-          requestBody: { content: json(UpdateProject) },
-          responses: { '200': ok('Project'), ...errors },
-        },
-      },
-      '/api/0/projects/{projectId}/outcomes/': {
-        get: {
-          summary:
-            'Outcome totals by outcome, reason and category over [since, until) (whole hours, default the last 24 h); filters key_id, component, category',
-          parameters: queryParameters(OutcomeQuery),
-          responses: {
-            '200': ok(
-              '{since, until, totals: [{outcome, reason, category, quantity, label, description}]}',
-            ),
-            ...errors,
-          },
-        },
-      },
-      '/api/0/projects/{projectId}/outcomes/series/': {
-        get: {
-          summary: 'Hourly outcome buckets for a chart (at most 93 days); same filters',
-          parameters: queryParameters(OutcomeQuery),
-          responses: {
-            '200': ok(
-              '{since, until, interval: "1h", buckets: [{start, outcomes: {accepted, …}}]}',
-            ),
-            ...errors,
-          },
-        },
-      },
-      '/api/0/projects/{projectId}/keys/': {
-        get: {
-          summary: 'DSN keys: [{id, label, public_key, dsn}]',
-          responses: { '200': ok('Keys'), ...errors },
-        },
-        post: createComponentKey,
-      },
-      '/api/0/projects/{projectId}/issues/': {
-        get: {
-          summary:
-            'Issues, newest first; filters status, for_review (1: the For review queue), query, environment, release, component; cursor paging (x-next-cursor)',
-          responses: {
-            '200': ok(
-              '[{id, title, culprit, level, status, for_review, ignore_until, ignore_count, count, first_seen, last_seen}]',
-            ),
-            ...errors,
-          },
-        },
-        put: bulkIssueUpdate,
-      },
-      '/api/0/issues/{issueId}/': {
-        get: { summary: 'One issue', responses: { '200': ok('Issue'), ...errors } },
-        put: {
-          summary:
-            'Triage an issue: status, ignore conditions (ignore_until | ignore_duration minutes, ignore_count), reviewed',
-          requestBody: { content: json(UpdateIssue) },
-          responses: { '200': ok('Issue'), ...errors },
-        },
-      },
-      '/api/0/issues/{issueId}/events/': {
-        get: {
-          summary: 'Events of an issue, newest first',
-          responses: { '200': ok('Events'), ...errors },
-        },
-      },
-      '/api/0/projects/{projectId}/events/{eventId}/': {
-        get: {
-          summary: 'One stored event (normalised payload)',
-          responses: { '200': ok('Event'), ...errors },
-        },
-      },
-      ...healthAndCronPaths,
-      ...triageAlertPaths,
-      ...extraPaths,
-    },
-  }
+    transform: jsonSchemaTransform,
+    transformObject: (input) =>
+      dropNoContentBodies(jsonSchemaTransformObject(input) as OpenAPIV3_1.Document),
+  })
+  scope
+    .withTypeProvider<ZodTypeProvider>()
+    .get(
+      OPENAPI_PATH,
+      { schema: { summary: 'This document (no token needed)', security: [] } },
+      async () => scope.swagger(),
+    )
 }

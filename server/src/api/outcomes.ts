@@ -1,8 +1,9 @@
-import type { FastifyInstance } from 'fastify'
 import { z } from 'zod'
 import type { OutcomeFilter, Store } from '../store/types.ts'
+import type { ApiScope } from './openapi.ts'
+import { errorResponses, ProjectParams } from './schemas.ts'
 import { HOUR, hourBuckets, hourRange, iso, RangeQuery } from './time-range.ts'
-import { parseInput, pathProject } from './validate.ts'
+import { pathProject } from './validate.ts'
 
 /** The outcome kinds, in the order the Outcomes view shows them (README "Outcomes"). */
 export const OUTCOME_KINDS = [
@@ -54,11 +55,37 @@ export const outcomeLabel = (outcome: string, reason: string): string =>
   reason === '' || outcome === 'over_quota' ? outcome : `${outcome}:${reason}`
 
 /** Query of the outcome endpoints: range (default the last 24 h), key or component. */
-export const OutcomeQuery = z.object({
-  ...RangeQuery,
-  key_id: z.coerce.number().int().min(0).optional(),
-  component: z.string().max(64).optional(),
-  category: z.string().max(64).optional(),
+export const OutcomeQuery = z
+  .object({
+    ...RangeQuery,
+    key_id: z.coerce.number().int().min(0).optional(),
+    component: z.string().max(64).optional(),
+    category: z.string().max(64).optional(),
+  })
+  .describe('query')
+
+const OutcomeTotals = z.object({
+  since: z.string(),
+  until: z.string(),
+  totals: z.array(
+    z.object({
+      outcome: z.string(),
+      reason: z.string(),
+      category: z.string(),
+      quantity: z.number().int(),
+      label: z.string(),
+      description: z.string(),
+    }),
+  ),
+})
+
+const OutcomeSeries = z.object({
+  since: z.string(),
+  until: z.string(),
+  interval: z.literal('1h'),
+  buckets: z.array(
+    z.object({ start: z.string(), outcomes: z.record(z.string(), z.number().int()) }),
+  ),
 })
 
 /**
@@ -66,12 +93,11 @@ export const OutcomeQuery = z.object({
  * and category) and `.../outcomes/series/` (hourly buckets for the chart). Both take
  * `since`/`until` (whole hours; default the last 24 h), `key_id` and `component`.
  */
-export async function outcomeRoutes(app: FastifyInstance, deps: { store: Store }): Promise<void> {
+export async function outcomeRoutes(app: ApiScope, deps: { store: Store }): Promise<void> {
   const { store } = deps
 
-  const filterOf = async (params: unknown, query: unknown) => {
-    const projectId = (await pathProject(store, params)).id
-    const q = parseInput(OutcomeQuery, query, 'query')
+  const filterOf = async (params: { projectId: number }, q: z.output<typeof OutcomeQuery>) => {
+    const projectId = (await pathProject(store, params.projectId)).id
     const { since, until } = hourRange(q, 24 * HOUR)
     let keyIds: number[] | undefined
     if (q.component !== undefined) {
@@ -86,37 +112,65 @@ export async function outcomeRoutes(app: FastifyInstance, deps: { store: Store }
     return { projectId, filter, category: q.category }
   }
 
-  app.get('/api/0/projects/:projectId/outcomes/', async (req) => {
-    const { projectId, filter, category } = await filterOf(req.params, req.query)
-    const rows = await store.outcomeTotalsBy(projectId, filter)
-    return {
-      since: iso(filter.since),
-      until: iso(filter.until),
-      totals: rows
-        .filter((r) => category === undefined || r.category === category)
-        .map((r) => ({
-          outcome: r.outcome,
-          reason: r.reason,
-          category: r.category,
-          quantity: r.quantity,
-          label: outcomeLabel(r.outcome, r.reason),
-          description: describeOutcome(r.outcome, r.reason),
-        })),
-    }
-  })
+  app.get(
+    '/api/0/projects/:projectId/outcomes/',
+    {
+      schema: {
+        summary:
+          'Outcome totals by outcome, reason and category over [since, until) (whole hours, default the last 24 h); filters key_id, component, category',
+        params: ProjectParams,
+        querystring: OutcomeQuery,
+        response: { 200: OutcomeTotals, ...errorResponses },
+      },
+    },
+    async (req) => {
+      const { projectId, filter, category } = await filterOf(req.params, req.query)
+      const rows = await store.outcomeTotalsBy(projectId, filter)
+      return {
+        since: iso(filter.since),
+        until: iso(filter.until),
+        totals: rows
+          .filter((r) => category === undefined || r.category === category)
+          .map((r) => ({
+            outcome: r.outcome,
+            reason: r.reason,
+            category: r.category,
+            quantity: r.quantity,
+            label: outcomeLabel(r.outcome, r.reason),
+            description: describeOutcome(r.outcome, r.reason),
+          })),
+      }
+    },
+  )
 
-  app.get('/api/0/projects/:projectId/outcomes/series/', async (req) => {
-    const { projectId, filter, category } = await filterOf(req.params, req.query)
-    const count = hourBuckets(filter)
-    const buckets = Array.from({ length: count }, (_, i) => ({
-      start: iso(filter.since + i * HOUR),
-      outcomes: Object.fromEntries(OUTCOME_KINDS.map((k) => [k, 0])) as Record<string, number>,
-    }))
-    for (const r of await store.outcomeHours(projectId, filter)) {
-      if (category !== undefined && r.category !== category) continue
-      const b = buckets[(r.hour - filter.since) / HOUR]
-      if (b !== undefined) b.outcomes[r.outcome] = (b.outcomes[r.outcome] ?? 0) + r.quantity
-    }
-    return { since: iso(filter.since), until: iso(filter.until), interval: '1h', buckets }
-  })
+  app.get(
+    '/api/0/projects/:projectId/outcomes/series/',
+    {
+      schema: {
+        summary: 'Hourly outcome buckets for a chart (at most 93 days); same filters',
+        params: ProjectParams,
+        querystring: OutcomeQuery,
+        response: { 200: OutcomeSeries, ...errorResponses },
+      },
+    },
+    async (req) => {
+      const { projectId, filter, category } = await filterOf(req.params, req.query)
+      const count = hourBuckets(filter)
+      const buckets = Array.from({ length: count }, (_, i) => ({
+        start: iso(filter.since + i * HOUR),
+        outcomes: Object.fromEntries(OUTCOME_KINDS.map((k) => [k, 0])) as Record<string, number>,
+      }))
+      for (const r of await store.outcomeHours(projectId, filter)) {
+        if (category !== undefined && r.category !== category) continue
+        const b = buckets[(r.hour - filter.since) / HOUR]
+        if (b !== undefined) b.outcomes[r.outcome] = (b.outcomes[r.outcome] ?? 0) + r.quantity
+      }
+      return {
+        since: iso(filter.since),
+        until: iso(filter.until),
+        interval: '1h' as const,
+        buckets,
+      }
+    },
+  )
 }

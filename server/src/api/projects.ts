@@ -1,15 +1,24 @@
-import type { FastifyInstance } from 'fastify'
 import { z } from 'zod'
 import { newPublicKey } from '../accounts/tokens.ts'
 import { ApiError } from '../errors.ts'
-import type { KeyResolver } from '../ingest/keys.ts'
 import type { Store } from '../store/types.ts'
 import { keyJson, projectJson } from './format.ts'
+import type { ApiScope } from './openapi.ts'
 import { quotaJson } from './quotas.ts'
-import { parseInput, pathProject } from './validate.ts'
+import {
+  bodyErrorResponses,
+  errorResponses,
+  KeyJson,
+  ProjectDetailJson,
+  ProjectJson,
+  ProjectParams,
+} from './schemas.ts'
+import { pathProject } from './validate.ts'
 
 /** Body of `POST /api/0/projects/`. */
-export const CreateProject = z.object({ name: z.string().trim().min(1).max(100) })
+export const CreateProject = z
+  .object({ name: z.string().trim().min(1).max(100) })
+  .describe('project')
 
 /** Turns a name into a URL slug. */
 export function slugify(name: string): string {
@@ -38,8 +47,8 @@ export async function createProject(store: Store, name: string) {
 
 /** Project and DSN key routes of the management API. */
 export async function projectRoutes(
-  app: FastifyInstance,
-  deps: { store: Store; keys: KeyResolver; baseUrl: () => string },
+  app: ApiScope,
+  deps: { store: Store; baseUrl: () => string },
 ): Promise<void> {
   const { store, baseUrl } = deps
   const defaultDsn = async (projectId: number) => {
@@ -48,27 +57,65 @@ export async function projectRoutes(
     return k === undefined ? '' : keyJson(k, baseUrl()).dsn
   }
 
-  app.post('/api/0/projects/', async (req, reply) => {
-    const { name } = parseInput(CreateProject, req.body, 'project')
-    const { project, key } = await createProject(store, name)
-    return reply.code(201).send(projectJson(project, keyJson(key, baseUrl()).dsn))
-  })
+  app.post(
+    '/api/0/projects/',
+    {
+      schema: {
+        summary: 'Create a project with a default DSN key',
+        body: CreateProject,
+        response: { 201: ProjectJson, ...bodyErrorResponses },
+      },
+    },
+    async (req, reply) => {
+      const { project, key } = await createProject(store, req.body.name)
+      return reply.code(201).send(projectJson(project, keyJson(key, baseUrl()).dsn))
+    },
+  )
 
-  app.get('/api/0/projects/', async () => {
-    const projects = await store.listProjects()
-    return Promise.all(projects.map(async (p) => projectJson(p, await defaultDsn(p.id))))
-  })
+  app.get(
+    '/api/0/projects/',
+    {
+      schema: {
+        summary: 'List projects',
+        response: { 200: z.array(ProjectJson), ...errorResponses },
+      },
+    },
+    async () => {
+      const projects = await store.listProjects()
+      return Promise.all(projects.map(async (p) => projectJson(p, await defaultDsn(p.id))))
+    },
+  )
 
-  app.get('/api/0/projects/:projectId/', async (req) => {
-    const p = await pathProject(store, req.params)
-    return {
-      ...projectJson(p, await defaultDsn(p.id)),
-      quota: quotaJson(await store.getQuota(p.id)),
-    }
-  })
+  app.get(
+    '/api/0/projects/:projectId/',
+    {
+      schema: {
+        summary: 'One project, with its event quota (null: unlimited)',
+        params: ProjectParams,
+        response: { 200: ProjectDetailJson, ...errorResponses },
+      },
+    },
+    async (req) => {
+      const p = await pathProject(store, req.params.projectId)
+      return {
+        ...projectJson(p, await defaultDsn(p.id)),
+        quota: quotaJson(await store.getQuota(p.id)),
+      }
+    },
+  )
 
-  app.get('/api/0/projects/:projectId/keys/', async (req) => {
-    const p = await pathProject(store, req.params)
-    return (await store.listKeys(p.id)).map((k) => keyJson(k, baseUrl()))
-  })
+  app.get(
+    '/api/0/projects/:projectId/keys/',
+    {
+      schema: {
+        summary: 'DSN keys of the project, revoked ones included',
+        params: ProjectParams,
+        response: { 200: z.array(KeyJson), ...errorResponses },
+      },
+    },
+    async (req) => {
+      const p = await pathProject(store, req.params.projectId)
+      return (await store.listKeys(p.id)).map((k) => keyJson(k, baseUrl()))
+    },
+  )
 }

@@ -1,9 +1,10 @@
-import type { FastifyInstance } from 'fastify'
 import { z } from 'zod'
 import type { QuotaGate } from '../ingest/quota.ts'
 import type { Quota, Store } from '../store/types.ts'
 import { keyJson, projectJson } from './format.ts'
-import { parseInput, pathProject } from './validate.ts'
+import type { ApiScope } from './openapi.ts'
+import { bodyErrorResponses, ProjectDetailJson, ProjectParams } from './schemas.ts'
+import { pathProject } from './validate.ts'
 
 /** A quota as the API reads and writes it: `events` event items per `window_seconds`. */
 export const QuotaInput = z.strictObject({
@@ -16,7 +17,9 @@ export const QuotaInput = z.strictObject({
 })
 
 /** Body of `PUT /api/0/projects/{id}/`: `quota` (null removes it). */
-export const UpdateProject = z.strictObject({ quota: QuotaInput.nullable().optional() })
+export const UpdateProject = z
+  .strictObject({ quota: QuotaInput.nullable().optional() })
+  .describe('project update')
 
 /** A stored quota as the API shows it (`null` = unlimited). */
 export const quotaJson = (q: Quota | null) =>
@@ -24,24 +27,35 @@ export const quotaJson = (q: Quota | null) =>
 
 /** `PUT /api/0/projects/{id}/`: project settings, for now the event quota. */
 export async function quotaRoutes(
-  app: FastifyInstance,
+  app: ApiScope,
   deps: { store: Store; quota: QuotaGate; baseUrl: () => string },
 ): Promise<void> {
   const { store, quota, baseUrl } = deps
-  app.put('/api/0/projects/:projectId/', async (req) => {
-    const p = await pathProject(store, req.params)
-    const input = parseInput(UpdateProject, req.body ?? {}, 'project update')
-    if (input.quota !== undefined) {
-      const q =
-        input.quota === null
-          ? null
-          : { events: input.quota.events, windowSeconds: input.quota.window_seconds }
-      await store.setQuota(p.id, q)
-      quota.set(p.id, q)
-    }
-    const keys = await store.listKeys(p.id)
-    const k = keys.find((x) => x.component === null && x.revokedAt === null) ?? keys[0]
-    const dsn = k === undefined ? '' : keyJson(k, baseUrl()).dsn
-    return { ...projectJson(p, dsn), quota: quotaJson(await store.getQuota(p.id)) }
-  })
+  app.put(
+    '/api/0/projects/:projectId/',
+    {
+      schema: {
+        summary: 'Change project settings: `quota` {events, window_seconds}, null = no quota',
+        params: ProjectParams,
+        body: UpdateProject,
+        response: { 200: ProjectDetailJson, ...bodyErrorResponses },
+      },
+    },
+    async (req) => {
+      const p = await pathProject(store, req.params.projectId)
+      const input = req.body
+      if (input.quota !== undefined) {
+        const q =
+          input.quota === null
+            ? null
+            : { events: input.quota.events, windowSeconds: input.quota.window_seconds }
+        await store.setQuota(p.id, q)
+        quota.set(p.id, q)
+      }
+      const keys = await store.listKeys(p.id)
+      const k = keys.find((x) => x.component === null && x.revokedAt === null) ?? keys[0]
+      const dsn = k === undefined ? '' : keyJson(k, baseUrl()).dsn
+      return { ...projectJson(p, dsn), quota: quotaJson(await store.getQuota(p.id)) }
+    },
+  )
 }

@@ -1,4 +1,3 @@
-import type { FastifyInstance } from 'fastify'
 import { z } from 'zod'
 import { ApiError } from '../errors.ts'
 import {
@@ -7,15 +6,41 @@ import {
   SESSION_CATEGORIES,
 } from '../store/release-health-types.ts'
 import type { Store } from '../store/types.ts'
+import type { ApiScope } from './openapi.ts'
+import { errorResponses, HealthJson, PathId, ProjectParams } from './schemas.ts'
 import { HOUR, hourBuckets, hourRange, iso, RangeQuery } from './time-range.ts'
-import { parseInput, pathProject } from './validate.ts'
+import { pathProject } from './validate.ts'
 
 const DAY = 24 * HOUR
 
 /** Query of the release-health endpoints: a range of whole hours and an environment. */
-export const HealthQuery = z.object({
-  ...RangeQuery,
-  environment: z.string().max(64).optional(),
+export const HealthQuery = z
+  .object({
+    ...RangeQuery,
+    environment: z.string().max(64).optional(),
+  })
+  .describe('query')
+
+const ReleaseParams = z.object({ projectId: PathId, release: z.string() })
+
+const ReleaseList = z.array(
+  z.object({
+    version: z.string(),
+    first_seen: z.string(),
+    last_seen: z.string(),
+    environments: z.array(z.string().nullable()),
+    health: HealthJson,
+  }),
+)
+
+const ReleaseSeries = z.object({
+  version: z.string(),
+  since: z.string(),
+  until: z.string(),
+  environment: z.string().nullable(),
+  interval: z.literal('1h'),
+  totals: HealthJson,
+  series: z.array(z.record(z.string(), z.union([z.string(), z.number(), z.null()]))),
 })
 
 /** A rate in percent (100 = nothing crashed), or null without sessions. */
@@ -41,8 +66,7 @@ export function healthJson(c: HealthCounts): Record<string, number | null> {
 }
 
 /** Resolves the range of a health query; `days` is the default length. */
-function rangeOf(query: unknown, days: number): HealthRange {
-  const q = parseInput(HealthQuery, query, 'query')
+function rangeOf(q: z.output<typeof HealthQuery>, days: number): HealthRange {
   return { ...hourRange(q, days * DAY), environment: q.environment }
 }
 
@@ -51,45 +75,69 @@ function rangeOf(query: unknown, days: number): HealthRange {
  * default the last 90 days, newest first) and `.../releases/{release}/health/` (totals and an
  * hourly series for the crash-free chart, default the last 14 days).
  */
-export async function releaseRoutes(app: FastifyInstance, deps: { store: Store }): Promise<void> {
+export async function releaseRoutes(app: ApiScope, deps: { store: Store }): Promise<void> {
   const { store } = deps
-  app.get('/api/0/projects/:projectId/releases/', async (req) => {
-    const projectId = (await pathProject(store, req.params)).id
-    const range = rangeOf(req.query, 90)
-    const releases = await store.listReleaseHealth(projectId, range)
-    return releases.map((r) => ({
-      version: r.release,
-      first_seen: iso(r.firstSeen),
-      last_seen: iso(r.lastSeen),
-      environments: r.environments.map((e) => (e === '' ? null : e)),
-      health: healthJson(r.counts),
-    }))
-  })
+  app.get(
+    '/api/0/projects/:projectId/releases/',
+    {
+      schema: {
+        summary:
+          'Releases with sessions in [since, until) (whole hours, default the last 90 days), newest first, with their health; filter environment',
+        params: ProjectParams,
+        querystring: HealthQuery,
+        response: { 200: ReleaseList, ...errorResponses },
+      },
+    },
+    async (req) => {
+      const projectId = (await pathProject(store, req.params.projectId)).id
+      const range = rangeOf(req.query, 90)
+      const releases = await store.listReleaseHealth(projectId, range)
+      return releases.map((r) => ({
+        version: r.release,
+        first_seen: iso(r.firstSeen),
+        last_seen: iso(r.lastSeen),
+        environments: r.environments.map((e) => (e === '' ? null : e)),
+        health: healthJson(r.counts),
+      }))
+    },
+  )
 
-  app.get('/api/0/projects/:projectId/releases/:release/health/', async (req) => {
-    const projectId = (await pathProject(store, req.params)).id
-    const release = (req.params as { release?: string }).release ?? ''
-    if (release === '' || release.length > 250) throw new ApiError('not_found', 'no such release')
-    const range = rangeOf(req.query, 14)
-    const count = hourBuckets(range)
-    const found = await store.releaseHealthSeries(projectId, release, range)
-    if (found === undefined) throw new ApiError('not_found', 'no sessions for this release')
-    const byHour = new Map(found.series.map((p) => [p.hour, p.counts]))
-    const empty: HealthCounts = {
-      sessions: { total: 0, healthy: 0, errored: 0, unhandled: 0, abnormal: 0, crashed: 0 },
-      users: { total: 0, healthy: 0, errored: 0, unhandled: 0, abnormal: 0, crashed: 0 },
-    }
-    return {
-      version: release,
-      since: iso(range.since),
-      until: iso(range.until),
-      environment: range.environment ?? null,
-      interval: '1h',
-      totals: healthJson(found.totals),
-      series: Array.from({ length: count }, (_, i) => {
-        const hour = range.since + i * HOUR
-        return { time: iso(hour), ...healthJson(byHour.get(hour) ?? empty) }
-      }),
-    }
-  })
+  app.get(
+    '/api/0/projects/:projectId/releases/:release/health/',
+    {
+      schema: {
+        summary:
+          'Health totals and an hourly series of one release for the crash-free chart (default the last 14 days, at most 93)',
+        params: ReleaseParams,
+        querystring: HealthQuery,
+        response: { 200: ReleaseSeries, ...errorResponses },
+      },
+    },
+    async (req) => {
+      const projectId = (await pathProject(store, req.params.projectId)).id
+      const release = req.params.release
+      if (release === '' || release.length > 250) throw new ApiError('not_found', 'no such release')
+      const range = rangeOf(req.query, 14)
+      const count = hourBuckets(range)
+      const found = await store.releaseHealthSeries(projectId, release, range)
+      if (found === undefined) throw new ApiError('not_found', 'no sessions for this release')
+      const byHour = new Map(found.series.map((p) => [p.hour, p.counts]))
+      const empty: HealthCounts = {
+        sessions: { total: 0, healthy: 0, errored: 0, unhandled: 0, abnormal: 0, crashed: 0 },
+        users: { total: 0, healthy: 0, errored: 0, unhandled: 0, abnormal: 0, crashed: 0 },
+      }
+      return {
+        version: release,
+        since: iso(range.since),
+        until: iso(range.until),
+        environment: range.environment ?? null,
+        interval: '1h' as const,
+        totals: healthJson(found.totals),
+        series: Array.from({ length: count }, (_, i) => {
+          const hour = range.since + i * HOUR
+          return { time: iso(hour), ...healthJson(byHour.get(hour) ?? empty) }
+        }),
+      }
+    },
+  )
 }

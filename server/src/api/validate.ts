@@ -14,7 +14,7 @@ export function parseInput<T extends z.ZodType>(
   throw new ApiError('bad_request', `invalid ${what}: ${fields.join('; ')}`, fields)
 }
 
-/** Parses a numeric path id; anything else is a 404 (no such resource). */
+/** Parses a numeric path id; anything else is a 404 (no such resource). Used by the UI's routes. */
 export function pathId(params: unknown, name: string): number {
   const raw = (params as Record<string, string | undefined>)[name] ?? ''
   const n = /^\d{1,15}$/.test(raw) ? Number(raw) : Number.NaN
@@ -23,9 +23,9 @@ export function pathId(params: unknown, name: string): number {
   return n
 }
 
-/** The project named by the `projectId` path parameter; a bad or unknown id is a 404. */
-export async function pathProject(store: Store, params: unknown): Promise<Project> {
-  const project = await store.getProject(pathId(params, 'projectId'))
+/** The project with this id; an unknown id is a 404. */
+export async function pathProject(store: Store, projectId: number): Promise<Project> {
+  const project = await store.getProject(projectId)
   if (project === undefined) throw new ApiError('not_found', 'no such project')
   return project
 }

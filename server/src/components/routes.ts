@@ -1,27 +1,58 @@
-import type { FastifyInstance } from 'fastify'
+import { z } from 'zod'
 import { keyJson } from '../api/format.ts'
-import { pathId } from '../api/validate.ts'
-import { ApiError } from '../errors.ts'
+import type { ApiScope } from '../api/openapi.ts'
+import {
+  bodyErrorResponses,
+  errorResponses,
+  KeyJson,
+  PathId,
+  ProjectParams,
+} from '../api/schemas.ts'
+import type { Services } from '../services.ts'
 import { createComponentKey, revokeProjectKey } from './keys.ts'
+import { LABEL_RULES } from './labels.ts'
+
+/** Body of minting a component key; the label rules themselves live in `labels.ts`. */
+const CreateKey = z
+  .object({ label: z.string({ error: 'label is required' }).describe(LABEL_RULES) })
+  .describe('key')
 
 /**
  * Component DSNs: `POST /api/0/projects/{id}/keys/` `{label}` mints one (201, with its DSN);
  * `DELETE /api/0/projects/{id}/keys/{keyId}/` revokes a key (204).
  */
-export async function componentRoutes(app: FastifyInstance): Promise<void> {
-  const services = app.services
-  app.post('/api/0/projects/:projectId/keys/', async (req, reply) => {
-    const projectId = pathId(req.params, 'projectId')
-    const body = req.body
-    if (typeof body !== 'object' || body === null || Array.isArray(body))
-      throw new ApiError('bad_request', 'send a JSON object {"label": "..."}')
-    const key = await createComponentKey(services, projectId, (body as { label?: unknown }).label)
-    return reply.code(201).send(keyJson(key, services.baseUrl()))
-  })
+export async function componentRoutes(
+  app: ApiScope,
+  services: Pick<Services, 'store' | 'keys' | 'baseUrl'>,
+): Promise<void> {
+  app.post(
+    '/api/0/projects/:projectId/keys/',
+    {
+      schema: {
+        summary: `Mint a component DSN labelled {label}; label rules: ${LABEL_RULES}`,
+        params: ProjectParams,
+        body: CreateKey,
+        response: { 201: KeyJson, ...bodyErrorResponses },
+      },
+    },
+    async (req, reply) => {
+      const key = await createComponentKey(services, req.params.projectId, req.body.label)
+      return reply.code(201).send(keyJson(key, services.baseUrl()))
+    },
+  )
 
-  app.delete('/api/0/projects/:projectId/keys/:keyId/', async (req, reply) => {
-    const projectId = pathId(req.params, 'projectId')
-    await revokeProjectKey(services, projectId, pathId(req.params, 'keyId'))
-    return reply.code(204).send()
-  })
+  app.delete(
+    '/api/0/projects/:projectId/keys/:keyId/',
+    {
+      schema: {
+        summary: 'Revoke a DSN key: ingest with it answers 403 (idempotent)',
+        params: z.object({ projectId: PathId, keyId: PathId }),
+        response: { 204: z.null().describe('Revoked'), ...errorResponses },
+      },
+    },
+    async (req, reply) => {
+      await revokeProjectKey(services, req.params.projectId, req.params.keyId)
+      return reply.code(204).send(null)
+    },
+  )
 }

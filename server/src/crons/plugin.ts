@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify'
-import type { Services } from '../app.ts'
+import type { Services } from '../services.ts'
 import { CronClock } from './clock.ts'
 
 declare module 'fastify' {

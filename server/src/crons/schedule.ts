@@ -148,7 +148,11 @@ export function nextRun(schedule: Schedule, timezone: string, afterMs: number): 
 }
 
 /** The schedule as the API shows it (`{type, value[, unit]}`). */
-export function scheduleJson(s: Schedule): Record<string, unknown> {
+export function scheduleJson(s: Schedule): {
+  type: 'crontab' | 'interval'
+  value: string | number
+  unit?: string
+} {
   return s.type === 'crontab'
     ? { type: 'crontab', value: s.value }
     : { type: 'interval', value: s.value, unit: s.unit }

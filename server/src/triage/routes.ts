@@ -1,7 +1,9 @@
-import type { FastifyInstance } from 'fastify'
+import { z } from 'zod'
 import { issueJson } from '../api/format.ts'
-import { parseInput, pathId } from '../api/validate.ts'
+import type { ApiScope } from '../api/openapi.ts'
+import { bodyErrorResponses, IssueJson, ProjectParams } from '../api/schemas.ts'
 import { ApiError } from '../errors.ts'
+import type { Store } from '../store/types.ts'
 import { BulkIssueUpdate, toIssueChange } from './change.ts'
 
 /**
@@ -9,14 +11,26 @@ import { BulkIssueUpdate, toIssueChange } from './change.ts'
  * change to many issues. Ids of other projects or of no issue are skipped; the answer lists the
  * issues that were changed.
  */
-export async function triageRoutes(app: FastifyInstance): Promise<void> {
-  const { store } = app.services
-  app.put('/api/0/projects/:projectId/issues/', async (req) => {
-    const projectId = pathId(req.params, 'projectId')
-    if ((await store.getProject(projectId)) === undefined)
-      throw new ApiError('not_found', 'no such project')
-    const { ids, ...update } = parseInput(BulkIssueUpdate, req.body, 'bulk issue update')
-    const updated = await store.triageIssues(projectId, ids, toIssueChange(update, Date.now()))
-    return updated.map(issueJson)
-  })
+export async function triageRoutes(app: ApiScope, deps: { store: Store }): Promise<void> {
+  const { store } = deps
+  app.put(
+    '/api/0/projects/:projectId/issues/',
+    {
+      schema: {
+        summary:
+          'Bulk triage: apply {status?, ignore_until?, ignore_duration?, ignore_count?, reviewed?} to `ids`; ids of other projects are skipped; answers the changed issues',
+        params: ProjectParams,
+        body: BulkIssueUpdate.describe('bulk issue update'),
+        response: { 200: z.array(IssueJson), ...bodyErrorResponses },
+      },
+    },
+    async (req) => {
+      const { projectId } = req.params
+      if ((await store.getProject(projectId)) === undefined)
+        throw new ApiError('not_found', 'no such project')
+      const { ids, ...update } = req.body
+      const updated = await store.triageIssues(projectId, ids, toIssueChange(update, Date.now()))
+      return updated.map(issueJson)
+    },
+  )
 }

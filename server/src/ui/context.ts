@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify'
-import type { Services } from '../app.ts'
 import { ApiError } from '../errors.ts'
+import type { Services } from '../services.ts'
 import type { Project } from '../store/types.ts'
 import type { PageContext, Section } from './layout.ts'
 import type { LoginThrottle } from './login-throttle.ts'

@@ -2,8 +2,9 @@
  * The UI's one doorway to triage: list tabs, tab counts and issue actions. Kept in one file so
  * the pages do not depend on where the triage functions live (issue 7b's `server/src/triage/`).
  */
-import type { Services } from '../app.ts'
+
 import { ApiError } from '../errors.ts'
+import type { Services } from '../services.ts'
 import type { Issue, IssueFilter } from '../store/types.ts'
 import { updateIssues } from '../triage/change.ts'
 

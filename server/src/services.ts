@@ -1,0 +1,33 @@
+import type { PrincipalSource } from './api/principal.ts'
+import type { Config } from './config.ts'
+import type { KeyResolver } from './ingest/keys.ts'
+import type { QuotaGate } from './ingest/quota.ts'
+import type { LiveBus } from './live/bus.ts'
+import type { GroupCommitter } from './store/group-commit.ts'
+import type { Store } from './store/types.ts'
+
+/**
+ * The long-lived parts of a running server, shared by routes, background jobs and tests. It has
+ * a module of its own so features and the UI can name it without importing `app.ts` (the
+ * composition root), which would make every feature part of one import cycle.
+ */
+export interface Services {
+  config: Config
+  store: Store
+  bus: LiveBus
+  committer: GroupCommitter
+  keys: KeyResolver
+  /** Per-project event quotas, counted in memory on the hot path (ingest/quota.ts). */
+  quota: QuotaGate
+  /** Base URL written into DSNs (set by `main.ts` once the port is known). */
+  baseUrl: () => string
+  setBaseUrl: (url: string) => void
+  /** Extra ways to authenticate management requests (the UI's session cookie). */
+  principalSources: PrincipalSource[]
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    services: Services
+  }
+}
