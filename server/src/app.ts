@@ -1,15 +1,22 @@
 import cors from '@fastify/cors'
-import Fastify, { type FastifyError, type FastifyInstance, LogController } from 'fastify'
+import Fastify, {
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  LogController,
+} from 'fastify'
 import { setupAlerts } from './alerts/index.ts'
 import { apiRoutes } from './api/index.ts'
 import type { Config } from './config.ts'
 import { installCronClock } from './crons/plugin.ts'
-import { ApiError } from './errors.ts'
+import { ApiError, errorStatus } from './errors.ts'
 import { KeyResolver } from './ingest/keys.ts'
 import { QuotaGate } from './ingest/quota.ts'
 import { ingestRoutes } from './ingest/routes.ts'
 import { LiveBus } from './live/bus.ts'
 import { otlpRoutes } from './otlp/routes.ts'
+import { recordRoutes } from './route-table.ts'
 import type { Services } from './services.ts'
 import { GroupCommitter } from './store/group-commit.ts'
 import { openSqliteStore } from './store/sqlite/index.ts'
@@ -40,6 +47,11 @@ const CORS = {
   strictPreflight: false,
 }
 
+/** Router errors (a path parameter over 100 characters, a malformed URL) as `{"detail"}` too. */
+function frameworkErrors(err: FastifyError, _req: FastifyRequest, reply: FastifyReply): void {
+  reply.code(errorStatus(err)).send({ detail: err.message })
+}
+
 /** Renders every error as `{"detail": …}`; client mistakes are 4xx, only our own bugs are 500. */
 function errorHandler(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError | ApiError, req, reply) => {
@@ -47,8 +59,7 @@ function errorHandler(app: FastifyInstance): void {
       if (err.status >= 500) req.log.error({ err }, 'api error')
       return reply.code(err.status).headers(err.headers).send(err.toBody())
     }
-    const status =
-      typeof err.statusCode === 'number' && err.statusCode >= 400 ? err.statusCode : 500
+    const status = errorStatus(err)
     if (status >= 500) {
       req.log.error({ err }, 'unhandled error')
       return reply.code(500).send({ detail: 'internal server error' })
@@ -71,11 +82,13 @@ export async function buildApp(
   const app = Fastify({
     logger: config.logLevel === 'silent' ? false : { level: config.logLevel },
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
+    frameworkErrors,
     // Keep-alive longer than SDKs' idle timeout (Node SDK v11: 2 s) to avoid ECONNRESET resends.
     keepAliveTimeout: 10_000,
     // Per-request log lines cost throughput on the hot path; errors are still logged.
     logController: new LogController({ disableRequestLogging: true }),
   })
+  recordRoutes(app)
   const store = opts.store ?? (await openSqliteStore(config.databasePath))
   let baseUrl = config.publicUrl ?? `http://${config.host}:${config.port}`
   const services: Services = {

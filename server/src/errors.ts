@@ -66,3 +66,15 @@ export class ApiError extends Error {
       : { detail: this.message }
   }
 }
+
+/**
+ * The HTTP status of anything thrown on a request path: the catalogue's for an `ApiError`,
+ * Fastify's own 4xx (body too large, bad media type, URL too long …), else 500. Every error
+ * handler (API, UI pages, OTLP) answers with this status, so one client mistake gets the same
+ * status whichever part of the server saw it.
+ */
+export function errorStatus(err: unknown): number {
+  if (err instanceof ApiError) return err.status
+  const code = (err as { statusCode?: unknown } | null)?.statusCode
+  return typeof code === 'number' && code >= 400 && code < 600 ? code : 500
+}

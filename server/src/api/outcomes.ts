@@ -15,17 +15,22 @@ export const OUTCOME_KINDS = [
   'client_discard',
 ] as const
 
-/** What each outcome and reason means, for the Outcomes view. */
-const DESCRIPTIONS: Record<string, string> = {
+/**
+ * What each outcome and reason means, for the Outcomes view and `docs/errors.md` (a test keeps
+ * that page in step with this table and the error catalogue).
+ */
+export const OUTCOME_DESCRIPTIONS: Record<string, string> = {
   accepted: 'Stored.',
   duplicate: 'A resend of an event already stored: answered 200, nothing counted twice.',
   over_quota: "Refused with 429: the project's event quota for the window was spent.",
+  'over_quota:quota_exceeded': "Refused with 429: the project's event quota for the window was spent.",
   unsupported: 'Dropped: this server does not store this item type.',
   'rejected:auth_missing': 'Rejected (401): the request carried no DSN key.',
   'rejected:auth_invalid': 'Rejected (401): malformed credentials.',
   'rejected:unknown_key': 'Rejected (403): the DSN key is unknown.',
   'rejected:revoked_key': 'Rejected (403): the DSN key was revoked.',
   'rejected:wrong_project': 'Rejected (403): the DSN key belongs to another project.',
+  'rejected:project_id': 'Rejected (400): the project id in the URL is not a number.',
   'rejected:auth_version': 'Rejected (400): unsupported protocol version.',
   'rejected:no_data': 'Rejected (400): empty request body.',
   'rejected:invalid_compression': 'Rejected: the body could not be decompressed.',
@@ -47,7 +52,7 @@ const DESCRIPTIONS: Record<string, string> = {
 
 /** The human description of an outcome row. */
 export function describeOutcome(outcome: string, reason: string): string {
-  return DESCRIPTIONS[`${outcome}:${reason}`] ?? DESCRIPTIONS[outcome] ?? outcome
+  return OUTCOME_DESCRIPTIONS[`${outcome}:${reason}`] ?? OUTCOME_DESCRIPTIONS[outcome] ?? outcome
 }
 
 /** The short label the view shows: `accepted`, `rejected:invalid_json`, `unsupported:log`. */

@@ -32,6 +32,7 @@ export const errorResponses = {
   401: ErrorBody.describe('Missing or wrong token'),
   403: ErrorBody.describe('Not allowed'),
   404: ErrorBody.describe('No such resource'),
+  414: ErrorBody.describe('A path parameter over 100 characters'),
 } as const
 
 /** The extra answers of a route with a JSON body: wrong media type, body over the limit. */
@@ -210,8 +211,3 @@ export const DeliveryJson = z
     sent_at: isoOrNull,
   })
   .meta({ id: 'AlertDelivery' })
-
-/** Paged lists carry the next page's cursor in this header. */
-export const NextCursorHeader = z.object({
-  'x-next-cursor': z.string().optional().describe('Cursor of the next page, when there is one'),
-})

@@ -2,7 +2,7 @@ import cookie from '@fastify/cookie'
 import formbody from '@fastify/formbody'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { principalResolver } from '../api/principal.ts'
-import { ApiError } from '../errors.ts'
+import { ApiError, errorStatus } from '../errors.ts'
 import { CLIENT_JS } from './client-script.ts'
 import { type UiDeps, type UiViewer, viewerOf } from './context.ts'
 import { checkCsrf } from './csrf.ts'
@@ -66,12 +66,7 @@ function wantsHtml(req: FastifyRequest): boolean {
 
 /** Renders errors of UI routes as HTML pages (the API keeps its JSON bodies). */
 function errorPage(err: FastifyError | ApiError, req: FastifyRequest, reply: FastifyReply) {
-  const status =
-    err instanceof ApiError
-      ? err.status
-      : typeof err.statusCode === 'number' && err.statusCode >= 400
-        ? err.statusCode
-        : 500
+  const status = errorStatus(err)
   if (status >= 500) req.log.error({ err }, 'ui error')
   const text = status >= 500 ? 'Something went wrong on our side; it has been logged.' : err.message
   const ctx =

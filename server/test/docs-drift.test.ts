@@ -1,0 +1,114 @@
+/**
+ * Documentation that cannot drift from the code (the way Fastify's `test/internals/errors.test.js`
+ * keeps `docs/Reference/Errors.md` in step with its error codes): every setting the config reads
+ * is in the README's table, every error code and outcome reason is in `docs/errors.md`, every
+ * registered `/api/0` route is in the generated OpenAPI document, and the other way round.
+ */
+import { readFileSync } from 'node:fs'
+import { resolve } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { OUTCOME_DESCRIPTIONS, OUTCOME_KINDS } from '../src/api/outcomes.ts'
+import { buildApp } from '../src/app.ts'
+import { testConfig } from '../src/config.ts'
+import { ERRORS } from '../src/errors.ts'
+
+const root = resolve(import.meta.dirname, '../..')
+const read = (path: string) => readFileSync(resolve(root, path), 'utf8')
+
+/** The backticked names in the first column of the Markdown table under `heading`. */
+function firstColumn(markdown: string, heading: string): string[] {
+  const start = markdown.indexOf(`\n${heading}\n`)
+  expect(start, `${heading} not found`).toBeGreaterThanOrEqual(0)
+  const rest = markdown.slice(start + heading.length + 2)
+  const end = rest.search(/\n#{1,3} /)
+  const section = end < 0 ? rest : rest.slice(0, end)
+  return [...section.matchAll(/^\| *`([^`]+)`/gm)].flatMap((m) => (m[1] ?? '').split(/`, `/))
+}
+
+describe('README configuration table', () => {
+  it('lists every environment variable config.ts reads, and nothing it does not', () => {
+    const source = read('server/src/config.ts')
+    const read_ = new Set([...source.matchAll(/env\[['"]([A-Z0-9_]+)['"]\]/g)].map((m) => m[1]))
+    expect(read_.size).toBeGreaterThan(10)
+    const table = new Set(firstColumn(read('README.md'), '## Configuration'))
+    expect([...read_].filter((v) => !table.has(v ?? ''))).toEqual([])
+    expect([...table].filter((v) => !read_.has(v))).toEqual([])
+  })
+})
+
+describe('docs/errors.md', () => {
+  const page = read('docs/errors.md')
+  const codes = firstColumn(page, '## Error codes')
+
+  it('lists every catalogue code with its status and reason, and no code that is gone', () => {
+    for (const [code, e] of Object.entries(ERRORS)) {
+      const reason = e.reason === null ? '—' : `\`${e.reason}\``
+      expect(page).toContain(`| \`${code}\` | ${e.status} | ${reason} |`)
+    }
+    expect(codes.filter((c) => !(c in ERRORS))).toEqual([])
+  })
+
+  it('describes every outcome and every reason the server records', () => {
+    for (const kind of OUTCOME_KINDS) expect(page).toContain(`| \`${kind}\` |`)
+    // Reasons of catalogue errors, plus the generic ones of ingest/rejections.ts and the
+    // client-report item: each has a description, shown in the Outcomes view and here.
+    const reasons = [
+      ...Object.values(ERRORS).flatMap((e) => (e.reason === null ? [] : [e.reason])),
+      'invalid_request',
+      'internal_error',
+      'invalid_client_report',
+    ]
+    for (const reason of reasons) {
+      const key = reason === 'quota_exceeded' ? `over_quota:${reason}` : `rejected:${reason}`
+      expect(OUTCOME_DESCRIPTIONS, key).toHaveProperty([key])
+    }
+    for (const [key, text] of Object.entries(OUTCOME_DESCRIPTIONS)) {
+      const [outcome, reason] = key.split(':')
+      expect(page).toContain(`| \`${outcome}\` | ${reason === undefined ? '—' : `\`${reason}\``} |`)
+      expect(page).toContain(text)
+    }
+  })
+})
+
+describe('the OpenAPI document', () => {
+  it('has every registered /api/0 route, and only those', async () => {
+    const app = await buildApp(testConfig({ testClock: true }))
+    try {
+      const res = await app.inject({ url: '/api/0/openapi.json' })
+      const doc = res.json<{ paths: Record<string, Record<string, unknown>> }>()
+      const documented = Object.entries(doc.paths).flatMap(([path, ops]) =>
+        Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`),
+      )
+      const registered = app.routeTable
+        .filter((r) => r.url.startsWith('/api/0/') && r.method !== 'HEAD')
+        .map((r) => `${r.method} ${r.url.replace(/:(\w+)/g, '{$1}')}`)
+      expect(registered.length).toBeGreaterThan(20)
+      expect(registered.filter((r) => !documented.includes(r))).toEqual([])
+      expect(documented.filter((d) => !registered.includes(d))).toEqual([])
+    } finally {
+      await app.close()
+    }
+  })
+
+  it('gives every error answer the {detail} schema', async () => {
+    const app = await buildApp(testConfig())
+    try {
+      const doc = (await app.inject({ url: '/api/0/openapi.json' })).json<{
+        paths: Record<string, Record<string, { responses: Record<string, unknown> }>>
+        components: { schemas: Record<string, { required?: string[] }> }
+      }>()
+      expect(doc.components.schemas['Error']?.required).toEqual(['detail'])
+      const errors = Object.values(doc.paths)
+        .flatMap((ops) => Object.values(ops))
+        .flatMap((op) => Object.entries(op.responses).filter(([status]) => status >= '400'))
+      expect(errors.length).toBeGreaterThan(50)
+      for (const [, response] of errors) {
+        expect(response).toMatchObject({
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+        })
+      }
+    } finally {
+      await app.close()
+    }
+  })
+})
