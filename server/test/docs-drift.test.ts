@@ -15,15 +15,29 @@ import { ERRORS } from '../src/errors.ts'
 const root = resolve(import.meta.dirname, '../..')
 const read = (path: string) => readFileSync(resolve(root, path), 'utf8')
 
-/** The backticked names in the first column of the Markdown table under `heading`. */
-function firstColumn(markdown: string, heading: string): string[] {
+/** The rows of the Markdown tables under `heading` (up to the next heading), cells trimmed. */
+function tableRows(markdown: string, heading: string): string[][] {
   const start = markdown.indexOf(`\n${heading}\n`)
   expect(start, `${heading} not found`).toBeGreaterThanOrEqual(0)
   const rest = markdown.slice(start + heading.length + 2)
   const end = rest.search(/\n#{1,3} /)
   const section = end < 0 ? rest : rest.slice(0, end)
-  return [...section.matchAll(/^\| *`([^`]+)`/gm)].flatMap((m) => (m[1] ?? '').split(/`, `/))
+  return section
+    .split('\n')
+    .filter((line) => line.startsWith('|') && !/^\|[\s|:-]+\|$/.test(line))
+    .map((line) =>
+      line
+        .slice(1, -1)
+        .split(/(?<!\\)\|/)
+        .map((cell) => cell.trim()),
+    )
 }
+
+/** The backticked names in the first column of the tables under `heading`. */
+const firstColumn = (markdown: string, heading: string): string[] =>
+  tableRows(markdown, heading).flatMap((row) =>
+    [...(row[0] ?? '').matchAll(/`([^`]+)`/g)].map((m) => m[1] ?? ''),
+  )
 
 describe('README configuration table', () => {
   it('lists every environment variable config.ts reads, and nothing it does not', () => {
@@ -41,15 +55,17 @@ describe('docs/errors.md', () => {
   const codes = firstColumn(page, '## Error codes')
 
   it('lists every catalogue code with its status and reason, and no code that is gone', () => {
+    const rows = tableRows(page, '## Error codes')
     for (const [code, e] of Object.entries(ERRORS)) {
       const reason = e.reason === null ? '—' : `\`${e.reason}\``
-      expect(page).toContain(`| \`${code}\` | ${e.status} | ${reason} |`)
+      expect(rows).toContainEqual([`\`${code}\``, String(e.status), reason])
     }
     expect(codes.filter((c) => !(c in ERRORS))).toEqual([])
   })
 
   it('describes every outcome and every reason the server records', () => {
-    for (const kind of OUTCOME_KINDS) expect(page).toContain(`| \`${kind}\` |`)
+    const rows = tableRows(page, '## Outcomes and their reasons')
+    for (const kind of OUTCOME_KINDS) expect(rows.map((r) => r[0])).toContain(`\`${kind}\``)
     // Reasons of catalogue errors, plus the generic ones of ingest/rejections.ts and the
     // client-report item: each has a description, shown in the Outcomes view and here.
     const reasons = [
@@ -64,8 +80,8 @@ describe('docs/errors.md', () => {
     }
     for (const [key, text] of Object.entries(OUTCOME_DESCRIPTIONS)) {
       const [outcome, reason] = key.split(':')
-      expect(page).toContain(`| \`${outcome}\` | ${reason === undefined ? '—' : `\`${reason}\``} |`)
-      expect(page).toContain(text)
+      const cell = reason === undefined ? '—' : `\`${reason}\``
+      expect(rows).toContainEqual([`\`${outcome}\``, cell, text])
     }
   })
 })
@@ -107,6 +123,27 @@ describe('the OpenAPI document', () => {
           content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
         })
       }
+    } finally {
+      await app.close()
+    }
+  })
+})
+
+describe('the API reference page', () => {
+  it('renders every operation of the document, with nothing that loads or runs', async () => {
+    const app = await buildApp(testConfig())
+    try {
+      const doc = (await app.inject({ url: '/api/0/openapi.json' })).json<{
+        paths: Record<string, Record<string, unknown>>
+      }>()
+      const res = await app.inject({ url: '/api/reference/' })
+      expect(res.statusCode).toBe(200)
+      expect(res.headers['content-type']).toMatch(/^text\/html/)
+      expect(res.headers['content-security-policy']).toMatch(/default-src 'none'/)
+      expect(res.body).not.toMatch(/<script|<style|<link/)
+      for (const [path, ops] of Object.entries(doc.paths))
+        for (const method of Object.keys(ops))
+          expect(res.body).toContain(`<code>${method.toUpperCase()} ${path}</code>`)
     } finally {
       await app.close()
     }

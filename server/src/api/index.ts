@@ -11,11 +11,13 @@ import { outcomeRoutes } from './outcomes.ts'
 import { principalResolver } from './principal.ts'
 import { projectRoutes } from './projects.ts'
 import { quotaRoutes } from './quotas.ts'
+import { REFERENCE_PATH, referenceRoute } from './reference-page.ts'
 import { releaseRoutes } from './releases.ts'
 
 /**
  * The management API under `/api/0/`: every route but the OpenAPI document needs a token (or a
  * UI session), and every route declares its schemas so the document is generated from them.
+ * The same document is rendered for people at `/api/reference/`.
  */
 export async function apiRoutes(scope: FastifyInstance, services: Services): Promise<void> {
   const resolve = principalResolver(
@@ -25,8 +27,10 @@ export async function apiRoutes(scope: FastifyInstance, services: Services): Pro
   )
   await schemaFirst(scope)
   const app: ApiScope = scope.withTypeProvider<ZodTypeProvider>()
+  referenceRoute(scope, () => scope.swagger())
   app.addHook('onRequest', async (req) => {
-    if (req.routeOptions.url === OPENAPI_PATH) return
+    const url = req.routeOptions.url
+    if (url === OPENAPI_PATH || url === REFERENCE_PATH) return
     req.principal = await resolve(req)
   })
   await projectRoutes(app, services)

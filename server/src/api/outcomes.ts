@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { componentKeyIds } from '../components/keys.ts'
 import type { OutcomeFilter, Store } from '../store/types.ts'
 import type { ApiScope } from './openapi.ts'
 import { errorResponses, ProjectParams } from './schemas.ts'
@@ -23,7 +24,8 @@ export const OUTCOME_DESCRIPTIONS: Record<string, string> = {
   accepted: 'Stored.',
   duplicate: 'A resend of an event already stored: answered 200, nothing counted twice.',
   over_quota: "Refused with 429: the project's event quota for the window was spent.",
-  'over_quota:quota_exceeded': "Refused with 429: the project's event quota for the window was spent.",
+  'over_quota:quota_exceeded':
+    "Refused with 429: the project's event quota for the window was spent.",
   unsupported: 'Dropped: this server does not store this item type.',
   'rejected:auth_missing': 'Rejected (401): the request carried no DSN key.',
   'rejected:auth_invalid': 'Rejected (401): malformed credentials.',
@@ -105,10 +107,7 @@ export async function outcomeRoutes(app: ApiScope, deps: { store: Store }): Prom
     const projectId = (await pathProject(store, params.projectId)).id
     const { since, until } = hourRange(q, 24 * HOUR)
     let keyIds: number[] | undefined
-    if (q.component !== undefined) {
-      const keys = await store.listKeys(projectId)
-      keyIds = keys.filter((k) => k.component === q.component).map((k) => k.id)
-    }
+    if (q.component !== undefined) keyIds = await componentKeyIds(store, projectId, q.component)
     if (q.key_id !== undefined) {
       const id = q.key_id
       keyIds = keyIds === undefined ? [id] : keyIds.filter((k) => k === id)
