@@ -62,7 +62,8 @@ export function referenceHtml(doc: Doc): string {
     Object.entries(item).map(([method, op]) => operationHtml(method, path, op)),
   )
   const schemas = Object.entries(doc.components?.schemas ?? {}).map(
-    ([name, schema]) => `<h3 id="schema-${escapeHtml(name)}">${escapeHtml(name)}</h3>${json(schema)}`,
+    ([name, schema]) =>
+      `<h3 id="schema-${escapeHtml(name)}">${escapeHtml(name)}</h3>${json(schema)}`,
   )
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(doc.info.title)}</title></head>
