@@ -1,6 +1,6 @@
 /**
  * The UI's one doorway to triage: list tabs, tab counts and issue actions. Kept in one file so
- * the pages do not depend on where the triage functions live (issue 7b's `server/src/triage/`).
+ * the pages do not depend on where the triage functions live (`server/src/triage/`).
  */
 
 import { ApiError } from '../errors.ts'
@@ -54,7 +54,7 @@ export function updateFor(action: TriageAction, opts: IgnoreOptions = {}): Recor
   }
 }
 
-/** Triage operations bound to the running services (issue 7b's store and `updateIssues`). */
+/** Triage operations bound to the running services (the store and `updateIssues`). */
 export function triage(services: Services) {
   const { store } = services
   return {

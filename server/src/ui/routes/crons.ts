@@ -81,7 +81,7 @@ function monitorRow(projectId: number, m: Monitor, runs: CheckInRecord[]): SafeH
 
 const DetailQuery = z.object({ environment: z.string().max(64).default('') })
 
-/** The Crons view (issue 4's monitors): schedules, states, next runs and run timelines. */
+/** The Crons view (cron monitors): schedules, states, next runs and run timelines. */
 export async function cronRoutes(app: FastifyInstance, deps: UiDeps): Promise<void> {
   const { store } = deps.services
 

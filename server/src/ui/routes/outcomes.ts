@@ -45,7 +45,7 @@ const OutcomesQuery = z.object({
 })
 
 /**
- * The Outcomes view (issue 3's counters): what happened to what was sent, as a chart over time
+ * The Outcomes view (the outcome counters): what happened to what was sent, as a chart over time
  * and a table by outcome and reason, filterable by component DSN.
  */
 export async function outcomeRoutes(app: FastifyInstance, deps: UiDeps): Promise<void> {

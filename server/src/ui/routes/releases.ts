@@ -54,7 +54,7 @@ function addInto(into: HealthCounts, c: HealthCounts): void {
 }
 
 /**
- * The Releases view (issue 4's rollups): crash-free session and user rates per release in the
+ * The Releases view (the session rollups): crash-free session and user rates per release in the
  * chosen range and environment, and for one release a chart of its rates and sessions over time.
  */
 export async function releaseRoutes(app: FastifyInstance, deps: UiDeps): Promise<void> {
