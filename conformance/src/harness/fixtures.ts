@@ -64,7 +64,7 @@ export const expectedIssueSchema = z.strictObject({
 export const expectedOutcomeSchema = z.strictObject({
   outcome: z
     .enum(['accepted', 'duplicate', 'rejected', 'over_quota', 'unsupported', 'client_discard'])
-    .describe('See README "Outcomes".'),
+    .describe('See docs/outcomes.md.'),
   reason: z.string().default('').describe('e.g. `invalid_json`, `transaction`; empty for none.'),
   category: z.string().describe('Data category: `error`, `transaction`, `log_item`, `internal`…'),
   quantity: z.number().int().positive(),

@@ -6,7 +6,7 @@ import { errorResponses, ProjectParams } from './schemas.ts'
 import { HOUR, hourBuckets, hourRange, iso, RangeQuery } from './time-range.ts'
 import { pathProject } from './validate.ts'
 
-/** The outcome kinds, in the order the Outcomes view shows them (README "Outcomes"). */
+/** The outcome kinds, in the order the Outcomes view shows them (docs/outcomes.md). */
 export const OUTCOME_KINDS = [
   'accepted',
   'duplicate',

@@ -1,7 +1,7 @@
 import type { EventToWrite, OutcomeDelta, WriteUnit } from '../store/types.ts'
 import type { ResolvedKey } from './keys.ts'
 
-/** Outcome kinds; reasons are free text (see README "Outcomes"). */
+/** Outcome kinds; reasons are free text (see docs/errors.md). */
 export type OutcomeKind =
   | 'accepted'
   | 'duplicate'
