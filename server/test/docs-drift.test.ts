@@ -68,11 +68,20 @@ describe('docs/errors.md', () => {
     for (const kind of OUTCOME_KINDS) expect(rows.map((r) => r[0])).toContain(`\`${kind}\``)
     // Reasons of catalogue errors, plus the generic ones of ingest/rejections.ts and the
     // client-report item: each has a description, shown in the Outcomes view and here.
+    // Check-in reasons are chosen in the store (`store/sqlite/monitors.ts`) and found here by
+    // reading the source: any `outcome('rejected', '…')` or returned `'…_…'` reason counts.
+    const monitors = read('server/src/store/sqlite/monitors.ts')
+    const fromStore = [
+      ...monitors.matchAll(/outcome\('rejected', '([a-z_]+)'\)/g),
+      ...monitors.matchAll(/'(monitor_not_found|invalid_monitor_config)'/g),
+    ].map((m) => m[1] ?? '')
+    expect(fromStore.length).toBeGreaterThanOrEqual(4)
     const reasons = [
       ...Object.values(ERRORS).flatMap((e) => (e.reason === null ? [] : [e.reason])),
       'invalid_request',
       'internal_error',
       'invalid_client_report',
+      ...fromStore,
     ]
     for (const reason of reasons) {
       const key = reason === 'quota_exceeded' ? `over_quota:${reason}` : `rejected:${reason}`

@@ -42,6 +42,14 @@ export const OUTCOME_DESCRIPTIONS: Record<string, string> = {
   'rejected:invalid_client_report': 'Ignored: a client report that could not be read.',
   'rejected:invalid_request': 'Rejected (4xx): the request could not be read.',
   'rejected:internal_error': 'Failed (5xx): a server error; please report it.',
+  'rejected:monitor_not_found':
+    'Dropped check-in (answered 200): no such monitor and no monitor_config to create it.',
+  'rejected:invalid_monitor_config':
+    'Dropped check-in (answered 200): its monitor_config could not be used.',
+  'rejected:checkin_already_completed':
+    'Dropped check-in (answered 200): the run it closes was already finished.',
+  'rejected:checkin_environment_mismatch':
+    'Dropped check-in (answered 200): the run it closes belongs to another environment.',
   client_discard: 'Never arrived: dropped by the SDK before sending (from its client report).',
   'client_discard:ratelimit_backoff': 'Never arrived: the SDK held it back during a rate limit.',
   'client_discard:network_error': 'Never arrived: the SDK could not reach the server.',
