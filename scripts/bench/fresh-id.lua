@@ -22,6 +22,7 @@ while true do
 end
 parts[#parts + 1] = string.sub(template, from)
 
+local run_id = assert(os.getenv("BENCH_RUN_ID"), "BENCH_RUN_ID not set")
 local threads = {}
 local addrs = {}
 local addr_list = os.getenv("BENCH_ADDRS")
@@ -34,7 +35,9 @@ end
 
 function setup(thread)
   local n = #threads
-  thread:set("prefix", string.format("%08x%08x", math.random(0, 0x7fffffff), n))
+  -- LuaJIT's math.random is not seeded: the run's random part comes from the bench (BENCH_RUN_ID),
+  -- or a warm-up and the measured run would send the same ids (stored once, answered twice).
+  thread:set("prefix", string.format("%s%04x", run_id, n))
   if #addrs > 0 then thread.addr = addrs[(n % #addrs) + 1] end
   threads[n + 1] = thread
 end

@@ -90,6 +90,9 @@ export async function prefilledDatabase(o: StartOptions): Promise<Prefilled> {
         ?.v ?? '1'
     const lines = readFileSync(ENVELOPE, 'utf8').split('\n')
     const event = JSON.parse(lines[2] ?? '{}') as Record<string, unknown>
+    // The captured exception (with its stack trace) under a per-issue message: real-sized rows.
+    const firstException =
+      ((event['exception'] as { values?: object[] } | undefined)?.values ?? [])[0] ?? {}
     const now = Date.now()
     const UNIT = 100
     const PER_WRITE = 50
@@ -122,7 +125,7 @@ export async function prefilledDatabase(o: StartOptions): Promise<Prefilled> {
               ...event,
               event_id: eventId,
               timestamp: timestamp / 1000,
-              exception: { values: [{ type: 'Error', value: `bench issue ${issue}` }] },
+              exception: { values: [{ ...firstException, value: `bench issue ${issue}` }] },
             }),
           })
         }

@@ -4,6 +4,7 @@
  * posts the captured envelope with a fresh event id per request.
  */
 import { spawn, spawnSync } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 
@@ -83,6 +84,7 @@ export function runWrk(o: WrkOptions): Promise<WrkResult> {
       BENCH_BODY: ENVELOPE,
       BENCH_EVENT_ID: envelopeEventId(),
       BENCH_PATH: o.path,
+      BENCH_RUN_ID: randomBytes(6).toString('hex'),
       BENCH_ADDRS: (o.addrs ?? []).join(','),
       BENCH_COUNT_STATUS: o.countStatus === true ? '1' : '0',
     },
