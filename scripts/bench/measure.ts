@@ -48,7 +48,9 @@ export interface IngestFigures {
   bytesPerEvent: number | undefined
 }
 
-const sumCpu = (pids: number[]) => pids.reduce((n, p) => n + cpuMs(p), 0)
+// No process to read (a target without --pid): CPU unknown, printed as n/a.
+const sumCpu = (pids: number[]) =>
+  pids.length === 0 ? Number.NaN : pids.reduce((n, p) => n + cpuMs(p), 0)
 const ok = (w: WrkResult) => w.requests - w.non2xx
 
 /** Polls the count until it stops moving (the last in-flight group commits land). */

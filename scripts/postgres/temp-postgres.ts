@@ -5,7 +5,15 @@
  * as root both run as the Debian `postgres` user (`runuser -u postgres --`).
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
-import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+} from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -91,7 +99,12 @@ export async function startTempPostgres(): Promise<{ url: string; stop(): Promis
   const exited = new Promise<void>((r) => server.once('exit', () => r()))
   const stop = async () => {
     if (server.exitCode === null && server.signalCode === null) {
-      server.kill('SIGINT') // fast shutdown
+      // runuser does not pass signals on to its child: signal the postmaster itself (its pid is
+      // the first line of postmaster.pid). SIGINT is PostgreSQL's fast shutdown.
+      const pidFile = join(data, 'postmaster.pid')
+      const pid = existsSync(pidFile) ? Number(readFileSync(pidFile, 'utf8').split('\n')[0]) : 0
+      if (pid > 0) process.kill(pid, 'SIGINT')
+      else server.kill('SIGINT')
       await exited
     }
     rmSync(dir, { recursive: true, force: true })
