@@ -185,6 +185,12 @@ async function main(): Promise<void> {
   if (bare !== undefined) {
     console.log(`${m}bare route: ${formatBare(bare)}`)
     console.log(`${m}ratio ingest / bare-route ceiling: ${ratio}`)
+    // The bare route's ceiling is its one JS thread: near 1 core busy means it was reached and
+    // wrk (2 threads) had room; less means other processes took the CPU (a floor, not a ceiling).
+    const saturated = bare.coresUsed >= 0.9
+    console.log(
+      `bare route ${saturated ? 'at its ceiling' : 'BELOW its ceiling (machine busy: a floor)'}: server ${bare.coresUsed} cores (one JS thread is the limit), wrk ${bare.generatorCores} of its 2 threads`,
+    )
   }
   let scale: Record<string, unknown> | undefined
   if (scales.length > 0) {

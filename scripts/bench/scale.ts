@@ -181,7 +181,7 @@ export async function timePages(url: string, token: string, projectId: string): 
     if (res.status !== 200) throw new Error(`timing pages: ${path} answered ${res.status}`)
     return performance.now() - t0
   }
-  const SAMPLES = 5
+  const SAMPLES = 3
   const lists: number[] = []
   const issues: number[] = []
   for (let i = 0; i < SAMPLES; i++) {
