@@ -66,7 +66,8 @@ export function runWrk(o: WrkOptions): Promise<WrkResult> {
   }
   const bin = o.rate === undefined ? 'wrk' : 'wrk2'
   const args = [
-    `-t${o.threads ?? 2}`,
+    // Two threads for two cores; with several nodes one per node at least (threads pick nodes).
+    `-t${o.threads ?? Math.max(2, o.addrs?.length ?? 0)}`,
     `-c${o.connections}`,
     `-d${Math.max(1, Math.round(o.seconds))}s`,
     `--timeout`,
