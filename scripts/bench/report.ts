@@ -17,7 +17,8 @@ export function medianOf<T extends object>(runs: T[]): T {
   const out: Record<string, unknown> = { ...(first as Record<string, unknown>) }
   for (const [k, v] of Object.entries(first)) {
     if (typeof v === 'number') {
-      out[k] = median(runs.map((r) => (r as Record<string, unknown>)[k] as number))
+      out[k] =
+        Math.round(median(runs.map((r) => (r as Record<string, unknown>)[k] as number)) * 100) / 100
     }
   }
   return out as T
