@@ -30,7 +30,8 @@ export interface OverloadFigures {
   recoverySeconds: number | undefined
 }
 
-interface Sample {
+/** One probe request: when it ended, how long it took, its status (0: no answer). */
+export interface Sample {
   at: number
   ms: number
   status: number
@@ -41,8 +42,11 @@ const PROBE_EVERY_MS = 50
 const RECOVERY_BUDGET_MS = 30_000
 const RECOVERED_AFTER = 10
 
-/** Sends one request every PROBE_EVERY_MS (one at a time) until stopped. */
-function startProbe(url: string): { samples: Sample[]; stop(): Promise<void> } {
+/**
+ * Sends one request every PROBE_EVERY_MS (one at a time, its own connection) until stopped:
+ * what a client sees while something else happens (overload, a slow page view).
+ */
+export function startProbe(url: string): { samples: Sample[]; stop(): Promise<void> } {
   const template = readFileSync(ENVELOPE, 'latin1')
   const oldId = envelopeEventId()
   const samples: Sample[] = []
@@ -55,7 +59,7 @@ function startProbe(url: string): { samples: Sample[]; stop(): Promise<void> } {
         const res = await fetch(url, {
           method: 'POST',
           body: Buffer.from(template.replaceAll(oldId, randomBytes(16).toString('hex')), 'latin1'),
-          signal: AbortSignal.timeout(10_000),
+          signal: AbortSignal.timeout(60_000),
         })
         await res.arrayBuffer()
         status = res.status
