@@ -150,11 +150,11 @@ async function scaleRun(prefilled: Awaited<ReturnType<typeof prefilledDatabase>>
       await new Promise((r) => setTimeout(r, 500))
       await probe.stop()
       await loaded
-      const ok = probe.samples.map((x) => x.ms)
+      const waits = probe.samples.map((x) => x.ms)
       const underLoad = {
         issueListMs: Math.round(listMs),
-        ingestMaxMs: Math.round(Math.max(...ok)),
-        ingestMedianMs: Math.round(median(ok)),
+        ingestMaxMs: Math.round(Math.max(...waits)),
+        ingestMedianMs: Math.round(median(waits)),
       }
       return { ingest: f, pages: pagesIdle, underLoad }
     } finally {
