@@ -16,6 +16,7 @@
  *   --overload          also drive 500 connections (3× the sustainable rate with wrk2)
  *   --db sqlite|postgres, --nodes N   storage, and N server processes on one PostgreSQL
  *   --dist DIR          the server build to run (server/dist); --env K=V settings (repeatable)
+ *   --quota N           an event quota of N per hour on the bench project (429 above it)
  *   --no-bare           skip the ceiling; --json FILE (artifacts/bench.json)
  */
 import { mkdirSync, writeFileSync } from 'node:fs'
@@ -53,6 +54,7 @@ const { values: opts } = parseArgs({
     env: { type: 'string', multiple: true, default: [] },
     'no-bare': { type: 'boolean', default: false },
     json: { type: 'string', default: 'artifacts/bench.json' },
+    quota: { type: 'string' },
   },
 })
 
@@ -86,6 +88,7 @@ const startOptions: StartOptions = {
   ),
   db: DB,
   nodes: NODES,
+  ...(opts.quota === undefined ? {} : { quota: Number(opts.quota) }),
 }
 
 /** The server for one run: started fresh each time, or the given target. */

@@ -29,6 +29,8 @@ export interface StartOptions {
   env: Record<string, string>
   db: 'sqlite' | 'postgres'
   nodes: number
+  /** An event quota per hour for the bench project (the quota path runs on every event). */
+  quota?: number
   /** A SQLite data directory to use instead of a fresh one (a pre-filled copy), with its project. */
   prefilled?: { dataDir: string; projectId: string; publicKey: string }
 }
@@ -46,6 +48,21 @@ async function createProject(url: string, token: string): Promise<{ id: string; 
   if (!res.ok) throw new Error(`creating the bench project: ${res.status} ${await res.text()}`)
   const created = (await res.json()) as { id: number; dsn: string }
   return { id: String(created.id), key: new URL(created.dsn).username }
+}
+
+/** Gives the project an event quota per hour. */
+async function setQuota(
+  url: string,
+  token: string,
+  projectId: string,
+  events: number,
+): Promise<void> {
+  const res = await fetch(`${url}/api/0/projects/${projectId}/`, {
+    method: 'PUT',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ quota: { events, window_seconds: 3600 } }),
+  })
+  if (!res.ok) throw new Error(`setting the quota failed: ${res.status} ${await res.text()}`)
 }
 
 /** Fails clearly when the server did not put its data into PostgreSQL (DATABASE_URL ignored). */
@@ -91,6 +108,7 @@ export async function startInstance(o: StartOptions): Promise<Instance> {
       const first = children[0] as Child
       await assertUsesPostgres(pgdb.url)
       const p = await createProject(first.url, token)
+      if (o.quota !== undefined) await setQuota(first.url, token, p.id, o.quota)
       return {
         target: {
           url: first.url,
@@ -112,6 +130,7 @@ export async function startInstance(o: StartOptions): Promise<Instance> {
       o.prefilled === undefined
         ? await createProject(server.url, token)
         : { id: o.prefilled.projectId, key: o.prefilled.publicKey }
+    if (o.quota !== undefined) await setQuota(server.url, token, p.id, o.quota)
     return {
       target: {
         url: server.url,
