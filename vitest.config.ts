@@ -16,7 +16,7 @@ export default defineConfig({
       {
         test: {
           name: 'integration',
-          include: ['server/test/**/*.test.ts'],
+          include: ['server/test/**/*.test.ts', 'scripts/**/*.test.ts'],
           testTimeout: 20_000,
         },
       },

@@ -1,198 +1,268 @@
 /**
- * `npm run bench`: replays real captured fixture envelopes (stock SDK events of about 3 KiB,
- * fresh event ids per request) against the built server on the embedded default (SQLite in a
- * temporary directory), then the same load against a bare Fastify route that does nothing —
- * the ceiling on this machine — and prints events/s stored, p50/p99 latency, the server's CPU
- * time per event, peak memory and the ratio of the two. Results also go to artifacts/bench.json.
+ * `npm run bench`: loads the built server with Debian's `wrk` (the captured Node SDK error
+ * envelope, a fresh event id per request), counts the events stored in the database, and prints
+ * events/s, p50/p99/max, peak RSS, CPU ms per event, cores used, bytes on disk per event, then
+ * the same load against a bare Fastify route (the ceiling on this machine) and the ratio.
+ * Reference and decisions: docs/benchmark.md.
  *
- * Options (after `npm run bench --`): `--runs N` alternates N ingest and N ceiling runs, each on
- * a fresh server, and reports medians (the machine is shared: compare ratios, not absolutes);
- * `--profile [DIR]` writes a CPU profile of each ingest server (default artifacts/profiles);
- * `--dist DIR` benches another build (e.g. a saved copy of server/dist, for before/after);
- * `--env K=V` passes settings to the ingest server (repeatable); `--no-bare` skips the ceiling;
- * `--quota N` gives the bench project an event quota of N per hour (keep it above the run).
+ * Options (after `npm run bench --`):
+ *   --runs N            interleave N ingest and N bare-route runs, print medians
+ *   --seconds S         measured seconds per run (10); --warmup S (2); --connections C (50)
+ *   --target URL --key KEY --project ID [--token T] [--pid PID]
+ *                       load a running server of the protocol family instead; stored events
+ *                       through its API with a token, else from 200 answers (the output says)
+ *   --scale             also measure on 1 million pre-filled events in 10,000 issues, and time
+ *                       the issue list and issue pages (pre-filled database cached in .cache/)
+ *   --overload          also drive 500 connections (3× the sustainable rate with wrk2)
+ *   --db sqlite|postgres, --nodes N   storage, and N server processes on one PostgreSQL
+ *   --dist DIR          the server build to run (server/dist); --env K=V settings (repeatable)
+ *   --quota N           an event quota of N per hour on the bench project (429 above it)
+ *   --no-bare           skip the ceiling; --json FILE (artifacts/bench.json)
  */
-import { randomBytes } from 'node:crypto'
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { dirname } from 'node:path'
 import { parseArgs } from 'node:util'
+import { givenTarget, type Instance, type StartOptions, startInstance } from './bench/instance.ts'
 import {
-  load,
-  loadFixtures,
-  median,
-  peakRssMiB,
-  type RunResult,
-  start,
-  stop,
-} from './bench-load.ts'
+  type BareFigures,
+  type IngestFigures,
+  measureBare,
+  measureIngest,
+} from './bench/measure.ts'
+import { measureOverload, type OverloadFigures, startProbe } from './bench/overload.ts'
+import { formatBare, formatIngest, formatOverload, median, medianOf } from './bench/report.ts'
+import { prefilledDatabase, timePage, timePages, withPrefilledCopy } from './bench/scale.ts'
+import { startBare, stopChild } from './bench/server.ts'
+import { ENVELOPE, runWrk } from './bench/wrk.ts'
 
 const { values: opts } = parseArgs({
   options: {
-    runs: { type: 'string', default: process.env['BENCH_RUNS'] ?? '1' },
-    profile: { type: 'string' },
+    runs: { type: 'string', default: '1' },
+    seconds: { type: 'string', default: '10' },
+    warmup: { type: 'string', default: '2' },
+    connections: { type: 'string', default: '50' },
+    target: { type: 'string' },
+    key: { type: 'string' },
+    project: { type: 'string' },
+    token: { type: 'string' },
+    pid: { type: 'string' },
+    scale: { type: 'boolean', default: false },
+    overload: { type: 'boolean', default: false },
+    db: { type: 'string', default: 'sqlite' },
+    nodes: { type: 'string', default: '1' },
     dist: { type: 'string', default: 'server/dist' },
     env: { type: 'string', multiple: true, default: [] },
     'no-bare': { type: 'boolean', default: false },
+    json: { type: 'string', default: 'artifacts/bench.json' },
     quota: { type: 'string' },
   },
-  // A bare `--profile` (no directory after it) means the default directory.
-  args: process.argv
-    .slice(2)
-    .map((a, i, all) =>
-      a === '--profile' && (all[i + 1] ?? '--').startsWith('--')
-        ? '--profile=artifacts/profiles'
-        : a,
-    ),
 })
+
+/** Stops with a clear message and a non-zero exit: never a made-up figure. */
+function refuse(msg: string): never {
+  console.error(`bench: ${msg}`)
+  process.exit(2)
+}
+
 const RUNS = Math.max(1, Number(opts.runs))
-const DURATION_MS = Number(process.env['BENCH_SECONDS'] ?? 10) * 1000
-const WARMUP_MS = 2000
-const CONNECTIONS = Number(process.env['BENCH_CONNECTIONS'] ?? 32)
-const TOKEN = randomBytes(16).toString('hex')
-
-interface IngestRun extends RunResult {
-  peakRssMiB: number
-  storedTotal: number
+const shape = {
+  seconds: Number(opts.seconds),
+  warmupSeconds: Number(opts.warmup),
+  connections: Number(opts.connections),
 }
-
-/** One ingest run on a fresh server and database. */
-async function ingestRun(bodies: Buffer[]): Promise<IngestRun> {
-  const dataDir = mkdtempSync(join(process.env['BENCH_TMPDIR'] ?? tmpdir(), 'ingest-bench-'))
-  const extraEnv = Object.fromEntries(
+const NODES = Math.max(1, Number(opts.nodes))
+if (opts.db !== 'sqlite' && opts.db !== 'postgres') refuse('--db is sqlite or postgres')
+const DB = opts.db
+if (NODES > 1 && DB !== 'postgres')
+  refuse('--nodes N > 1 needs --db postgres (one shared database)')
+if (opts.target !== undefined && (opts.key === undefined || opts.project === undefined)) {
+  refuse('--target needs --key KEY and --project ID')
+}
+if (opts.target !== undefined && (opts.scale || DB !== 'sqlite' || NODES > 1)) {
+  refuse('--target loads a running server: --scale, --db and --nodes apply to the built server')
+}
+const startOptions: StartOptions = {
+  dist: opts.dist,
+  env: Object.fromEntries(
     (opts.env ?? []).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
+  ),
+  db: DB,
+  nodes: NODES,
+  ...(opts.quota === undefined ? {} : { quota: Number(opts.quota) }),
+}
+
+/** The server for one run: started fresh each time, or the given target. */
+function instance(): Promise<Instance> {
+  if (opts.target === undefined) return startInstance(startOptions)
+  return Promise.resolve(
+    givenTarget({
+      url: opts.target,
+      key: opts.key as string,
+      projectId: opts.project as string,
+      token: opts.token,
+      pid: opts.pid === undefined ? undefined : Number(opts.pid),
+    }),
   )
-  const profileArgs =
-    opts.profile === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${resolve(opts.profile)}`]
-  const server = await start([...profileArgs, join(opts.dist, 'main.js')], {
-    PORT: '0',
-    HOST: '127.0.0.1',
-    DATA_DIR: dataDir,
-    INGEST_ADMIN_TOKEN: TOKEN,
-    LOG_LEVEL: 'warn',
-    ...extraEnv,
+}
+
+async function ingestRun(): Promise<IngestFigures> {
+  const inst = await instance()
+  try {
+    const f = await measureIngest(inst.target, shape)
+    // Every acknowledged event must be stored (warm-up included): a 200 is a promise.
+    if (f.countedFrom !== 'answers' && f.storedTotal < f.answers200Total) {
+      throw new Error(`stored ${f.storedTotal} < acknowledged ${f.answers200Total}`)
+    }
+    return f
+  } finally {
+    await inst.stop()
+  }
+}
+
+async function bareRun(): Promise<BareFigures> {
+  const bare = await startBare()
+  try {
+    return await measureBare(bare.url, bare.child.pid ?? -1, shape)
+  } finally {
+    await stopChild(bare)
+  }
+}
+
+async function scaleRun(prefilled: Awaited<ReturnType<typeof prefilledDatabase>>) {
+  return withPrefilledCopy(prefilled, async (copy) => {
+    const inst = await startInstance({ ...startOptions, prefilled: copy })
+    try {
+      const pagesIdle = await timePages(inst.url, inst.token as string, inst.projectId)
+      const f = await measureIngest(inst.target, shape)
+      // Does a page view stall ingest? The issue list page fetched once, 1 s into a 5 s load,
+      // while a probe posts an event every 50 ms: the probe's slowest answer is the stall (wrk
+      // does not record requests still open when its time is up, so it cannot show one).
+      const probe = startProbe(new URL(inst.target.path, inst.url).href)
+      const loaded = runWrk({
+        url: inst.url,
+        path: inst.target.path,
+        connections: shape.connections,
+        seconds: 5,
+      })
+      await new Promise((r) => setTimeout(r, 1000))
+      const listMs = await timePage(
+        inst.url,
+        inst.token as string,
+        `/projects/${inst.projectId}/issues`,
+      )
+      await new Promise((r) => setTimeout(r, 500))
+      await probe.stop()
+      await loaded
+      const waits = probe.samples.map((x) => x.ms)
+      const underLoad = {
+        issueListMs: Math.round(listMs),
+        ingestMaxMs: Math.round(Math.max(...waits)),
+        ingestMedianMs: Math.round(median(waits)),
+      }
+      return { ingest: f, pages: pagesIdle, underLoad }
+    } finally {
+      await inst.stop()
+    }
   })
-  try {
-    const auth = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }
-    const created = (await (
-      await fetch(`${server.url}/api/0/projects/`, {
-        method: 'POST',
-        headers: auth,
-        body: '{"name":"bench"}',
-      })
-    ).json()) as { id: number; dsn: string }
-    if (opts.quota !== undefined) {
-      // A quota the run stays under: the counting path runs on every event, nothing is refused.
-      const put = await fetch(`${server.url}/api/0/projects/${created.id}/`, {
-        method: 'PUT',
-        headers: auth,
-        body: JSON.stringify({ quota: { events: Number(opts.quota), window_seconds: 3600 } }),
-      })
-      if (!put.ok) throw new Error(`setting the quota failed: ${put.status} ${await put.text()}`)
-    }
-    const key = new URL(created.dsn).username
-    const path = `/api/${created.id}/envelope/?sentry_key=${key}&sentry_version=7`
-    const warm = await load(server, bodies, path, WARMUP_MS, CONNECTIONS)
-    const run = await load(server, bodies, path, DURATION_MS, CONNECTIONS)
-    const issues = (await (
-      await fetch(`${server.url}/api/0/projects/${created.id}/issues/?limit=1000`, {
-        headers: auth,
-      })
-    ).json()) as { count: number }[]
-    const storedTotal = issues.reduce((n, i) => n + i.count, 0)
-    // Everything acknowledged must be stored (the warm-up requests too).
-    if (storedTotal < run.ok + warm.ok) {
-      throw new Error(`stored ${storedTotal} < acknowledged ${run.ok + warm.ok}`)
-    }
-    return { ...run, peakRssMiB: peakRssMiB(server.child.pid), storedTotal }
-  } finally {
-    await stop(server)
-    rmSync(dataDir, { recursive: true, force: true })
-  }
 }
-
-const BARE = `
-import Fastify from 'fastify'
-const app = Fastify()
-app.removeAllContentTypeParsers()
-app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: 1 << 26 }, (_req, body, done) => done(null, body))
-app.post('/api/:projectId/envelope/', async () => ({}))
-await app.listen({ host: '127.0.0.1', port: 0 })
-console.log(JSON.stringify({ msg: 'listening', url: 'http://127.0.0.1:' + app.server.address().port }))
-`
-
-/** One run against the bare Fastify route. */
-async function bareRun(bodies: Buffer[]): Promise<RunResult & { peakRssMiB: number }> {
-  const bare = await start(['--input-type=module', '-e', BARE], {})
-  try {
-    await load(bare, bodies, '/api/1/envelope/', WARMUP_MS, CONNECTIONS)
-    const run = await load(bare, bodies, '/api/1/envelope/', DURATION_MS, CONNECTIONS)
-    return { ...run, peakRssMiB: peakRssMiB(bare.child.pid) }
-  } finally {
-    await stop(bare)
-  }
-}
-
-const fmt = (r: RunResult & { peakRssMiB: number }, unit: string) =>
-  `${r.perSec} ${unit}/s, p50 ${r.p50} ms, p99 ${r.p99} ms, ${r.cpuMsPerOk} CPU ms each, peak RSS ${r.peakRssMiB} MiB, ${r.failed} failed`
 
 async function main(): Promise<void> {
-  const bodies = loadFixtures()
-  const avg = Math.round(bodies.reduce((n, b) => n + b.length, 0) / bodies.length)
+  const what =
+    opts.target === undefined
+      ? `${opts.dist} on ${DB}${NODES > 1 ? `, ${NODES} nodes` : ''}`
+      : `target ${opts.target}`
   console.log(
-    `${bodies.length} captured envelopes, ${avg} bytes on average; ${CONNECTIONS} connections, ${DURATION_MS / 1000} s per run, ${RUNS} run(s), server ${opts.dist}`,
+    `payload ${ENVELOPE} (fresh event id per request); wrk, ${shape.connections} connections, ${shape.warmupSeconds} s warm-up + ${shape.seconds} s per run, ${RUNS} run(s); ${what}`,
   )
-  const ingests: IngestRun[] = []
-  const bares: (RunResult & { peakRssMiB: number })[] = []
-  for (let r = 0; r < RUNS; r++) {
-    const ingest = await ingestRun(bodies)
+  const prefilled = opts.scale ? await prefilledDatabase(startOptions) : undefined
+  const ingests: IngestFigures[] = []
+  const bares: BareFigures[] = []
+  const scales: Awaited<ReturnType<typeof scaleRun>>[] = []
+  for (let r = 1; r <= RUNS; r++) {
+    const ingest = await ingestRun()
     ingests.push(ingest)
-    console.log(`run ${r + 1} ingest (SQLite, durable group commit): ${fmt(ingest, 'events')}`)
-    if (opts['no-bare']) continue
-    const bare = await bareRun(bodies)
-    bares.push(bare)
-    console.log(`run ${r + 1} bare Fastify route (ceiling):          ${fmt(bare, 'requests')}`)
+    console.log(`run ${r} ingest:  ${formatIngest(ingest)}`)
+    if (!opts['no-bare']) {
+      const bare = await bareRun()
+      bares.push(bare)
+      console.log(`run ${r} bare route: ${formatBare(bare)}`)
+    }
+    if (prefilled !== undefined) {
+      const s = await scaleRun(prefilled)
+      scales.push(s)
+      console.log(`run ${r} at scale: ${formatIngest(s.ingest)}`)
+      console.log(
+        `run ${r} pages at scale: issue list ${s.pages.issueListMs} ms, issue ${s.pages.issueMs} ms (median of ${s.pages.samples}, idle server); under load the issue list took ${s.underLoad.issueListMs} ms and a probe event meanwhile waited ${s.underLoad.ingestMaxMs} ms at most (median ${s.underLoad.ingestMedianMs} ms)`,
+      )
+    }
   }
-  const med = (xs: number[]) => Math.round(median(xs) * 1000) / 1000
-  const ratios = bares.map((b, i) => (ingests[i]?.perSec ?? 0) / b.perSec)
-  const result = {
-    fixtures: bodies.length,
-    avgEnvelopeBytes: avg,
-    connections: CONNECTIONS,
-    runs: RUNS,
-    ingest: {
-      eventsPerSec: med(ingests.map((r) => r.perSec)),
-      p50ms: med(ingests.map((r) => r.p50)),
-      p99ms: med(ingests.map((r) => r.p99)),
-      cpuMsPerEvent: med(ingests.map((r) => r.cpuMsPerOk)),
-      peakRssMiB: Math.max(...ingests.map((r) => r.peakRssMiB)),
-      failed: ingests.reduce((n, r) => n + r.failed, 0),
-      storedTotal: ingests.reduce((n, r) => n + r.storedTotal, 0),
-    },
-    bare: {
-      requestsPerSec: med(bares.map((r) => r.perSec)),
-      p50ms: med(bares.map((r) => r.p50)),
-      p99ms: med(bares.map((r) => r.p99)),
-      cpuMsPerRequest: med(bares.map((r) => r.cpuMsPerOk)),
-      peakRssMiB: bares.length === 0 ? Number.NaN : Math.max(...bares.map((r) => r.peakRssMiB)),
-    },
-    ratio: med(ratios),
-  }
-  const { ingest, bare } = result
-  console.log(
-    `${RUNS > 1 ? 'median ' : ''}ingest: ${ingest.eventsPerSec} events/s stored, p50 ${ingest.p50ms} ms, p99 ${ingest.p99ms} ms, ${ingest.cpuMsPerEvent} CPU ms/event, peak RSS ${ingest.peakRssMiB} MiB, ${ingest.failed} failed`,
-  )
-  if (bares.length > 0) {
+  const m = RUNS > 1 ? 'median ' : ''
+  const ingest = medianOf(ingests)
+  console.log(`\n${m}ingest:     ${formatIngest(ingest)}`)
+  const bare = bares.length > 0 ? medianOf(bares) : undefined
+  const ratio =
+    bare === undefined
+      ? undefined
+      : Math.round(
+          medianOf(
+            ingests.map((f, i) => ({
+              r: f.eventsPerSec / (bares[i]?.requestsPerSec ?? Number.NaN),
+            })),
+          ).r * 1000,
+        ) / 1000
+  if (bare !== undefined) {
+    console.log(`${m}bare route: ${formatBare(bare)}`)
+    console.log(`${m}ratio ingest / bare-route ceiling: ${ratio}`)
+    // The bare route's ceiling is its one JS thread: near 1 core busy means it was reached and
+    // wrk (2 threads) had room; less means other processes took the CPU (a floor, not a ceiling).
+    const saturated = bare.coresUsed >= 0.9
     console.log(
-      `${RUNS > 1 ? 'median ' : ''}ceiling: ${bare.requestsPerSec} requests/s, p50 ${bare.p50ms} ms, p99 ${bare.p99ms} ms, ${bare.cpuMsPerRequest} CPU ms/request`,
+      `bare route ${saturated ? 'at its ceiling' : 'BELOW its ceiling (machine busy: a floor)'}: server ${bare.coresUsed} cores (one JS thread is the limit), wrk ${bare.generatorCores} of its 2 threads`,
     )
-    console.log(`${RUNS > 1 ? 'median ' : ''}ratio ingest / ceiling: ${result.ratio}`)
   }
-  mkdirSync('artifacts', { recursive: true })
-  writeFileSync('artifacts/bench.json', `${JSON.stringify(result, null, 2)}\n`)
+  let scale: Record<string, unknown> | undefined
+  if (scales.length > 0) {
+    const si = medianOf(scales.map((s) => s.ingest))
+    const pages = medianOf(scales.map((s) => s.pages))
+    const underLoad = medianOf(scales.map((s) => s.underLoad))
+    const vsEmpty = Math.round((si.eventsPerSec / ingest.eventsPerSec) * 100) / 100
+    console.log(`${m}at scale:   ${formatIngest(si)}`)
+    console.log(`${m}at scale / empty database: ${vsEmpty}`)
+    console.log(`${m}pages at scale: issue list ${pages.issueListMs} ms, issue ${pages.issueMs} ms`)
+    console.log(
+      `${m}issue list page during ingest load: ${underLoad.issueListMs} ms; a probe event meanwhile waited ${underLoad.ingestMaxMs} ms at most (median ${underLoad.ingestMedianMs} ms)`,
+    )
+    scale = { ingest: si, pages, underLoad, vsEmpty, runs: scales }
+  }
+  let overload: OverloadFigures | undefined
+  if (opts.overload) {
+    const inst = await instance()
+    try {
+      overload = await measureOverload(inst, shape)
+    } finally {
+      await inst.stop()
+    }
+    console.log(`overload:   ${formatOverload(overload)}`)
+  }
+  const result = {
+    shape,
+    runs: RUNS,
+    db: DB,
+    nodes: NODES,
+    target: opts.target ?? null,
+    ingest,
+    bare: bare ?? null,
+    ratio: ratio ?? null,
+    ingestRuns: ingests,
+    bareRuns: bares,
+    scale: scale ?? null,
+    overload: overload ?? null,
+  }
+  mkdirSync(dirname(opts.json), { recursive: true })
+  writeFileSync(opts.json, `${JSON.stringify(result, null, 2)}\n`)
 }
 
 main().catch((err: unknown) => {
-  console.error(err)
+  console.error(`bench: ${err instanceof Error ? err.message : String(err)}`)
   process.exit(1)
 })

@@ -1,0 +1,88 @@
+/**
+ * How the bench knows what was stored: it counts rows in the database (a 200 answer is a claim;
+ * the rows are the fact), or through a target server's API when given a token. Also the bytes
+ * the database takes on disk, for the bytes-per-event figure.
+ */
+import { readdirSync, statSync } from 'node:fs'
+import { join } from 'node:path'
+import Database from 'better-sqlite3'
+import pg from 'pg'
+
+/** Counts stored events; `source` says where the number comes from (printed with it). */
+export interface Counter {
+  source: 'database' | 'api'
+  count(): Promise<number>
+  /** Bytes the data takes on disk (undefined when unknown, e.g. through an API). */
+  bytesOnDisk(): Promise<number | undefined>
+}
+
+/** Counts rows of `events` in a SQLite file, read-only beside the running server (WAL). */
+export function sqliteCounter(dataDir: string, file = 'ingest.sqlite'): Counter {
+  return {
+    source: 'database',
+    count: async () => {
+      const db = new Database(join(dataDir, file), { readonly: true, fileMustExist: true })
+      try {
+        return db.prepare<[], { n: number }>('SELECT count(*) AS n FROM events').get()?.n ?? 0
+      } finally {
+        db.close()
+      }
+    },
+    // Database, WAL and shared-memory files together: what the data costs on this disk.
+    bytesOnDisk: async () =>
+      readdirSync(dataDir)
+        .filter((f) => f.startsWith(file))
+        .reduce((n, f) => n + statSync(join(dataDir, f)).size, 0),
+  }
+}
+
+/** Counts rows of `events` in a PostgreSQL database. */
+export function postgresCounter(url: string): Counter {
+  const query = async (sql: string): Promise<number> => {
+    const client = new pg.Client({ connectionString: url })
+    await client.connect()
+    try {
+      const r = await client.query<{ n: string }>(sql)
+      return Number(r.rows[0]?.n ?? Number.NaN)
+    } finally {
+      await client.end()
+    }
+  }
+  return {
+    source: 'database',
+    count: () => query('SELECT count(*) AS n FROM events'),
+    bytesOnDisk: () => query('SELECT pg_database_size(current_database()) AS n'),
+  }
+}
+
+/**
+ * Sums the `count` of every issue of a project through the management API
+ * (`GET /api/0/projects/{id}/issues/`), following this server's `x-next-cursor` header or a
+ * Sentry-style `Link: <…>; rel="next"; results="true"`. Sentry's API returns `count` as a string.
+ */
+export function apiCounter(baseUrl: string, projectId: string, token: string): Counter {
+  return {
+    source: 'api',
+    count: async () => {
+      let total = 0
+      let next: string | undefined = `/api/0/projects/${projectId}/issues/?limit=1000`
+      for (let pages = 0; next !== undefined && pages < 1000; pages++) {
+        const res: Response = await fetch(new URL(next, baseUrl), {
+          headers: { authorization: `Bearer ${token}` },
+        })
+        if (!res.ok) throw new Error(`counting through the API: ${res.status} ${await res.text()}`)
+        const issues = (await res.json()) as unknown
+        if (!Array.isArray(issues)) throw new Error('counting through the API: not an issue list')
+        for (const i of issues as { count?: unknown }[]) total += Number(i.count ?? 0)
+        const cursor = res.headers.get('x-next-cursor')
+        const link = /<([^>]+)>; rel="next"; results="true"/.exec(res.headers.get('link') ?? '')
+        next =
+          cursor !== null
+            ? `/api/0/projects/${projectId}/issues/?limit=1000&cursor=${encodeURIComponent(cursor)}`
+            : link?.[1]
+      }
+      return total
+    },
+    bytesOnDisk: async () => undefined,
+  }
+}

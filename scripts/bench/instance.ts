@@ -1,0 +1,172 @@
+/**
+ * A server under test, ready for load: the built ingest server on a fresh SQLite directory, a
+ * pre-filled copy, or N nodes on one PostgreSQL — with a bench project, its ingest path and the
+ * counter of stored events — or a running `--target` given by the user.
+ */
+import { randomBytes } from 'node:crypto'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import pg from 'pg'
+import { startTempPostgres } from '../postgres/temp-postgres.ts'
+import { apiCounter, postgresCounter, sqliteCounter } from './count.ts'
+import type { LoadTarget } from './measure.ts'
+import { type Child, startIngest, stopChild } from './server.ts'
+
+/** A started (or given) server with the bench project on it. */
+export interface Instance {
+  target: LoadTarget
+  /** Base URL of the first node (for API and page requests). */
+  url: string
+  token: string | undefined
+  projectId: string
+  stop(): Promise<void>
+}
+
+/** How to start the ingest server. */
+export interface StartOptions {
+  dist: string
+  env: Record<string, string>
+  db: 'sqlite' | 'postgres'
+  nodes: number
+  /** An event quota per hour for the bench project (the quota path runs on every event). */
+  quota?: number
+  /** A SQLite data directory to use instead of a fresh one (a pre-filled copy), with its project. */
+  prefilled?: { dataDir: string; projectId: string; publicKey: string }
+}
+
+const ingestPath = (projectId: string, key: string) =>
+  `/api/${projectId}/envelope/?sentry_key=${key}&sentry_version=7`
+
+/** Creates the bench project through the API; returns its id and public key. */
+async function createProject(url: string, token: string): Promise<{ id: string; key: string }> {
+  const res = await fetch(`${url}/api/0/projects/`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: `bench-${randomBytes(3).toString('hex')}` }),
+  })
+  if (!res.ok) throw new Error(`creating the bench project: ${res.status} ${await res.text()}`)
+  const created = (await res.json()) as { id: number; dsn: string }
+  return { id: String(created.id), key: new URL(created.dsn).username }
+}
+
+/** Gives the project an event quota per hour. */
+async function setQuota(
+  url: string,
+  token: string,
+  projectId: string,
+  events: number,
+): Promise<void> {
+  const res = await fetch(`${url}/api/0/projects/${projectId}/`, {
+    method: 'PUT',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ quota: { events, window_seconds: 3600 } }),
+  })
+  if (!res.ok) throw new Error(`setting the quota failed: ${res.status} ${await res.text()}`)
+}
+
+/** Fails clearly when the server did not put its data into PostgreSQL (DATABASE_URL ignored). */
+async function assertUsesPostgres(url: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  try {
+    const r = await client.query<{ t: string | null }>("SELECT to_regclass('events') AS t")
+    if (r.rows[0]?.t === null || r.rows[0]?.t === undefined) {
+      throw new Error(
+        'the server created no events table in PostgreSQL: it does not support DATABASE_URL yet, so there is nothing to measure',
+      )
+    }
+  } finally {
+    await client.end()
+  }
+}
+
+/** Starts the built server (one SQLite node, or N nodes on a temporary PostgreSQL). */
+export async function startInstance(o: StartOptions): Promise<Instance> {
+  const token = randomBytes(16).toString('hex')
+  const dirs: string[] = []
+  const children: Child[] = []
+  let pgStop: (() => Promise<void>) | undefined
+  const stop = async () => {
+    for (const c of children) await stopChild(c)
+    await pgStop?.()
+    for (const d of dirs) rmSync(d, { recursive: true, force: true })
+  }
+  try {
+    const newDir = () => {
+      const d = mkdtempSync(join(process.env['BENCH_TMPDIR'] ?? tmpdir(), 'ingest-bench-'))
+      dirs.push(d)
+      return d
+    }
+    if (o.db === 'postgres') {
+      const pgdb = await startTempPostgres()
+      pgStop = pgdb.stop
+      for (let i = 0; i < o.nodes; i++) {
+        const dataDir = newDir()
+        children.push(await startIngest(o.dist, { dataDir, databaseUrl: pgdb.url }, token, o.env))
+      }
+      const first = children[0] as Child
+      await assertUsesPostgres(pgdb.url)
+      const p = await createProject(first.url, token)
+      if (o.quota !== undefined) await setQuota(first.url, token, p.id, o.quota)
+      return {
+        target: {
+          url: first.url,
+          path: ingestPath(p.id, p.key),
+          addrs: children.map((c) => new URL(c.url).host),
+          counter: postgresCounter(pgdb.url),
+          pids: children.map((c) => c.child.pid ?? -1),
+        },
+        url: first.url,
+        token,
+        projectId: p.id,
+        stop,
+      }
+    }
+    const dataDir = o.prefilled?.dataDir ?? newDir()
+    const server = await startIngest(o.dist, { dataDir }, token, o.env)
+    children.push(server)
+    const p =
+      o.prefilled === undefined
+        ? await createProject(server.url, token)
+        : { id: o.prefilled.projectId, key: o.prefilled.publicKey }
+    if (o.quota !== undefined) await setQuota(server.url, token, p.id, o.quota)
+    return {
+      target: {
+        url: server.url,
+        path: ingestPath(p.id, p.key),
+        counter: sqliteCounter(dataDir),
+        pids: [server.child.pid ?? -1],
+      },
+      url: server.url,
+      token,
+      projectId: p.id,
+      stop,
+    }
+  } catch (err) {
+    await stop()
+    throw err
+  }
+}
+
+/** A running server given with `--target` (nothing is started or stopped). */
+export function givenTarget(o: {
+  url: string
+  key: string
+  projectId: string
+  token: string | undefined
+  pid: number | undefined
+}): Instance {
+  return {
+    target: {
+      url: o.url,
+      path: ingestPath(o.projectId, o.key),
+      counter: o.token === undefined ? undefined : apiCounter(o.url, o.projectId, o.token),
+      pids: o.pid === undefined ? [] : [o.pid],
+    },
+    url: o.url,
+    token: o.token,
+    projectId: o.projectId,
+    stop: async () => {},
+  }
+}

@@ -1,0 +1,149 @@
+/**
+ * One measured load run: warm-up, then a timed wrk run, with stored events counted before and
+ * after (not answers), the server's CPU from /proc deltas and its peak memory.
+ */
+import type { Counter } from './count.ts'
+import { cpuMs, peakRssMiB } from './server.ts'
+import { runWrk, type WrkResult } from './wrk.ts'
+
+/** What is loaded and how stored events are known. */
+export interface LoadTarget {
+  url: string
+  path: string
+  /** Several nodes: `host:port` of each. */
+  addrs?: string[]
+  /** undefined: stored events are taken from 200 answers (a target without a token). */
+  counter: Counter | undefined
+  /** Server processes to read /proc for (empty: CPU and memory unknown). */
+  pids: number[]
+}
+
+/** Timing of a run. */
+export interface LoadShape {
+  seconds: number
+  warmupSeconds: number
+  connections: number
+}
+
+/** The figures of one ingest run. */
+export interface IngestFigures {
+  eventsPerSec: number
+  /** Where `stored` comes from: rows in the database, the target's API, or 200 answers. */
+  countedFrom: 'database' | 'api' | 'answers'
+  stored: number
+  answers200: number
+  /** Everything the run (warm-up included) got a 200 for, and what was stored meanwhile. */
+  answers200Total: number
+  storedTotal: number
+  failed: number
+  p50Ms: number
+  p99Ms: number
+  maxMs: number
+  peakRssMiB: number
+  cpuMsPerEvent: number
+  coresUsed: number
+  generatorCores: number
+  bytesOnDisk: number | undefined
+  eventsInDatabase: number | undefined
+  bytesPerEvent: number | undefined
+}
+
+// No process to read (a target without --pid): CPU unknown, printed as n/a.
+const sumCpu = (pids: number[]) =>
+  pids.length === 0 ? Number.NaN : pids.reduce((n, p) => n + cpuMs(p), 0)
+const ok = (w: WrkResult) => w.requests - w.non2xx
+
+/** Polls the count until it stops moving (the last in-flight group commits land). */
+async function settledCount(counter: Counter): Promise<number> {
+  let last = await counter.count()
+  for (let i = 0; i < 50; i++) {
+    await new Promise((r) => setTimeout(r, 200))
+    const now = await counter.count()
+    if (now === last) return now
+    last = now
+  }
+  return last
+}
+
+/** Runs the warm-up and the measured run against an ingest target. */
+export async function measureIngest(t: LoadTarget, shape: LoadShape): Promise<IngestFigures> {
+  const base = { url: t.url, path: t.path, connections: shape.connections }
+  const withAddrs = t.addrs === undefined ? base : { ...base, addrs: t.addrs }
+  const before = t.counter === undefined ? 0 : await t.counter.count()
+  const warm =
+    shape.warmupSeconds > 0 ? await runWrk({ ...withAddrs, seconds: shape.warmupSeconds }) : null
+  const start = t.counter === undefined ? 0 : await t.counter.count()
+  const cpu0 = sumCpu(t.pids)
+  const t0 = Date.now()
+  const run = await runWrk({ ...withAddrs, seconds: shape.seconds })
+  const wallMs = Date.now() - t0
+  const cpu = sumCpu(t.pids) - cpu0
+  const end = t.counter === undefined ? 0 : await t.counter.count()
+  const final = t.counter === undefined ? 0 : await settledCount(t.counter)
+  const stored = t.counter === undefined ? ok(run) : end - start
+  const answers200Total = ok(run) + (warm === null ? 0 : ok(warm))
+  const storedTotal = t.counter === undefined ? answers200Total : final - before
+  const bytesOnDisk = t.counter === undefined ? undefined : await t.counter.bytesOnDisk()
+  const eventsInDatabase = t.counter?.source === 'database' ? final : undefined
+  const round = (x: number, d = 3) => Math.round(x * 10 ** d) / 10 ** d
+  return {
+    eventsPerSec: Math.round(stored / run.seconds),
+    countedFrom: t.counter?.source ?? 'answers',
+    stored,
+    answers200: ok(run),
+    answers200Total,
+    storedTotal,
+    failed: run.non2xx + run.socketErrors + run.timeouts,
+    p50Ms: round(run.p50Ms, 2),
+    p99Ms: round(run.p99Ms, 2),
+    maxMs: round(run.maxMs, 2),
+    peakRssMiB: t.pids.length === 0 ? Number.NaN : Math.max(...t.pids.map(peakRssMiB)),
+    cpuMsPerEvent: round(cpu / Math.max(stored, 1)),
+    coresUsed: round(cpu / wallMs, 2),
+    generatorCores: round(run.generatorCpuMs / wallMs, 2),
+    bytesOnDisk,
+    eventsInDatabase,
+    bytesPerEvent:
+      bytesOnDisk === undefined || eventsInDatabase === undefined || eventsInDatabase === 0
+        ? undefined
+        : Math.round(bytesOnDisk / eventsInDatabase),
+  }
+}
+
+/** The figures of one run against the bare route. */
+export interface BareFigures {
+  requestsPerSec: number
+  p50Ms: number
+  p99Ms: number
+  maxMs: number
+  peakRssMiB: number
+  cpuMsPerRequest: number
+  coresUsed: number
+  generatorCores: number
+}
+
+/** Loads the bare route the same way (same generator, payload, connections). */
+export async function measureBare(
+  url: string,
+  pid: number,
+  shape: LoadShape,
+): Promise<BareFigures> {
+  const o = { url, path: '/api/1/envelope/', connections: shape.connections }
+  if (shape.warmupSeconds > 0) await runWrk({ ...o, seconds: shape.warmupSeconds })
+  const cpu0 = cpuMs(pid)
+  const t0 = Date.now()
+  const run = await runWrk({ ...o, seconds: shape.seconds })
+  const wallMs = Date.now() - t0
+  const cpu = cpuMs(pid) - cpu0
+  const n = ok(run)
+  return {
+    requestsPerSec: Math.round(n / run.seconds),
+    p50Ms: Math.round(run.p50Ms * 100) / 100,
+    p99Ms: Math.round(run.p99Ms * 100) / 100,
+    maxMs: Math.round(run.maxMs * 100) / 100,
+    peakRssMiB: peakRssMiB(pid),
+    cpuMsPerRequest: Math.round((cpu / Math.max(n, 1)) * 1000) / 1000,
+    coresUsed: Math.round((cpu / wallMs) * 100) / 100,
+    generatorCores: Math.round((run.generatorCpuMs / wallMs) * 100) / 100,
+  }
+}

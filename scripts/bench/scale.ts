@@ -1,0 +1,196 @@
+/**
+ * `--scale`: a database with 1 million events in 10,000 issues, built once through the store's
+ * own bulk write path (so it stays right whatever the store does with payloads and indexes) and
+ * cached under `.cache/` keyed by the schema, the payload and this file's fill version; each run
+ * loads a copy, so every run starts at the same size. Also times the two pages that grow with it.
+ */
+import { spawnSync } from 'node:child_process'
+import { createHash, randomBytes } from 'node:crypto'
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { openSqliteStore } from '../../server/src/store/sqlite/index.ts'
+import type { EventToWrite, WriteUnit } from '../../server/src/store/types.ts'
+import type { StartOptions } from './instance.ts'
+import { median } from './report.ts'
+import { startIngest, stopChild } from './server.ts'
+import { ENVELOPE } from './wrk.ts'
+
+const EVENTS = Number(process.env['BENCH_SCALE_EVENTS'] ?? 1_000_000)
+const ISSUES = Number(process.env['BENCH_SCALE_ISSUES'] ?? 10_000)
+const FILL_VERSION = 1
+const MIGRATIONS = 'server/src/store/sqlite/migrations'
+
+/** A pre-filled SQLite data directory and the project in it. */
+export interface Prefilled {
+  dataDir: string
+  projectId: string
+  publicKey: string
+}
+
+/** The cache key: what makes a cached database reusable. */
+function cacheKey(): string {
+  const h = createHash('sha256')
+  for (const f of readdirSync(MIGRATIONS).sort())
+    h.update(f).update(readFileSync(join(MIGRATIONS, f)))
+  h.update(readFileSync(ENVELOPE)).update(`${FILL_VERSION}:${EVENTS}:${ISSUES}`)
+  return h.digest('hex').slice(0, 16)
+}
+
+/** The cached pre-filled database, built first if missing. */
+export async function prefilledDatabase(o: StartOptions): Promise<Prefilled> {
+  if (o.db !== 'sqlite') throw new Error('--scale pre-fills SQLite only so far')
+  const dir = join('.cache', `bench-scale-${cacheKey()}`)
+  const metaFile = join(dir, 'meta.json')
+  if (existsSync(metaFile)) {
+    const meta = JSON.parse(readFileSync(metaFile, 'utf8')) as Prefilled
+    console.log(`scale: reusing ${dir} (${EVENTS} events in ${ISSUES} issues)`)
+    return meta
+  }
+  rmSync(dir, { recursive: true, force: true })
+  const dataDir = join(dir, 'data')
+  mkdirSync(dataDir, { recursive: true })
+  const started = Date.now()
+  // The server creates the schema, the project and its key; one real event goes through ingest.
+  const token = randomBytes(16).toString('hex')
+  const server = await startIngest(o.dist, { dataDir }, token, o.env)
+  let projectId: string
+  let publicKey: string
+  try {
+    const res = await fetch(`${server.url}/api/0/projects/`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: '{"name":"bench-scale"}',
+    })
+    const created = (await res.json()) as { id: number; dsn: string }
+    projectId = String(created.id)
+    publicKey = new URL(created.dsn).username
+    const sent = await fetch(
+      `${server.url}/api/${projectId}/envelope/?sentry_key=${publicKey}&sentry_version=7`,
+      { method: 'POST', body: readFileSync(ENVELOPE) },
+    )
+    if (sent.status !== 200) throw new Error(`scale: the seed event got ${sent.status}`)
+  } finally {
+    await stopChild(server)
+  }
+  const store = await openSqliteStore(join(dataDir, 'ingest.sqlite'), { writerThread: false })
+  try {
+    const key = await store.findKey(publicKey)
+    if (key === undefined) throw new Error('scale: the project key is missing')
+    const version =
+      store.db.prepare<[], { v: string }>('SELECT grouping_version AS v FROM issues LIMIT 1').get()
+        ?.v ?? '1'
+    const lines = readFileSync(ENVELOPE, 'utf8').split('\n')
+    const event = JSON.parse(lines[2] ?? '{}') as Record<string, unknown>
+    // The captured exception (with its stack trace) under a per-issue message: real-sized rows.
+    const firstException =
+      ((event['exception'] as { values?: object[] } | undefined)?.values ?? [])[0] ?? {}
+    const now = Date.now()
+    const UNIT = 100
+    const PER_WRITE = 50
+    for (let i = 0; i < EVENTS; ) {
+      const units: WriteUnit[] = []
+      for (let u = 0; u < PER_WRITE && i < EVENTS; u++) {
+        const events: EventToWrite[] = []
+        for (let e = 0; e < UNIT && i < EVENTS; e++, i++) {
+          const issue = i % ISSUES
+          const eventId = `${(i + 1).toString(16).padStart(12, '0')}${'b'.repeat(20)}`
+          // Spread over the last ~12 days, oldest first, as a real history would arrive.
+          const timestamp = now - (EVENTS - i) * 1000
+          events.push({
+            projectId: Number(projectId),
+            keyId: key.id,
+            eventId,
+            timestamp,
+            received: timestamp,
+            level: 'error',
+            title: `Error: bench issue ${issue}`,
+            culprit: `bench/issue-${issue}.js in run`,
+            type: 'Error',
+            value: `bench issue ${issue}`,
+            release: 'conformance@1.0.0',
+            environment: 'test',
+            component: null,
+            hash: createHash('md5').update(`bench-scale-${issue}`).digest('hex'),
+            groupingVersion: version,
+            payload: JSON.stringify({
+              ...event,
+              event_id: eventId,
+              timestamp: timestamp / 1000,
+              exception: { values: [{ ...firstException, value: `bench issue ${issue}` }] },
+            }),
+          })
+        }
+        units.push({ events, outcomes: [] })
+      }
+      await store.write(units)
+      if (i % 100_000 === 0) {
+        console.log(`scale: ${i} events written (${Math.round((Date.now() - started) / 1000)} s)`)
+      }
+    }
+  } finally {
+    await store.close()
+  }
+  const meta: Prefilled = { dataDir, projectId, publicKey }
+  writeFileSync(metaFile, `${JSON.stringify(meta)}\n`)
+  console.log(`scale: pre-filled ${dir} in ${Math.round((Date.now() - started) / 1000)} s`)
+  return meta
+}
+
+/** Runs `fn` on a fresh copy of the pre-filled database (reflinked where the disk can). */
+export async function withPrefilledCopy<T>(
+  p: Prefilled,
+  fn: (copy: Prefilled) => Promise<T>,
+): Promise<T> {
+  const tmp = mkdtempSync(join(process.env['BENCH_TMPDIR'] ?? tmpdir(), 'ingest-bench-scale-'))
+  try {
+    const copy = join(tmp, 'data')
+    const cp = spawnSync('cp', ['-r', '--reflink=auto', p.dataDir, copy])
+    if (cp.status !== 0) throw new Error(`copying the pre-filled database failed: ${cp.stderr}`)
+    return await fn({ ...p, dataDir: copy })
+  } finally {
+    rmSync(tmp, { recursive: true, force: true })
+  }
+}
+
+/** Render times of the issue list and one issue page, ms (median of a few on an idle server). */
+export interface PageTimes {
+  issueListMs: number
+  issueMs: number
+  samples: number
+}
+
+/** Times the two pages that grow with the database, through the UI's bearer-token access. */
+export async function timePages(url: string, token: string, projectId: string): Promise<PageTimes> {
+  const headers = { authorization: `Bearer ${token}` }
+  const list = await fetch(`${url}/api/0/projects/${projectId}/issues/?limit=1`, { headers })
+  const first = ((await list.json()) as { id: number | string }[])[0]
+  if (first === undefined) throw new Error('timing pages: the project has no issue')
+  const time = (path: string) => timePage(url, token, path)
+  const SAMPLES = 3
+  const lists: number[] = []
+  const issues: number[] = []
+  for (let i = 0; i < SAMPLES; i++) {
+    lists.push(await time(`/projects/${projectId}/issues`))
+    issues.push(await time(`/issues/${first.id}`))
+  }
+  const r = (x: number) => Math.round(x)
+  return { issueListMs: r(median(lists)), issueMs: r(median(issues)), samples: SAMPLES }
+}
+
+/** Time to fetch one UI page completely, ms; anything but a 200 is an error. */
+export async function timePage(url: string, token: string, path: string): Promise<number> {
+  const t0 = performance.now()
+  const res = await fetch(`${url}${path}`, { headers: { authorization: `Bearer ${token}` } })
+  await res.text()
+  if (res.status !== 200) throw new Error(`timing pages: ${path} answered ${res.status}`)
+  return performance.now() - t0
+}

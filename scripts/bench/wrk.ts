@@ -1,0 +1,135 @@
+/**
+ * The load generator of `npm run bench`: Debian's `wrk` (compiled C, epoll; it is not the
+ * bottleneck — the report shows its own CPU beside the server's) driving `fresh-id.lua`, which
+ * posts the captured envelope with a fresh event id per request.
+ */
+import { spawn, spawnSync } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import { readFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+
+const LUA = fileURLToPath(new URL('./fresh-id.lua', import.meta.url))
+
+/** The payload every request carries: a stock Node SDK error event of about 4 KiB. */
+export const ENVELOPE = 'fixtures/envelopes/event/node-11-error.envelope'
+
+/** One wrk run's figures. */
+export interface WrkResult {
+  seconds: number
+  requests: number
+  /** Answers that were not 2xx/3xx (wrk's own count). */
+  non2xx: number
+  socketErrors: number
+  timeouts: number
+  p50Ms: number
+  p99Ms: number
+  maxMs: number
+  /** Answers by status; only when `countStatus` was asked for. */
+  status?: { ok: number; r429: number; r503: number; other: number }
+  /** CPU the generator itself used, ms (user + system, from its parent shell's child times). */
+  generatorCpuMs: number
+}
+
+/** What to load. */
+export interface WrkOptions {
+  /** Base URL of the first target (wrk needs one); `addrs` spreads threads over more. */
+  url: string
+  /** Path with query, e.g. `/api/1/envelope/?sentry_key=…&sentry_version=7`. */
+  path: string
+  seconds: number
+  connections: number
+  threads?: number
+  /** `host:port` of every target, for several nodes. */
+  addrs?: string[]
+  countStatus?: boolean
+  /** A constant request rate: needs `wrk2` (wrk's fork with -R); undefined runs closed-loop. */
+  rate?: number
+  timeoutSeconds?: number
+}
+
+/** Whether a binary is on PATH. */
+export function hasBinary(name: string): boolean {
+  return spawnSync('sh', ['-c', `command -v ${name}`], { stdio: 'ignore' }).status === 0
+}
+
+/** The event id inside the payload, which the Lua script replaces per request. */
+export function envelopeEventId(): string {
+  const m = /"event_id":"([0-9a-f]{32})"/.exec(readFileSync(ENVELOPE, 'latin1'))
+  if (m?.[1] === undefined) throw new Error(`${ENVELOPE} has no event_id`)
+  return m[1]
+}
+
+/** Runs wrk (or wrk2 for a constant rate) once and parses the Lua script's summary line. */
+export function runWrk(o: WrkOptions): Promise<WrkResult> {
+  if (!hasBinary('wrk')) {
+    throw new Error('wrk is not installed (Debian: apt-get install wrk); the bench needs it')
+  }
+  const bin = o.rate === undefined ? 'wrk' : 'wrk2'
+  const args = [
+    // Two threads for two cores; with several nodes one per node at least (threads pick nodes).
+    `-t${o.threads ?? Math.max(2, o.addrs?.length ?? 0)}`,
+    `-c${o.connections}`,
+    `-d${Math.max(1, Math.round(o.seconds))}s`,
+    `--timeout`,
+    `${o.timeoutSeconds ?? 10}s`,
+    ...(o.rate === undefined ? [] : [`-R${Math.round(o.rate)}`]),
+    '-s',
+    LUA,
+    new URL(o.path, o.url).href,
+  ]
+  // The shell prints its own /proc stat after wrk exits: fields cutime/cstime then hold wrk's CPU.
+  const script = `"$0" "$@"; s=$?; echo "BENCH_STAT $(cat /proc/$$/stat)"; exit $s`
+  const child = spawn('sh', ['-c', script, bin, ...args], {
+    env: {
+      ...process.env,
+      BENCH_BODY: ENVELOPE,
+      BENCH_EVENT_ID: envelopeEventId(),
+      BENCH_PATH: o.path,
+      BENCH_RUN_ID: randomBytes(6).toString('hex'),
+      BENCH_ADDRS: (o.addrs ?? []).join(','),
+      BENCH_COUNT_STATUS: o.countStatus === true ? '1' : '0',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let out = ''
+  let err = ''
+  child.stdout.on('data', (d: Buffer) => {
+    out += d.toString()
+  })
+  child.stderr.on('data', (d: Buffer) => {
+    err += d.toString()
+  })
+  return new Promise((resolve, reject) => {
+    child.on('error', reject)
+    child.on('close', (code) => {
+      const json = /^BENCH_JSON (.*)$/m.exec(out)?.[1]
+      const stat = /^BENCH_STAT (.*)$/m.exec(out)?.[1]
+      if (code !== 0 || json === undefined) {
+        reject(new Error(`${bin} failed (${code}): ${err.trim() || out.trim()}`))
+        return
+      }
+      const r = JSON.parse(json) as Record<string, number | boolean>
+      const num = (k: string) => Number(r[k] ?? Number.NaN)
+      resolve({
+        seconds: num('durationUs') / 1e6,
+        requests: num('requests'),
+        non2xx: num('non2xx'),
+        socketErrors: num('socketErrors'),
+        timeouts: num('timeouts'),
+        p50Ms: num('p50Us') / 1000,
+        p99Ms: num('p99Us') / 1000,
+        maxMs: num('maxUs') / 1000,
+        ...(r['statusCounted'] === true
+          ? { status: { ok: num('ok'), r429: num('r429'), r503: num('r503'), other: num('other') } }
+          : {}),
+        generatorCpuMs: stat === undefined ? Number.NaN : childCpuMs(stat),
+      })
+    })
+  })
+}
+
+/** cutime + cstime of a /proc/<pid>/stat line, ms (USER_HZ is 100 on Linux). */
+function childCpuMs(stat: string): number {
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  return ((Number(fields[13]) + Number(fields[14])) * 1000) / 100
+}
