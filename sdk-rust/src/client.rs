@@ -1,9 +1,7 @@
 //! The client: turns captures into envelopes and hands them to the transport.
 
 use crate::options::ClientOptions;
-use crate::protocol::{
-    CheckIn, Envelope, Event, Item, Level, SdkInfo, SessionStatus, Uuid,
-};
+use crate::protocol::{CheckIn, Envelope, Event, Item, Level, SdkInfo, SessionStatus, Uuid};
 use crate::scope::Scope;
 use crate::session::Session;
 use crate::stacktrace;
@@ -68,10 +66,10 @@ impl Client {
     pub(crate) fn event_from_error<E: Error + ?Sized>(&self, error: &E) -> Event {
         let mut event = Event::new();
         event.exception = stacktrace::exception_chain(error, "generic", true);
-        if self.options.attach_stacktrace {
-            if let Some(last) = event.exception.last_mut() {
-                last.stacktrace = stacktrace::capture();
-            }
+        if self.options.attach_stacktrace
+            && let Some(last) = event.exception.last_mut()
+        {
+            last.stacktrace = stacktrace::capture();
         }
         event
     }

@@ -192,7 +192,11 @@ impl Hub {
 
     /// Runs `f` with a temporary scope that `configure` prepared; changes made inside
     /// (by `configure` or by `f`) are gone afterwards.
-    pub fn with_scope<R>(self: &Arc<Self>, configure: impl FnOnce(&mut Scope), f: impl FnOnce() -> R) -> R {
+    pub fn with_scope<R>(
+        self: &Arc<Self>,
+        configure: impl FnOnce(&mut Scope),
+        f: impl FnOnce() -> R,
+    ) -> R {
         let _guard = self.push_scope();
         if let Some(scope) = lock(&self.stack).last_mut() {
             configure(scope);

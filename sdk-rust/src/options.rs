@@ -109,12 +109,12 @@ impl ClientOptions {
     /// [`ClientOptions::apply_env`] with any source of variables (tests, config files).
     pub fn apply_env_from(mut self, var: impl Fn(&str) -> Option<String>) -> Self {
         let var = |name: &str| var(name).filter(|v| !v.trim().is_empty());
-        if self.dsn.is_none() {
-            if let Some(text) = var("SENTRY_DSN") {
-                match text.trim().parse() {
-                    Ok(dsn) => self.dsn = Some(dsn),
-                    Err(err) => crate::debug::log(&self, &format!("SENTRY_DSN ignored: {err}")),
-                }
+        if self.dsn.is_none()
+            && let Some(text) = var("SENTRY_DSN")
+        {
+            match text.trim().parse() {
+                Ok(dsn) => self.dsn = Some(dsn),
+                Err(err) => crate::debug::log(&self, &format!("SENTRY_DSN ignored: {err}")),
             }
         }
         if self.release.is_none() {
@@ -253,7 +253,10 @@ mod tests {
             ("SENTRY_ENVIRONMENT", "staging"),
         ]);
         let filled = ClientOptions::default().apply_env_from(&env);
-        assert_eq!(filled.dsn.map(|d| d.project_id().to_owned()).as_deref(), Some("7"));
+        assert_eq!(
+            filled.dsn.map(|d| d.project_id().to_owned()).as_deref(),
+            Some("7")
+        );
         assert_eq!(filled.release.as_deref(), Some("env-release"));
         assert_eq!(filled.environment.as_deref(), Some("staging"));
 
@@ -262,21 +265,21 @@ mod tests {
             .release("own")
             .environment("production")
             .apply_env_from(&env);
-        assert_eq!(own.dsn.map(|d| d.project_id().to_owned()).as_deref(), Some("1"));
+        assert_eq!(
+            own.dsn.map(|d| d.project_id().to_owned()).as_deref(),
+            Some("1")
+        );
         assert_eq!(own.release.as_deref(), Some("own"));
         assert_eq!(own.environment.as_deref(), Some("production"));
     }
 
     #[test]
     fn empty_or_invalid_environment_leaves_the_sdk_disabled() {
-        let empty = ClientOptions::default().apply_env_from(vars(&[
-            ("SENTRY_DSN", " "),
-            ("SENTRY_RELEASE", ""),
-        ]));
+        let empty = ClientOptions::default()
+            .apply_env_from(vars(&[("SENTRY_DSN", " "), ("SENTRY_RELEASE", "")]));
         assert!(empty.dsn.is_none());
         assert!(empty.release.is_none());
-        let invalid =
-            ClientOptions::default().apply_env_from(vars(&[("SENTRY_DSN", "not a dsn")]));
+        let invalid = ClientOptions::default().apply_env_from(vars(&[("SENTRY_DSN", "not a dsn")]));
         assert!(invalid.dsn.is_none());
         assert!(ClientOptions::new("  ").unwrap().dsn.is_none());
     }

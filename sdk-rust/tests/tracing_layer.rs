@@ -6,9 +6,9 @@
 mod common;
 
 use common::Recorder;
+use ingest_sdk::integrations::tracing_layer::EventFilter;
 use ingest_sdk::protocol::{Item, Level};
 use ingest_sdk::transport::Transport;
-use ingest_sdk::integrations::tracing_layer::EventFilter;
 use ingest_sdk::{Client, ClientOptions, Hub, Scope, integrations::tracing_layer};
 use std::sync::Arc;
 use tracing_subscriber::layer::SubscriberExt;
@@ -100,7 +100,10 @@ fn a_custom_event_filter_decides_per_record() {
         .session_tracking(false)
         .transport(move |_: &ClientOptions| Arc::new(transport.clone()) as Arc<dyn Transport>);
     // A hub with a client of its own: no global state shared with the other test.
-    let hub = Arc::new(Hub::new(Some(Arc::new(Client::new(options))), Scope::default()));
+    let hub = Arc::new(Hub::new(
+        Some(Arc::new(Client::new(options))),
+        Scope::default(),
+    ));
     let layer = tracing_layer::layer().event_filter(|metadata| match *metadata.level() {
         tracing_core::Level::WARN => EventFilter::Event,
         tracing_core::Level::DEBUG => EventFilter::Breadcrumb,

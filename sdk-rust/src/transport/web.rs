@@ -40,7 +40,11 @@ impl FetchTransport {
         Self {
             shared: Arc::new(Shared {
                 // Without a DSN every send fails (and is counted); `Client` never builds one then.
-                url: options.dsn.as_ref().map(|d| d.envelope_url()).unwrap_or_default(),
+                url: options
+                    .dsn
+                    .as_ref()
+                    .map(|d| d.envelope_url())
+                    .unwrap_or_default(),
                 auth: (options.dsn.as_ref())
                     .map(|d| d.auth_header(&sdk_client_name()))
                     .unwrap_or_default(),
