@@ -1,45 +1,8 @@
-//! First-party Rust SDK for the error-ingest service.
+#![doc = include_str!("../README.md")]
 //!
-//! It models only the fields the service reads (events with exception chains and stack
-//! frames, session updates, cron check-ins and client reports), writes them as envelopes,
-//! and sends them to `POST {base}/api/{project_id}/envelope/` with an `X-Sentry-Auth`
-//! header. Server rate limits (`X-Sentry-Rate-Limits`, and `Retry-After` on 429) are
-//! honoured, and everything the SDK drops is counted in client reports.
-//!
-//! # Quick start
-//!
-//! ```no_run
-//! use ingest_sdk::{Breadcrumb, ClientOptions, Level};
-//!
-//! fn main() -> Result<(), ingest_sdk::DsnError> {
-//!     let options = ClientOptions::new("https://abc123@ingest.example.com/42")?
-//!         .release("my-app@1.0.0")
-//!         .environment("production");
-//!     // Hold the guard for the life of the program: dropping it flushes the queue.
-//!     let _guard = ingest_sdk::init(options);
-//!
-//!     ingest_sdk::add_breadcrumb(Breadcrumb::new("loading settings"));
-//!     if let Err(err) = std::fs::read_to_string("settings.toml") {
-//!         ingest_sdk::capture_error(&err);
-//!     }
-//!     ingest_sdk::capture_message("started", Level::Info);
-//!     Ok(())
-//! }
-//! ```
-//!
-//! # Features
-//!
-//! - `native` (default): a background sender thread with a bounded queue, over `ureq`.
-//! - `tls` (default): HTTPS for the native sender.
-//! - `web`: for `wasm32-unknown-unknown`, the sender is the platform `fetch` (browsers
-//!   and Node). The program cannot block there, so finish with
-//!   [`InitGuard::close_async`] or [`flush_async`] instead of relying on the drop.
-//! - `tracing-layer`: [`integrations::tracing_layer`], which turns ERROR records into
-//!   events and all other records into breadcrumbs.
-//!
-//! Panic reporting and session tracking are on by default: a panic is sent as a fatal
-//! event and ends the session as `crashed`; dropping the guard ends it as `exited`.
-//! Sessions need a release.
+//! Panic reporting and session tracking are on by default: a panic is sent as a fatal event and
+//! ends the session as `crashed`; dropping the guard ends it as `exited`. Sessions need a
+//! release ([`release_name!`] gives one).
 #![warn(missing_docs)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used))]

@@ -134,6 +134,7 @@ fn is_machinery(function: &str) -> bool {
     PREFIXES.iter().any(|p| function.starts_with(p))
 }
 
+#[cfg_attr(target_arch = "wasm32", allow(dead_code))] // no stack walking there
 /// Application frames are Rust paths outside std and the SDK; C symbols of libc and the
 /// runtime (`main`, `clone3`, `__rust_try`, ...) are not.
 fn is_in_app(function: &str) -> bool {
