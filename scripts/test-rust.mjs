@@ -212,7 +212,7 @@ async function wasmPackCli(log) {
 
 /**
  * `wasm-pack build --target web` of examples/wasm-app into target/wasm-app-pkg. wasm-pack
- * runs cargo with Debian's toolchain (its `-Z build-std` goes after `--`) and finds the
+ * runs cargo with Debian's toolchain (`-Z build-std` goes after `--`) and finds the
  * wasm-bindgen CLI of the locked version on PATH (it would otherwise download one). wasm-opt
  * is off in the app's metadata for the same reason.
  */
@@ -222,13 +222,16 @@ async function buildWasmApp(log = live) {
   const [pack, cli] = await Promise.all([wasmPackCli(log), wasmBindgenCli(log)])
   if (pack.error) return { step: 'wasm-pack', ...pack }
   if (cli.error) return { step: 'wasm-pack', ...cli }
-  const args = ['build', '--target', 'web', '--dev', '--out-dir', wasmAppPkgDir, wasmAppDir]
+  // --mode force skips wasm-pack's target check, which looks for a prebuilt wasm32 std in
+  // rustc's sysroot (Debian's toolchain builds std from source) or runs `rustup target add`.
+  const args = ['build', '--mode', 'force', '--target', 'web', '--dev']
+  args.push('--out-dir', wasmAppPkgDir, wasmAppDir)
   args.push('--', '-Z', 'build-std=std,panic_abort')
   const env = {
     ...tc.env,
     CARGO: tc.cargo,
     CARGO_TARGET_DIR: join(wasmTargetDir, 'wasm-app'),
-    PATH: `${join(cli.path, '..')}:${join(tc.cargo, '..')}:${process.env.PATH ?? ''}`,
+    PATH: `${join(cli.path, '..')}:${process.env.PATH ?? ''}`,
   }
   const { code } = await run(pack.path, args, { cwd: wasmAppDir, env, log })
   if (code !== 0) return { step: 'wasm-pack', error: `wasm-pack build failed (exit ${code})` }
