@@ -98,15 +98,17 @@ try {
   tab.on('request', (req) => {
     if (isEnvelope(req)) inFlight += 1
   })
-  tab.on('requestfinished', (req) => {
-    if (isEnvelope(req)) inFlight -= 1
+  // `response` rather than `requestfinished`: the SDK reads only status and headers, never
+  // the bodies, so these requests never count as finished.
+  tab.on('response', (res) => {
+    if (isEnvelope(res.request())) inFlight -= 1
   })
   tab.on('requestfailed', (req) => {
     if (isEnvelope(req)) inFlight -= 1
     problems.push(`request failed: ${req.method()} ${req.url()}: ${req.failure()?.errorText}`)
   })
-  // The panic's abort shows up as a console error and an uncaught-in-promise-free trap; both
-  // are expected, so they go to stderr for diagnosis only.
+  // The panic's abort may show up as a console error; expected, so it goes to stderr for
+  // diagnosis only.
   tab.on('console', (msg) => {
     if (msg.type() === 'error') process.stderr.write(`console error: ${msg.text()}\n`)
   })
