@@ -290,6 +290,9 @@ async function testAll() {
   const wasmLog = buffered()
   const wasmPkg = buildWasmPkg('node', wasmLog)
   check('cargo fmt --check', (await run(cargo, ['fmt', '--check'])).code === 0)
+  const appManifest = join(wasmAppDir, 'Cargo.toml')
+  const appFmt = await run(cargo, ['fmt', '--check', '--manifest-path', appManifest])
+  check('cargo fmt --check (wasm-app)', appFmt.code === 0)
   const clippy = ['clippy', '--all-targets', '--all-features', '--', '-D', 'warnings']
   check('cargo clippy', (await run(cargo, clippy)).code === 0)
 

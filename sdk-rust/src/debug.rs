@@ -26,3 +26,16 @@ pub(crate) fn disabled_once(options: &ClientOptions) -> bool {
     }
     first
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_disabled_notice_is_given_once() {
+        // No unit test calls `init`, so this test owns the process-wide flag.
+        let options = ClientOptions::default().debug(true);
+        assert!(disabled_once(&options));
+        assert!(!disabled_once(&options));
+    }
+}
