@@ -1,16 +1,17 @@
 // The Rust SDK suite (sdk-rust/), run by `npm test` after vitest. Plain Node, no dependencies.
 //
-//   node scripts/test-rust.mjs                  fmt, clippy, cargo test, wasm32 build + Node run
+//   node scripts/test-rust.mjs                  fmt, clippy, cargo test (with doctests), cargo doc,
+//                                              cargo publish --dry-run, wasm32 build + Node run
 //   node scripts/test-rust.mjs --build <what>   build only, for the conformance tests; prints
 //                                              one JSON line {"path": ...} (what: conformance,
-//                                              wasm (Node), wasm-web (browser), rust-stock,
-//                                              or all four)
+//                                              wasm (Node), wasm-web (browser), wasm-app (the
+//                                              example app, by wasm-pack), rust-stock, or all)
 //
 // Native steps use the rustup toolchain (~/.cargo/bin). wasm32-unknown-unknown has no prebuilt
 // std here (rustup cannot download targets), so the wasm build uses Debian's rustc-web/cargo-web
 // with std built from source (rust-web-src) and linked by the matching lld; they are installed
 // with apt-get when missing and running as root. wasm-bindgen-cli, pinned to the version in
-// Cargo.lock, is built once into .cache/. Every check counts as one test, cargo's own tests
+// Cargo.lock, and wasm-pack (WASM_PACK_VERSION) are built once into .cache/. Every check counts as one test, cargo's own tests
 // count one each; the totals go to artifacts/results/rust.json.
 import { spawn, spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
@@ -28,6 +29,11 @@ const wasmWebPkgDir = join(targetDir, 'wasm-web-pkg')
 const cacheDir = join(repoRoot, '.cache')
 const resultsFile = join(repoRoot, 'artifacts', 'results', 'rust.json')
 const stockDriverDir = join(repoRoot, 'conformance', 'drivers', 'rust-stock')
+/** The example application crate (a cdylib depending on the SDK with `web`). */
+const wasmAppDir = join(sdkDir, 'examples', 'wasm-app')
+const wasmAppPkgDir = join(targetDir, 'wasm-app-pkg')
+/** wasm-pack from crates.io (the npm package downloads a binary, which cannot work here). */
+const WASM_PACK_VERSION = '0.15.1'
 
 const WASM_PACKAGES = ['rustc-web', 'cargo-web', 'rust-web-src']
 
@@ -191,6 +197,47 @@ async function buildWasmPkg(variant, log = live) {
   return { path: outDir }
 }
 
+/** wasm-pack, built once into .cache/ (a debug build, like wasm-bindgen-cli). */
+async function wasmPackCli(log) {
+  const root = join(cacheDir, `wasm-pack-${WASM_PACK_VERSION}`)
+  const bin = join(root, 'bin', 'wasm-pack')
+  if (existsSync(bin)) return { path: bin }
+  const install = ['install', 'wasm-pack', '--version', WASM_PACK_VERSION, '--root', root]
+  const { code } = await run(nativeCargo(), [...install, '--locked', '--debug'], {
+    cwd: repoRoot,
+    log,
+  })
+  return code === 0 && existsSync(bin) ? { path: bin } : { error: 'wasm-pack install failed' }
+}
+
+/**
+ * `wasm-pack build --target web` of examples/wasm-app into target/wasm-app-pkg. wasm-pack
+ * runs cargo with Debian's toolchain (`-Z build-std` goes after `--`) and finds the
+ * wasm-bindgen CLI of the locked version on PATH (it would otherwise download one). wasm-opt
+ * is off in the app's metadata for the same reason.
+ */
+async function buildWasmApp(log = live) {
+  const tc = await wasmToolchain()
+  if (tc.error) return { step: 'wasm-pack', ...tc }
+  const [pack, cli] = await Promise.all([wasmPackCli(log), wasmBindgenCli(log)])
+  if (pack.error) return { step: 'wasm-pack', ...pack }
+  if (cli.error) return { step: 'wasm-pack', ...cli }
+  // --mode force skips wasm-pack's target check, which looks for a prebuilt wasm32 std in
+  // rustc's sysroot (Debian's toolchain builds std from source) or runs `rustup target add`.
+  const args = ['build', '--mode', 'force', '--target', 'web', '--dev']
+  args.push('--out-dir', wasmAppPkgDir, wasmAppDir)
+  args.push('--', '-Z', 'build-std=std,panic_abort')
+  const env = {
+    ...tc.env,
+    CARGO: tc.cargo,
+    CARGO_TARGET_DIR: join(wasmTargetDir, 'wasm-app'),
+    PATH: `${join(cli.path, '..')}:${process.env.PATH ?? ''}`,
+  }
+  const { code } = await run(pack.path, args, { cwd: wasmAppDir, env, log })
+  if (code !== 0) return { step: 'wasm-pack', error: `wasm-pack build failed (exit ${code})` }
+  return { path: wasmAppPkgDir }
+}
+
 async function buildConformance() {
   const args = ['build', '--all-features', '--example', 'conformance']
   const { code } = await run(nativeCargo(), args)
@@ -211,7 +258,8 @@ async function buildStockDriver() {
 async function buildAll() {
   const wasmNode = () => buildWasmPkg('node')
   const wasmWeb = () => buildWasmPkg('web')
-  for (const build of [buildConformance, buildStockDriver, wasmNode, wasmWeb]) {
+  const wasmApp = () => buildWasmApp()
+  for (const build of [buildConformance, buildStockDriver, wasmNode, wasmWeb, wasmApp]) {
     const result = await build()
     if (result.error) return result
   }
@@ -242,6 +290,9 @@ async function testAll() {
   const wasmLog = buffered()
   const wasmPkg = buildWasmPkg('node', wasmLog)
   check('cargo fmt --check', (await run(cargo, ['fmt', '--check'])).code === 0)
+  const appManifest = join(wasmAppDir, 'Cargo.toml')
+  const appFmt = await run(cargo, ['fmt', '--check', '--manifest-path', appManifest])
+  check('cargo fmt --check (wasm-app)', appFmt.code === 0)
   const clippy = ['clippy', '--all-targets', '--all-features', '--', '-D', 'warnings']
   check('cargo clippy', (await run(cargo, clippy)).code === 0)
 
@@ -250,6 +301,15 @@ async function testAll() {
   if (test.code !== 0 && counts.failed === 0) {
     check('cargo test', false, `exit ${test.code} without a failed test (build error?)`)
   }
+
+  // Broken intra-doc links and missing docs fail, as they would on docs.rs.
+  const doc = ['doc', '--no-deps', '--all-features']
+  const docEnv = { RUSTDOCFLAGS: '-D warnings' }
+  check('cargo doc', (await run(cargo, doc, { env: docEnv })).code === 0)
+  // Packages the crate as crates.io would get it and builds that package. --allow-dirty: a
+  // work tree with uncommitted files is normal while developing.
+  const publish = ['publish', '--dry-run', '--allow-dirty']
+  check('cargo publish --dry-run', (await run(cargo, publish)).code === 0)
 
   const pkg = await wasmPkg
   process.stdout.write(wasmLog.text())
@@ -276,6 +336,7 @@ async function main(argv) {
       conformance: buildConformance,
       wasm: () => buildWasmPkg('node'),
       'wasm-web': () => buildWasmPkg('web'),
+      'wasm-app': () => buildWasmApp(),
       'rust-stock': buildStockDriver,
       all: buildAll,
     }

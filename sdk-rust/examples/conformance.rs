@@ -64,14 +64,13 @@ fn full(groups: &mut Groups) {
     groups.entry("message").or_default().extend(id);
 
     let mut opening = CheckIn::new("rust-conformance-job", CheckInStatus::InProgress);
-    opening.monitor_config = Some(MonitorConfig {
-        checkin_margin: Some(1),
-        max_runtime: Some(5),
-        timezone: Some("UTC".to_owned()),
-        ..MonitorConfig::new(MonitorSchedule::Crontab {
-            value: "*/5 * * * *".to_owned(),
-        })
+    let mut config = MonitorConfig::new(MonitorSchedule::Crontab {
+        value: "*/5 * * * *".to_owned(),
     });
+    config.checkin_margin = Some(1);
+    config.max_runtime = Some(5);
+    config.timezone = Some("UTC".to_owned());
+    opening.monitor_config = Some(config);
     ingest_sdk::capture_check_in(opening.clone());
     ingest_sdk::capture_check_in(opening.finish(CheckInStatus::Ok, 1.5));
 

@@ -1,25 +1,23 @@
 //! The client: turns captures into envelopes and hands them to the transport.
 
 use crate::options::ClientOptions;
-use crate::protocol::{
-    Breadcrumb, CheckIn, Envelope, Event, Item, Level, SdkInfo, SessionStatus, Uuid,
-};
+use crate::protocol::{CheckIn, Envelope, Event, Item, Level, SdkInfo, SessionStatus, Uuid};
 use crate::scope::Scope;
 use crate::session::Session;
 use crate::stacktrace;
-use crate::transport::{SDK_NAME, Transport, default_transport};
+use crate::transport::{NoopTransport, SDK_NAME, Transport, default_transport};
 use std::error::Error;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError, TryLockError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 /// Sends events, sessions and check-ins for one DSN.
 ///
 /// Most programs use the global functions ([`capture_error`](crate::capture_error) and
-/// friends) after [`init`](crate::init); a `Client` can also be used directly.
+/// friends) after [`init`](crate::init), which add the current [`Hub`](crate::Hub)'s scope;
+/// a `Client` can also be used directly. Without a DSN it sends nothing.
 pub struct Client {
     options: ClientOptions,
     transport: Arc<dyn Transport>,
-    scope: Mutex<Scope>,
     session: Mutex<Option<Session>>,
     last_event_id: Mutex<Option<Uuid>>,
 }
@@ -31,12 +29,12 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 impl Client {
     /// A client with the transport from `options` (or the default sender).
     pub fn new(options: ClientOptions) -> Self {
-        let transport = match &options.transport {
-            Some(factory) => factory.create_transport(&options),
-            None => default_transport(&options),
+        let transport = match (&options.transport, &options.dsn) {
+            (_, None) => Arc::new(NoopTransport),
+            (Some(factory), Some(_)) => factory.create_transport(&options),
+            (None, Some(_)) => default_transport(&options),
         };
         Self {
-            scope: Mutex::new(Scope::new(options.max_breadcrumbs)),
             options,
             transport,
             session: Mutex::new(None),
@@ -49,46 +47,44 @@ impl Client {
         &self.options
     }
 
-    /// Runs `f` on the scope.
-    ///
-    /// The scope is locked while `f` runs: capturing from inside `f` would deadlock.
-    pub fn configure_scope<R>(&self, f: impl FnOnce(&mut Scope) -> R) -> R {
-        f(&mut lock(&self.scope))
+    /// Whether this client sends anything (it has a DSN).
+    pub fn is_enabled(&self) -> bool {
+        self.options.dsn.is_some()
     }
 
-    /// Records a breadcrumb for later events.
-    pub fn add_breadcrumb(&self, breadcrumb: Breadcrumb) {
-        lock(&self.scope).add_breadcrumb(breadcrumb);
+    /// Sends `event` after filling in release, environment, SDK and `scope`.
+    pub fn capture_event(&self, event: Event, scope: Option<&Scope>) -> Uuid {
+        self.send_event(event, scope, false)
     }
 
-    /// Sends `event` after filling in release, environment, SDK and the scope.
-    pub fn capture_event(&self, event: Event) -> Uuid {
-        self.send_event(event, false)
-    }
-
-    /// Captures an error and its `source()` chain as one event.
+    /// Captures an error and its `source()` chain as one event, without a scope.
     pub fn capture_error<E: Error + ?Sized>(&self, error: &E) -> Uuid {
+        self.capture_event(self.event_from_error(error), None)
+    }
+
+    /// The event for `error`: its exception chain, and a stack trace if configured.
+    pub(crate) fn event_from_error<E: Error + ?Sized>(&self, error: &E) -> Event {
         let mut event = Event::new();
         event.exception = stacktrace::exception_chain(error, "generic", true);
-        if self.options.attach_stacktrace {
-            if let Some(last) = event.exception.last_mut() {
-                last.stacktrace = stacktrace::capture();
-            }
+        if self.options.attach_stacktrace
+            && let Some(last) = event.exception.last_mut()
+        {
+            last.stacktrace = stacktrace::capture();
         }
-        self.capture_event(event)
+        event
     }
 
-    /// Captures a plain message at `level`.
+    /// Captures a plain message at `level`, without a scope.
     pub fn capture_message(&self, message: &str, level: Level) -> Uuid {
         let mut event = Event::new();
         event.message = Some(message.to_owned());
         event.level = level;
-        self.capture_event(event)
+        self.capture_event(event, None)
     }
 
     /// Sends a crash report: the session ends as `crashed` in the same envelope.
-    pub(crate) fn capture_crash(&self, event: Event) -> Uuid {
-        self.send_event(event, true)
+    pub(crate) fn capture_crash(&self, event: Event, scope: Option<&Scope>) -> Uuid {
+        self.send_event(event, scope, true)
     }
 
     /// Sends a cron check-in (release and environment default to the options).
@@ -110,7 +106,7 @@ impl Client {
         *lock(&self.last_event_id)
     }
 
-    fn send_event(&self, mut event: Event, crashed: bool) -> Uuid {
+    fn send_event(&self, mut event: Event, scope: Option<&Scope>, crashed: bool) -> Uuid {
         if event.release.is_none() {
             event.release.clone_from(&self.options.release);
         }
@@ -121,16 +117,8 @@ impl Client {
             name: SDK_NAME.to_owned(),
             version: env!("CARGO_PKG_VERSION").to_owned(),
         });
-        if crashed {
-            // The panic may have happened inside `configure_scope`, on this very thread,
-            // with the scope still locked: never wait for it in the crash path.
-            match self.scope.try_lock() {
-                Ok(scope) => scope.apply_to(&mut event),
-                Err(TryLockError::Poisoned(poisoned)) => poisoned.into_inner().apply_to(&mut event),
-                Err(TryLockError::WouldBlock) => {}
-            }
-        } else {
-            lock(&self.scope).apply_to(&mut event);
+        if let Some(scope) = scope {
+            scope.apply_to(&mut event);
         }
         let id = event.event_id;
         let session_update = if crashed || event.is_error() {

@@ -1,17 +1,29 @@
 //! `init` and the guard that flushes on drop.
 
 use crate::client::Client;
-use crate::hub;
+use crate::hub::{self, Hub};
 use crate::options::ClientOptions;
 use std::sync::Arc;
 use std::time::Duration;
 
 /// Creates the process-wide client, installs the panic hook and starts the session.
 ///
+/// Options left unset are read from `SENTRY_DSN`, `SENTRY_RELEASE` and `SENTRY_ENVIRONMENT`
+/// ([`ClientOptions::apply_env`]). Without any DSN the SDK is disabled: nothing is bound,
+/// every capture returns `None`, and [`InitGuard::is_enabled`] is `false` (said once on
+/// stderr with [`ClientOptions::debug`]).
+///
 /// Keep the returned guard alive for the life of the program (`let _guard = init(..)`,
 /// not `let _ = init(..)`): dropping it ends the session and flushes the send queue,
 /// waiting at most [`ClientOptions::shutdown_timeout`].
 pub fn init(options: ClientOptions) -> InitGuard {
+    let options = options.apply_env();
+    if options.dsn.is_none() {
+        crate::debug::disabled_once(&options);
+        return InitGuard { client: None };
+    }
+    // The thread that calls `init` is the one that uses the process hub itself.
+    let _ = Hub::main();
     let client = Arc::new(Client::new(options));
     if client.options().panic_reporting {
         crate::integrations::panic::install();
@@ -35,9 +47,14 @@ pub struct InitGuard {
 }
 
 impl InitGuard {
-    /// The client this guard keeps alive.
+    /// The client this guard keeps alive (`None` when the SDK is disabled).
     pub fn client(&self) -> Option<&Arc<Client>> {
         self.client.as_ref()
+    }
+
+    /// Whether the SDK is sending (`init` found a DSN).
+    pub fn is_enabled(&self) -> bool {
+        self.client.as_ref().is_some_and(|c| c.is_enabled())
     }
 
     /// Flushes without shutting down; `true` if everything was sent in time.

@@ -1,4 +1,4 @@
-//! Client options, built from a DSN string.
+//! Client options: a DSN (or none: the SDK is then disabled), labels and switches.
 
 use crate::dsn::{Dsn, DsnError};
 use crate::transport::TransportFactory;
@@ -8,23 +8,38 @@ use std::time::Duration;
 
 /// Configuration of a [`Client`](crate::Client).
 ///
+/// Built from a DSN string with builder methods, or as a struct with `Default` for the rest:
+///
 /// ```
-/// let options = ingest_sdk::ClientOptions::new("https://abc123@ingest.example.com/42")?
+/// use ingest_sdk::ClientOptions;
+///
+/// let options = ClientOptions::new("https://abc123@ingest.example.com/42")?
 ///     .release("shop@1.2.3")
 ///     .environment("production");
-/// assert_eq!(options.dsn.project_id(), "42");
+/// assert_eq!(options.dsn.as_ref().map(|d| d.project_id()), Some("42"));
 /// assert_eq!(options.release.as_deref(), Some("shop@1.2.3"));
-/// assert!(ingest_sdk::ClientOptions::new("not a dsn").is_err());
+/// assert!(ClientOptions::new("not a dsn").is_err());
+///
+/// // An empty DSN is no error: the SDK is disabled (unless `SENTRY_DSN` is set at `init`).
+/// assert!(ClientOptions::new("")?.dsn.is_none());
+///
+/// let options = ClientOptions {
+///     release: ingest_sdk::release_name!(),
+///     session_tracking: false,
+///     ..ClientOptions::default()
+/// };
+/// assert_eq!(options.release.as_deref(), Some(concat!("ingest-sdk@", env!("CARGO_PKG_VERSION"))));
 /// # Ok::<(), ingest_sdk::DsnError>(())
 /// ```
 #[derive(Clone)]
-#[non_exhaustive]
 pub struct ClientOptions {
-    /// Where to send, and the public key to send with.
-    pub dsn: Dsn,
-    /// Release label; sessions are only tracked when it is set.
+    /// Where to send, and the public key to send with. `None` (the default) disables the SDK
+    /// unless [`init`](crate::init) finds `SENTRY_DSN` in the environment.
+    pub dsn: Option<Dsn>,
+    /// Release label; sessions are only tracked when it is set. [`init`](crate::init) falls
+    /// back to `SENTRY_RELEASE`; see also [`release_name!`](crate::release_name).
     pub release: Option<String>,
-    /// Environment label.
+    /// Environment label. [`init`](crate::init) falls back to `SENTRY_ENVIRONMENT`.
     pub environment: Option<String>,
     /// How many breadcrumbs the scope keeps (oldest dropped first). Default 100.
     pub max_breadcrumbs: usize,
@@ -41,18 +56,14 @@ pub struct ClientOptions {
     pub session_tracking: bool,
     /// Replaces the default sender (e.g. for tests).
     pub transport: Option<Arc<dyn TransportFactory>>,
+    /// Print the SDK's own diagnostics (such as "disabled: no DSN") to stderr. Default off.
+    pub debug: bool,
 }
 
-impl ClientOptions {
-    /// Options for `dsn` with every other setting at its default.
-    pub fn new(dsn: &str) -> Result<Self, DsnError> {
-        Ok(Self::from_dsn(dsn.parse()?))
-    }
-
-    /// Options for an already parsed DSN.
-    pub fn from_dsn(dsn: Dsn) -> Self {
+impl Default for ClientOptions {
+    fn default() -> Self {
         Self {
-            dsn,
+            dsn: None,
             release: None,
             environment: None,
             max_breadcrumbs: 100,
@@ -62,7 +73,57 @@ impl ClientOptions {
             panic_reporting: true,
             session_tracking: true,
             transport: None,
+            debug: false,
         }
+    }
+}
+
+impl ClientOptions {
+    /// Options for `dsn` with every other setting at its default. An empty (or all-blank)
+    /// string gives options without a DSN, as in the stock SDK: the idiom
+    /// `ClientOptions::new(&std::env::var("MY_DSN").unwrap_or_default())` never fails on a
+    /// missing variable.
+    pub fn new(dsn: &str) -> Result<Self, DsnError> {
+        let dsn = dsn.trim();
+        if dsn.is_empty() {
+            return Ok(Self::default());
+        }
+        Ok(Self::from_dsn(dsn.parse()?))
+    }
+
+    /// Options for an already parsed DSN.
+    pub fn from_dsn(dsn: Dsn) -> Self {
+        Self {
+            dsn: Some(dsn),
+            ..Self::default()
+        }
+    }
+
+    /// Fills the DSN, release and environment left unset from `SENTRY_DSN`,
+    /// `SENTRY_RELEASE` and `SENTRY_ENVIRONMENT` (empty values count as unset); an invalid
+    /// `SENTRY_DSN` leaves the SDK disabled. [`init`](crate::init) calls this.
+    pub fn apply_env(self) -> Self {
+        self.apply_env_from(|name| std::env::var(name).ok())
+    }
+
+    /// [`ClientOptions::apply_env`] with any source of variables (tests, config files).
+    pub fn apply_env_from(mut self, var: impl Fn(&str) -> Option<String>) -> Self {
+        let var = |name: &str| var(name).filter(|v| !v.trim().is_empty());
+        if self.dsn.is_none()
+            && let Some(text) = var("SENTRY_DSN")
+        {
+            match text.trim().parse() {
+                Ok(dsn) => self.dsn = Some(dsn),
+                Err(err) => crate::debug::log(&self, &format!("SENTRY_DSN ignored: {err}")),
+            }
+        }
+        if self.release.is_none() {
+            self.release = var("SENTRY_RELEASE");
+        }
+        if self.environment.is_none() {
+            self.environment = var("SENTRY_ENVIRONMENT");
+        }
+        self
     }
 
     /// Sets the release label.
@@ -113,6 +174,12 @@ impl ClientOptions {
         self
     }
 
+    /// Turns the SDK's own diagnostics on stderr on or off.
+    pub fn debug(mut self, on: bool) -> Self {
+        self.debug = on;
+        self
+    }
+
     /// Uses `factory` instead of the default sender.
     pub fn transport(mut self, factory: impl TransportFactory + 'static) -> Self {
         self.transport = Some(Arc::new(factory));
@@ -131,7 +198,7 @@ impl TryFrom<&str> for ClientOptions {
 impl fmt::Debug for ClientOptions {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ClientOptions")
-            .field("dsn", &self.dsn.to_string())
+            .field("dsn", &self.dsn.as_ref().map(ToString::to_string))
             .field("release", &self.release)
             .field("environment", &self.environment)
             .field("max_breadcrumbs", &self.max_breadcrumbs)
@@ -141,6 +208,79 @@ impl fmt::Debug for ClientOptions {
             .field("panic_reporting", &self.panic_reporting)
             .field("session_tracking", &self.session_tracking)
             .field("transport", &self.transport.as_ref().map(|_| "custom"))
+            .field("debug", &self.debug)
             .finish()
+    }
+}
+
+/// `Some("<crate name>@<crate version>")` of the crate that invokes it, for
+/// [`ClientOptions::release`]: sessions (release health) need a release.
+///
+/// ```
+/// let release = ingest_sdk::release_name!();
+/// // In this doctest the invoking crate is the SDK's own package.
+/// assert_eq!(release.as_deref(), Some(concat!("ingest-sdk@", env!("CARGO_PKG_VERSION"))));
+/// ```
+#[macro_export]
+macro_rules! release_name {
+    () => {
+        ::std::option::Option::Some(::std::string::String::from(concat!(
+            env!("CARGO_PKG_NAME"),
+            "@",
+            env!("CARGO_PKG_VERSION")
+        )))
+    };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn vars(pairs: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> Option<String> {
+        move |name| {
+            pairs
+                .iter()
+                .find(|(k, _)| *k == name)
+                .map(|(_, v)| (*v).to_owned())
+        }
+    }
+
+    #[test]
+    fn environment_fills_only_unset_options() {
+        let env = vars(&[
+            ("SENTRY_DSN", "https://key@env.example.com/7"),
+            ("SENTRY_RELEASE", "env-release"),
+            ("SENTRY_ENVIRONMENT", "staging"),
+        ]);
+        let filled = ClientOptions::default().apply_env_from(&env);
+        assert_eq!(
+            filled.dsn.map(|d| d.project_id().to_owned()).as_deref(),
+            Some("7")
+        );
+        assert_eq!(filled.release.as_deref(), Some("env-release"));
+        assert_eq!(filled.environment.as_deref(), Some("staging"));
+
+        let own = ClientOptions::new("https://key@own.example.com/1")
+            .unwrap()
+            .release("own")
+            .environment("production")
+            .apply_env_from(&env);
+        assert_eq!(
+            own.dsn.map(|d| d.project_id().to_owned()).as_deref(),
+            Some("1")
+        );
+        assert_eq!(own.release.as_deref(), Some("own"));
+        assert_eq!(own.environment.as_deref(), Some("production"));
+    }
+
+    #[test]
+    fn empty_or_invalid_environment_leaves_the_sdk_disabled() {
+        let empty = ClientOptions::default()
+            .apply_env_from(vars(&[("SENTRY_DSN", " "), ("SENTRY_RELEASE", "")]));
+        assert!(empty.dsn.is_none());
+        assert!(empty.release.is_none());
+        let invalid = ClientOptions::default().apply_env_from(vars(&[("SENTRY_DSN", "not a dsn")]));
+        assert!(invalid.dsn.is_none());
+        assert!(ClientOptions::new("  ").unwrap().dsn.is_none());
     }
 }

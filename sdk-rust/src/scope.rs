@@ -1,13 +1,12 @@
 //! The scope: breadcrumbs, tags, user and fingerprint applied to every event.
 //!
-//! This SDK keeps one scope per client (not per thread): breadcrumbs from all threads
-//! end up in the same trail, which is what a small application usually wants.
+//! Each [`Hub`](crate::Hub) keeps a stack of scopes, so each thread or task has its own.
 
 use crate::protocol::{Breadcrumb, Event, User};
 use std::collections::{BTreeMap, VecDeque};
 
 /// Data merged into every captured event.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Scope {
     breadcrumbs: VecDeque<Breadcrumb>,
     max_breadcrumbs: usize,
@@ -16,21 +15,40 @@ pub struct Scope {
     fingerprint: Vec<String>,
 }
 
+/// The breadcrumb limit of a scope built with `Scope::default()`, as in the stock SDK.
+const DEFAULT_MAX_BREADCRUMBS: usize = 100;
+
+impl Default for Scope {
+    fn default() -> Self {
+        Self::new(DEFAULT_MAX_BREADCRUMBS)
+    }
+}
+
 impl Scope {
     /// An empty scope keeping at most `max_breadcrumbs` breadcrumbs.
     pub fn new(max_breadcrumbs: usize) -> Self {
         Self {
+            breadcrumbs: VecDeque::new(),
             max_breadcrumbs,
-            ..Self::default()
+            tags: BTreeMap::new(),
+            user: None,
+            fingerprint: Vec::new(),
         }
     }
 
     /// Records a breadcrumb, dropping the oldest beyond the limit.
     pub fn add_breadcrumb(&mut self, breadcrumb: Breadcrumb) {
-        if self.max_breadcrumbs == 0 {
+        self.add_breadcrumb_limited(breadcrumb, self.max_breadcrumbs);
+    }
+
+    /// Records a breadcrumb under the client's limit (the hub's scopes outlive clients).
+    pub(crate) fn add_breadcrumb_limited(&mut self, breadcrumb: Breadcrumb, max: usize) {
+        self.max_breadcrumbs = max;
+        if max == 0 {
+            self.breadcrumbs.clear();
             return;
         }
-        while self.breadcrumbs.len() >= self.max_breadcrumbs {
+        while self.breadcrumbs.len() >= max {
             self.breadcrumbs.pop_front();
         }
         self.breadcrumbs.push_back(breadcrumb);
@@ -49,6 +67,11 @@ impl Scope {
     /// Sets a tag on all later events.
     pub fn set_tag(&mut self, key: impl Into<String>, value: impl Into<String>) {
         self.tags.insert(key.into(), value.into());
+    }
+
+    /// The tags set on this scope.
+    pub fn tags(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.tags.iter().map(|(k, v)| (k.as_str(), v.as_str()))
     }
 
     /// Removes a tag.

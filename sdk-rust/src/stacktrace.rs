@@ -1,5 +1,5 @@
-//! Exception chains from `std::error::Error` values, and stack traces from
-//! `std::backtrace::Backtrace` (parsed from its text form: std exposes no frame API).
+//! Exception chains from `std::error::Error` values, and stack traces from the `backtrace`
+//! crate's structured frames (std's `Backtrace` offers only a text form of unspecified format).
 
 use crate::protocol::{Exception, Frame, Mechanism, Stacktrace};
 use std::error::Error;
@@ -65,35 +65,43 @@ fn type_from_debug(debug: &str) -> String {
 
 /// A stack trace of the caller, without the SDK's and the panic machinery's own frames.
 pub(crate) fn capture() -> Option<Stacktrace> {
-    let text = std::backtrace::Backtrace::force_capture().to_string();
-    let frames = parse_backtrace(&text);
+    let frames = trim(raw_frames());
     (!frames.is_empty()).then_some(Stacktrace { frames })
 }
 
-/// Parses `Backtrace`'s display text into frames ordered caller first, dropping the
-/// leading run of std/core/SDK frames (capture and panic machinery).
-pub(crate) fn parse_backtrace(text: &str) -> Vec<Frame> {
-    let mut frames: Vec<Frame> = Vec::new();
-    for line in text.lines() {
-        let trimmed = line.trim();
-        if let Some(location) = trimmed.strip_prefix("at ") {
-            if let Some(frame) = frames.last_mut().filter(|f| f.filename.is_none()) {
-                apply_location(frame, location);
-            }
-            continue;
-        }
-        let symbol = match trimmed.split_once(": ") {
-            Some((index, rest)) if index.chars().all(|c| c.is_ascii_digit()) => rest,
-            // An inlined symbol of the same frame is printed without an index.
-            _ if line.starts_with("      ") => trimmed,
-            _ => continue,
-        };
-        frames.push(Frame {
-            function: Some(symbol.to_owned()),
-            in_app: Some(is_in_app(symbol)),
-            ..Frame::default()
+/// Every resolved frame of the current thread, innermost first (inlined functions each get
+/// their own frame, as in `Backtrace`'s own output).
+#[cfg(not(target_arch = "wasm32"))]
+fn raw_frames() -> Vec<Frame> {
+    let mut frames = Vec::new();
+    backtrace::trace(|frame| {
+        backtrace::resolve_frame(frame, |symbol| {
+            // `{:#}` is the demangled name without the trailing hash.
+            let Some(function) = symbol.name().map(|name| format!("{name:#}")) else {
+                return;
+            };
+            frames.push(Frame {
+                in_app: Some(is_in_app(&function)),
+                function: Some(function),
+                filename: symbol.filename().map(|f| f.display().to_string()),
+                lineno: symbol.lineno(),
+                colno: symbol.colno(),
+            });
         });
-    }
+        frames.len() < MAX_FRAMES * 2
+    });
+    frames
+}
+
+/// wasm32-unknown-unknown cannot walk its own stack.
+#[cfg(target_arch = "wasm32")]
+fn raw_frames() -> Vec<Frame> {
+    Vec::new()
+}
+
+/// Drops the leading run of std/core/SDK frames (capture and panic machinery) and orders
+/// the rest caller first, as the protocol wants.
+fn trim(frames: Vec<Frame>) -> Vec<Frame> {
     let first_app = frames
         .iter()
         .position(|f| !f.function.as_deref().is_some_and(is_machinery))
@@ -107,26 +115,11 @@ pub(crate) fn parse_backtrace(text: &str) -> Vec<Frame> {
     frames
 }
 
-fn apply_location(frame: &mut Frame, location: &str) {
-    let mut parts = location.rsplitn(3, ':');
-    let (col, line, file) = (parts.next(), parts.next(), parts.next());
-    match (
-        file,
-        line.and_then(|l| l.parse().ok()),
-        col.and_then(|c| c.parse().ok()),
-    ) {
-        (Some(file), Some(line), Some(col)) => {
-            frame.filename = Some(file.to_owned());
-            frame.lineno = Some(line);
-            frame.colno = Some(col);
-        }
-        _ => frame.filename = Some(location.to_owned()),
-    }
-}
-
 /// Frames of std, core, alloc, the runtime shims and this SDK.
 fn is_machinery(function: &str) -> bool {
-    const PREFIXES: [&str; 10] = [
+    const PREFIXES: [&str; 12] = [
+        "backtrace::",
+        "<backtrace::",
         "std::",
         "core::",
         "alloc::",
@@ -141,6 +134,7 @@ fn is_machinery(function: &str) -> bool {
     PREFIXES.iter().any(|p| function.starts_with(p))
 }
 
+#[cfg_attr(target_arch = "wasm32", allow(dead_code))] // no stack walking there
 /// Application frames are Rust paths outside std and the SDK; C symbols of libc and the
 /// runtime (`main`, `clone3`, `__rust_try`, ...) are not.
 fn is_in_app(function: &str) -> bool {
@@ -152,29 +146,31 @@ mod tests {
     use super::*;
     use std::fmt;
 
-    const PANIC_TRACE: &str = "   0: std::backtrace::Backtrace::force_capture
-             at /rustc/x/library/std/src/backtrace.rs:312:9
-   1: ingest_sdk::integrations::panic::hook
-             at ./src/integrations/panic.rs:40:5
-   2: <alloc::boxed::Box<F,A> as core::ops::function::Fn<Args>>::call
-   3: __rustc::rust_begin_unwind
-             at /rustc/x/library/std/src/panicking.rs:689:5
-   4: core::panicking::panic_fmt
-   5: app::worker::{{closure}}
-             at ./src/main.rs:12:9
-      app::inlined_helper
-             at ./src/main.rs:30:1
-   6: app::main
-             at ./src/main.rs:5:5
-   7: std::rt::lang_start_internal
-   8: main
-   9: clone3
-  10: __rust_try
-";
+    fn named(functions: &[&str]) -> Vec<Frame> {
+        functions
+            .iter()
+            .map(|f| Frame {
+                function: Some((*f).to_owned()),
+                in_app: Some(is_in_app(f)),
+                ..Frame::default()
+            })
+            .collect()
+    }
 
     #[test]
-    fn parses_and_trims_a_panic_backtrace() {
-        let frames = parse_backtrace(PANIC_TRACE);
+    fn trims_machinery_and_orders_caller_first() {
+        let frames = trim(named(&[
+            "backtrace::backtrace::trace",
+            "ingest_sdk::integrations::panic::hook",
+            "<alloc::boxed::Box<F,A> as core::ops::function::Fn<Args>>::call",
+            "__rustc::rust_begin_unwind",
+            "core::panicking::panic_fmt",
+            "app::worker::{{closure}}",
+            "app::main",
+            "std::rt::lang_start_internal",
+            "main",
+            "__rust_try",
+        ]));
         let names: Vec<_> = frames
             .iter()
             .filter_map(|f| f.function.as_deref())
@@ -183,27 +179,30 @@ mod tests {
             names,
             [
                 "__rust_try",
-                "clone3",
                 "main",
                 "std::rt::lang_start_internal",
                 "app::main",
-                "app::inlined_helper",
                 "app::worker::{{closure}}"
             ]
         );
         let in_app: Vec<_> = frames.iter().map(|f| f.in_app == Some(true)).collect();
-        assert_eq!(in_app, [false, false, false, false, true, true, true]);
-        let crash_site = frames.last().unwrap();
-        assert_eq!(crash_site.filename.as_deref(), Some("./src/main.rs"));
-        assert_eq!((crash_site.lineno, crash_site.colno), (Some(12), Some(9)));
-        assert_eq!(crash_site.in_app, Some(true));
-        assert_eq!(frames[3].filename, None);
+        assert_eq!(in_app, [false, false, false, true, true]);
+        assert!(trim(Vec::new()).is_empty());
     }
 
     #[test]
-    fn unsupported_backtraces_have_no_frames() {
-        assert!(parse_backtrace("disabled backtrace").is_empty());
-        assert!(parse_backtrace("").is_empty());
+    fn raw_frames_are_structured() {
+        let frames = raw_frames();
+        let own = frames
+            .iter()
+            .find(|f| {
+                f.function
+                    .as_deref()
+                    .is_some_and(|name| name.ends_with("tests::raw_frames_are_structured"))
+            })
+            .expect("the test's own frame");
+        assert!(own.filename.as_deref().unwrap().ends_with("stacktrace.rs"));
+        assert!(own.lineno.is_some_and(|line| line > 1));
     }
 
     #[derive(Debug)]

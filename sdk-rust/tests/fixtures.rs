@@ -49,24 +49,29 @@ fn session(init: bool, status: SessionStatus, errors: u64, duration: Option<f64>
 }
 
 fn frame(function: &str, file: &str, line: u32, in_app: bool) -> Frame {
-    Frame {
-        function: Some(function.into()),
-        filename: Some(file.into()),
-        lineno: Some(line),
-        colno: Some(9),
-        in_app: Some(in_app),
-    }
+    let mut frame = Frame::default();
+    frame.function = Some(function.into());
+    frame.filename = Some(file.into());
+    frame.lineno = Some(line);
+    frame.colno = Some(9);
+    frame.in_app = Some(in_app);
+    frame
+}
+
+fn stacktrace(frames: Vec<Frame>) -> Stacktrace {
+    let mut trace = Stacktrace::default();
+    trace.frames = frames;
+    trace
 }
 
 fn breadcrumb(message: &str, level: Level, data: Option<(&str, serde_json::Value)>) -> Breadcrumb {
-    Breadcrumb {
-        timestamp: Timestamp::from_unix_secs(T0 - 1.5),
-        ty: "default".into(),
-        category: Some("shop::checkout".into()),
-        message: Some(message.into()),
-        level,
-        data: data.into_iter().map(|(k, v)| (k.to_owned(), v)).collect(),
-    }
+    let mut crumb = Breadcrumb::new(message);
+    crumb.timestamp = Timestamp::from_unix_secs(T0 - 1.5);
+    crumb.ty = "default".into();
+    crumb.category = Some("shop::checkout".into());
+    crumb.level = level;
+    crumb.data = data.into_iter().map(|(k, v)| (k.to_owned(), v)).collect();
+    crumb
 }
 
 fn base_event(level: Level) -> Event {
@@ -80,43 +85,36 @@ fn base_event(level: Level) -> Event {
 
 fn error_chain_with_session() -> Envelope {
     let mut event = base_event(Level::Error);
-    event.exception = vec![
-        Exception {
-            ty: "Os".into(),
-            value: Some("No such file or directory (os error 2)".into()),
-            ..Exception::default()
-        },
-        Exception {
-            ty: "shop::ConfigError".into(),
-            value: Some("loading config failed".into()),
-            mechanism: Some(Mechanism {
-                ty: "generic".into(),
-                handled: Some(true),
-            }),
-            stacktrace: Some(Stacktrace {
-                frames: vec![
-                    frame(
-                        "std::rt::lang_start_internal",
-                        "/rustc/library/std/src/rt.rs",
-                        175,
-                        false,
-                    ),
-                    frame("shop::main", "./src/main.rs", 12, true),
-                    frame("shop::config::load", "./src/config.rs", 40, true),
-                ],
-            }),
-        },
-    ];
+    let mut cause = Exception::default();
+    cause.ty = "Os".into();
+    cause.value = Some("No such file or directory (os error 2)".into());
+    let mut error = Exception::default();
+    error.ty = "shop::ConfigError".into();
+    error.value = Some("loading config failed".into());
+    error.mechanism = Some(Mechanism {
+        ty: "generic".into(),
+        handled: Some(true),
+    });
+    error.stacktrace = Some(stacktrace(vec![
+        frame(
+            "std::rt::lang_start_internal",
+            "/rustc/library/std/src/rt.rs",
+            175,
+            false,
+        ),
+        frame("shop::main", "./src/main.rs", 12, true),
+        frame("shop::config::load", "./src/config.rs", 40, true),
+    ]));
+    event.exception = vec![cause, error];
     event.tags = BTreeMap::from([
         ("region".into(), "eu".into()),
         ("tier".into(), "paid".into()),
     ]);
-    event.user = Some(User {
-        id: Some("u-7".into()),
-        email: Some("bob@example.com".into()),
-        username: None,
-        ip_address: Some("{{auto}}".into()),
-    });
+    let mut user = User::default();
+    user.id = Some("u-7".into());
+    user.email = Some("bob@example.com".into());
+    user.ip_address = Some("{{auto}}".into());
+    event.user = Some(user);
     event.breadcrumbs = vec![
         breadcrumb(
             "opening cart",
@@ -140,20 +138,18 @@ fn message_with_fingerprint() -> Envelope {
 
 fn panic_crash() -> Envelope {
     let mut event = base_event(Level::Fatal);
-    event.exception = vec![Exception {
+    let mut panic = Exception::default();
+    panic.ty = "panic".into();
+    panic.value = Some("index out of bounds: the len is 3 but the index is 7".into());
+    panic.mechanism = Some(Mechanism {
         ty: "panic".into(),
-        value: Some("index out of bounds: the len is 3 but the index is 7".into()),
-        mechanism: Some(Mechanism {
-            ty: "panic".into(),
-            handled: Some(false),
-        }),
-        stacktrace: Some(Stacktrace {
-            frames: vec![
-                frame("shop::main", "./src/main.rs", 20, true),
-                frame("shop::worker::{{closure}}", "./src/worker.rs", 8, true),
-            ],
-        }),
-    }];
+        handled: Some(false),
+    });
+    panic.stacktrace = Some(stacktrace(vec![
+        frame("shop::main", "./src/main.rs", 20, true),
+        frame("shop::worker::{{closure}}", "./src/worker.rs", 8, true),
+    ]));
+    event.exception = vec![panic];
     let report = ClientReport {
         timestamp: Timestamp::from_unix_secs(T0),
         discarded_events: vec![DiscardedEvent {
@@ -177,14 +173,13 @@ fn check_in_open() -> Envelope {
     check_in.check_in_id = Uuid::from_u128(0xa460_c25f_f255_4577_b920_fcfa_cae4_e5eb);
     check_in.release = Some("shop@1.2.3".into());
     check_in.environment = Some("production".into());
-    check_in.monitor_config = Some(MonitorConfig {
-        schedule: MonitorSchedule::Crontab {
-            value: "0 3 * * *".into(),
-        },
-        checkin_margin: Some(5),
-        max_runtime: Some(30),
-        timezone: Some("Europe/Berlin".into()),
+    let mut config = MonitorConfig::new(MonitorSchedule::Crontab {
+        value: "0 3 * * *".into(),
     });
+    config.checkin_margin = Some(5);
+    config.max_runtime = Some(30);
+    config.timezone = Some("Europe/Berlin".into());
+    check_in.monitor_config = Some(config);
     Envelope::new().with_item(Item::CheckIn(check_in))
 }
 

@@ -1,13 +1,15 @@
-//! The `tracing-layer` feature: ERROR records become events, the rest breadcrumbs.
+//! The `tracing-layer` feature: by default ERROR records become events, WARN and INFO
+//! breadcrumbs, DEBUG and TRACE nothing; a custom event filter changes that.
 #![cfg(feature = "tracing-layer")]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 
 use common::Recorder;
+use ingest_sdk::integrations::tracing_layer::EventFilter;
 use ingest_sdk::protocol::{Item, Level};
 use ingest_sdk::transport::Transport;
-use ingest_sdk::{ClientOptions, integrations::tracing_layer};
+use ingest_sdk::{Client, ClientOptions, Hub, Scope, integrations::tracing_layer};
 use std::sync::Arc;
 use tracing_subscriber::layer::SubscriberExt;
 
@@ -70,12 +72,11 @@ fn error_records_become_events_carrying_earlier_records_as_breadcrumbs() {
     assert_eq!(
         crumbs,
         [
-            ("app::db", "connecting", Level::Debug),
             ("app::db", "query done", Level::Info),
             ("app::db", "slow query", Level::Warning),
         ]
     );
-    let data = &first.breadcrumbs[1].data;
+    let data = &first.breadcrumbs[0].data;
     assert_eq!(data["rows"], serde_json::json!(42));
     assert_eq!(data["ok"], serde_json::json!(true));
 
@@ -88,4 +89,51 @@ fn error_records_become_events_carrying_earlier_records_as_breadcrumbs() {
         second.exception[0].mechanism.as_ref().unwrap().ty,
         "tracing"
     );
+}
+
+#[test]
+fn a_custom_event_filter_decides_per_record() {
+    let recorder = Recorder::default();
+    let transport = recorder.clone();
+    let options = ClientOptions::new("http://abc123@127.0.0.1:9/42")
+        .unwrap()
+        .session_tracking(false)
+        .transport(move |_: &ClientOptions| Arc::new(transport.clone()) as Arc<dyn Transport>);
+    // A hub with a client of its own: no global state shared with the other test.
+    let hub = Arc::new(Hub::new(
+        Some(Arc::new(Client::new(options))),
+        Scope::default(),
+    ));
+    let layer = tracing_layer::layer().event_filter(|metadata| match *metadata.level() {
+        tracing_core::Level::WARN => EventFilter::Event,
+        tracing_core::Level::DEBUG => EventFilter::Breadcrumb,
+        _ => EventFilter::Ignore,
+    });
+    let subscriber = tracing_subscriber::registry().with(layer);
+    Hub::run(hub, || {
+        tracing::subscriber::with_default(subscriber, || {
+            tracing::debug!("kept as a breadcrumb");
+            tracing::info!("ignored");
+            tracing::error!("ignored too");
+            tracing::warn!("disk almost full");
+        });
+    });
+    let events: Vec<_> = recorder
+        .envelopes()
+        .into_iter()
+        .flat_map(|e| e.items().to_vec())
+        .filter_map(|i| match i {
+            Item::Event(e) => Some(e),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(events.len(), 1);
+    assert_eq!(events[0].message.as_deref(), Some("disk almost full"));
+    assert_eq!(events[0].level, Level::Warning);
+    let crumbs: Vec<_> = events[0]
+        .breadcrumbs
+        .iter()
+        .filter_map(|b| b.message.as_deref())
+        .collect();
+    assert_eq!(crumbs, ["kept as a breadcrumb"]);
 }

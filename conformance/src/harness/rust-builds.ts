@@ -11,7 +11,7 @@ import { repoRoot } from './paths.ts'
 export const RUST_BUILD_TIMEOUT = 15 * 60_000
 
 /** What `scripts/test-rust.mjs --build` can build. */
-export type RustBuild = 'conformance' | 'wasm' | 'wasm-web' | 'rust-stock'
+export type RustBuild = 'conformance' | 'wasm' | 'wasm-web' | 'wasm-app' | 'rust-stock'
 
 /** Builds `what` and loads driver `name` (a path under conformance/drivers/), failing loudly. */
 export async function buildRustDriver(what: RustBuild, name: string): Promise<Driver> {

@@ -2,4 +2,5 @@
 
 pub mod panic;
 #[cfg(feature = "tracing-layer")]
+#[cfg_attr(docsrs, doc(cfg(feature = "tracing-layer")))]
 pub mod tracing_layer;

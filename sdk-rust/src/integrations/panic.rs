@@ -1,7 +1,7 @@
 //! Panic reporting: a panic hook that sends a fatal `panic` event with a stack trace and
 //! ends the session as `crashed`, then runs the previously installed hook.
 
-use crate::hub;
+use crate::hub::Hub;
 use crate::protocol::{Event, Exception, Frame, Level, Mechanism, Stacktrace};
 use std::panic::PanicHookInfo;
 use std::sync::Once;
@@ -20,10 +20,13 @@ pub fn install() {
 }
 
 fn report(info: &PanicHookInfo<'_>) {
-    let Some(client) = hub::current_client() else {
+    let hub = Hub::current();
+    let Some(client) = hub.client() else {
         return;
     };
-    client.capture_crash(event_from_panic(info));
+    // The panicking thread's (or task's) own scope: its tags and breadcrumbs.
+    let scope = hub.scope_for_crash();
+    client.capture_crash(event_from_panic(info), scope.as_ref());
     // The program may be about to abort or exit: get the report out now. The sender
     // thread never waits on itself, and the wait is bounded by the shutdown timeout.
     client.flush_for_crash();

@@ -1,9 +1,19 @@
-//! A `tracing-subscriber` layer: ERROR records become events, every other record a
-//! breadcrumb on the scope (so it shows up on the next event).
+//! A `tracing-subscriber` layer. By default (as `sentry-tracing`'s `default_event_filter`)
+//! ERROR records become events, WARN and INFO records breadcrumbs on the current hub's scope
+//! (so they show up on the next event), DEBUG and TRACE records are ignored; an
+//! [`TracingLayer::event_filter`] decides otherwise.
 //!
 //! ```
+//! use ingest_sdk::integrations::tracing_layer::{self, EventFilter};
 //! use tracing_subscriber::layer::SubscriberExt;
-//! let subscriber = tracing_subscriber::registry().with(ingest_sdk::integrations::tracing_layer::layer());
+//!
+//! // Also keep DEBUG records as breadcrumbs; WARN records become events.
+//! let layer = tracing_layer::layer().event_filter(|metadata| match *metadata.level() {
+//!     tracing_core::Level::ERROR | tracing_core::Level::WARN => EventFilter::Event,
+//!     tracing_core::Level::TRACE => EventFilter::Ignore,
+//!     _ => EventFilter::Breadcrumb,
+//! });
+//! let subscriber = tracing_subscriber::registry().with(layer);
 //! # drop(subscriber);
 //! ```
 //!
@@ -11,40 +21,96 @@
 //! as an error (`error = &err as &dyn std::error::Error`) becomes the event's exception
 //! chain. Other fields become breadcrumb data; on events they are not sent.
 
-use crate::hub;
+use crate::hub::Hub;
 use crate::protocol::{Breadcrumb, Event, Level, Timestamp};
 use crate::stacktrace::exception_chain;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::error::Error;
 use std::fmt;
+use std::sync::Arc;
 use tracing_core::field::{Field, Visit};
 use tracing_core::{Metadata, Subscriber};
 use tracing_subscriber::layer::{Context, Layer};
 
-/// The layer; see the module docs.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct TracingLayer {
-    _private: (),
+/// What the layer makes of a record.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum EventFilter {
+    /// Nothing.
+    Ignore,
+    /// A breadcrumb on the current scope.
+    Breadcrumb,
+    /// An event.
+    Event,
 }
 
-/// A new [`TracingLayer`].
+/// The default filter: ERROR → event, WARN and INFO → breadcrumb, DEBUG and TRACE ignored.
+pub fn default_event_filter(metadata: &Metadata<'_>) -> EventFilter {
+    match *metadata.level() {
+        tracing_core::Level::ERROR => EventFilter::Event,
+        tracing_core::Level::WARN | tracing_core::Level::INFO => EventFilter::Breadcrumb,
+        _ => EventFilter::Ignore,
+    }
+}
+
+type Filter = dyn Fn(&Metadata<'_>) -> EventFilter + Send + Sync;
+
+/// The layer; see the module docs.
+#[derive(Clone)]
+pub struct TracingLayer {
+    filter: Arc<Filter>,
+}
+
+impl Default for TracingLayer {
+    fn default() -> Self {
+        Self {
+            filter: Arc::new(default_event_filter),
+        }
+    }
+}
+
+impl fmt::Debug for TracingLayer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TracingLayer").finish_non_exhaustive()
+    }
+}
+
+impl TracingLayer {
+    /// Replaces the [`default_event_filter`].
+    pub fn event_filter(
+        mut self,
+        filter: impl Fn(&Metadata<'_>) -> EventFilter + Send + Sync + 'static,
+    ) -> Self {
+        self.filter = Arc::new(filter);
+        self
+    }
+}
+
+/// A new [`TracingLayer`] with the [`default_event_filter`].
 pub fn layer() -> TracingLayer {
     TracingLayer::default()
 }
 
 impl<S: Subscriber> Layer<S> for TracingLayer {
     fn on_event(&self, event: &tracing_core::Event<'_>, _ctx: Context<'_, S>) {
-        let Some(client) = hub::current_client() else {
-            return;
-        };
         let metadata = event.metadata();
+        let action = (self.filter)(metadata);
+        if action == EventFilter::Ignore {
+            return;
+        }
+        let hub = Hub::current();
+        if hub.client().is_none() {
+            return;
+        }
         let mut fields = Fields::default();
         event.record(&mut fields);
-        if *metadata.level() == tracing_core::Level::ERROR {
-            client.capture_event(fields.into_event(metadata));
+        if action == EventFilter::Event {
+            let mut captured = fields.into_event(metadata);
+            captured.level = level(metadata.level());
+            hub.capture_event(captured);
         } else {
-            client.add_breadcrumb(fields.into_breadcrumb(metadata));
+            hub.add_breadcrumb(fields.into_breadcrumb(metadata));
         }
     }
 }

@@ -6,6 +6,7 @@ use serde::Serialize;
 /// State reported by a check-in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum CheckInStatus {
     /// The run started.
     InProgress,
@@ -18,6 +19,7 @@ pub enum CheckInStatus {
 /// How often a monitor is expected to run.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(tag = "type", rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum MonitorSchedule {
     /// A five-field cron expression, e.g. `*/5 * * * *`.
     Crontab {
@@ -35,6 +37,7 @@ pub enum MonitorSchedule {
 
 /// Monitor settings carried by a check-in; the service upserts the monitor from them.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct MonitorConfig {
     /// The schedule.
     pub schedule: MonitorSchedule,
@@ -63,6 +66,7 @@ impl MonitorConfig {
 
 /// A cron check-in.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[non_exhaustive]
 pub struct CheckIn {
     /// Id shared by the opening and closing check-in of one run.
     pub check_in_id: Uuid,

@@ -7,6 +7,7 @@ use std::fmt;
 /// Why the SDK dropped something.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum DiscardReason {
     /// A rate limit announced by the server was still active.
     RatelimitBackoff,
@@ -21,6 +22,7 @@ pub enum DiscardReason {
 /// Rate-limit and outcome category of an item.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum DataCategory {
     /// Error and message events.
     Error,

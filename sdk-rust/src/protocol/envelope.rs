@@ -6,6 +6,7 @@ use serde::Serialize;
 
 /// One item of an envelope.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub enum Item {
     /// An error or message event.
     Event(Box<Event>),

@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 /// Severity of an event or breadcrumb.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Default)]
 #[serde(rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum Level {
     /// Debugging detail.
     Debug,
@@ -23,6 +24,7 @@ pub enum Level {
 
 /// An error or message report.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[non_exhaustive]
 pub struct Event {
     /// Unique id of this event.
     pub event_id: Uuid,
@@ -122,6 +124,7 @@ fn serialize_values<T: Serialize, S: serde::Serializer>(
 
 /// One exception in a chain.
 #[derive(Clone, Debug, PartialEq, Serialize, Default)]
+#[non_exhaustive]
 pub struct Exception {
     /// The exception type, e.g. `std::io::Error` or `panic`.
     #[serde(rename = "type")]
@@ -150,6 +153,7 @@ pub struct Mechanism {
 
 /// A stack trace; frames are ordered caller first, crash site last.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Default)]
+#[non_exhaustive]
 pub struct Stacktrace {
     /// The frames.
     pub frames: Vec<Frame>,
@@ -157,6 +161,7 @@ pub struct Stacktrace {
 
 /// One stack frame.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Default)]
+#[non_exhaustive]
 pub struct Frame {
     /// Function name (demangled, without the hash suffix).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -177,6 +182,7 @@ pub struct Frame {
 
 /// The user an event affected.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Default)]
+#[non_exhaustive]
 pub struct User {
     /// Application-specific id.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -194,6 +200,7 @@ pub struct User {
 
 /// Something that happened before an event.
 #[derive(Clone, Debug, PartialEq, Serialize)]
+#[non_exhaustive]
 pub struct Breadcrumb {
     /// When it happened.
     pub timestamp: Timestamp,

@@ -22,8 +22,7 @@ pub struct Uuid(u128);
 impl Uuid {
     /// A random (version 4) id.
     pub fn new_v4() -> Self {
-        let raw = (u128::from(crate::platform::random_u64()) << 64)
-            | u128::from(crate::platform::random_u64());
+        let raw = crate::platform::random_u128();
         // Version nibble 4 and the RFC 4122 variant bits.
         let raw = (raw & !(0xf << 76) & !(0b11 << 62)) | (0x4 << 76) | (0b10 << 62);
         Self(raw)

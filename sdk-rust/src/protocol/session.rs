@@ -6,6 +6,7 @@ use serde::Serialize;
 /// State of a session.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum SessionStatus {
     /// Running.
     Ok,

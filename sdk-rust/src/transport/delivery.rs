@@ -93,10 +93,8 @@ impl Delivery {
             .items()
             .iter()
             .any(|i| matches!(i, Item::ClientReport(_)));
-        if !carries_report {
-            if let Some(report) = self.take_report(now) {
-                envelope.add_item(Item::ClientReport(report));
-            }
+        if !carries_report && let Some(report) = self.take_report(now) {
+            envelope.add_item(Item::ClientReport(report));
         }
         Some(envelope)
     }

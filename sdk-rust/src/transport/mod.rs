@@ -7,15 +7,17 @@
 
 mod delivery;
 pub mod rate_limit;
-#[cfg(feature = "native")]
+#[cfg(all(feature = "native", not(target_arch = "wasm32")))]
 mod thread;
 #[cfg(feature = "web")]
 mod web;
 
 pub use delivery::{Delivery, ResponseInfo};
-#[cfg(feature = "native")]
+#[cfg(all(feature = "native", not(target_arch = "wasm32")))]
+#[cfg_attr(docsrs, doc(cfg(feature = "native")))]
 pub use thread::ThreadTransport;
 #[cfg(feature = "web")]
+#[cfg_attr(docsrs, doc(cfg(feature = "web")))]
 pub use web::FetchTransport;
 
 use crate::options::ClientOptions;

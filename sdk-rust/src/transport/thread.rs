@@ -131,10 +131,11 @@ impl Transport for ThreadTransport {
             .take();
         // Only wait for the thread if it is idle; a request still in flight is abandoned
         // so that shutdown stays within its time bound.
-        if let Some(handle) = worker {
-            if flushed && !self.on_worker_thread() {
-                let _ = handle.join();
-            }
+        if let Some(handle) = worker
+            && flushed
+            && !self.on_worker_thread()
+        {
+            let _ = handle.join();
         }
         flushed
     }
@@ -220,8 +221,15 @@ impl HttpSender {
             .into();
         Self {
             agent,
-            url: options.dsn.envelope_url(),
-            auth: options.dsn.auth_header(&sdk_client_name()),
+            // Without a DSN every send fails (and is counted); `Client` never builds one then.
+            url: options
+                .dsn
+                .as_ref()
+                .map(|d| d.envelope_url())
+                .unwrap_or_default(),
+            auth: (options.dsn.as_ref())
+                .map(|d| d.auth_header(&sdk_client_name()))
+                .unwrap_or_default(),
         }
     }
 

@@ -39,8 +39,15 @@ impl FetchTransport {
     pub fn new(options: &ClientOptions) -> Self {
         Self {
             shared: Arc::new(Shared {
-                url: options.dsn.envelope_url(),
-                auth: options.dsn.auth_header(&sdk_client_name()),
+                // Without a DSN every send fails (and is counted); `Client` never builds one then.
+                url: options
+                    .dsn
+                    .as_ref()
+                    .map(|d| d.envelope_url())
+                    .unwrap_or_default(),
+                auth: (options.dsn.as_ref())
+                    .map(|d| d.auth_header(&sdk_client_name()))
+                    .unwrap_or_default(),
                 delivery: Delivery::new(),
                 in_flight: AtomicUsize::new(0),
                 next_id: AtomicU64::new(0),
