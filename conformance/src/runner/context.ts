@@ -112,10 +112,14 @@ export class CellContext {
     kind?: string,
     timeout = 120_000,
   ): Promise<DriverOutput> {
-    const driver =
-      kind === undefined
-        ? this.driver
-        : { ...this.driver, command: [this.driver.command[0] ?? 'node', this.program(kind)] }
+    // A driver without a separate program of that kind runs the scenario in its main command
+    // when it declares it there (the Rust drivers: one binary for every scenario).
+    const separate =
+      kind !== undefined &&
+      (this.driver.programs?.[kind] !== undefined || !this.driver.scenarios.includes(scenario))
+    const driver = separate
+      ? { ...this.driver, command: [this.driver.command[0] ?? 'node', this.program(kind)] }
+      : this.driver
     const report = await runDriver(driver, {
       scenario,
       dsn,

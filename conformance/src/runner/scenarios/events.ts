@@ -13,6 +13,9 @@ import type { Scenario } from './scenario.ts'
 /** What the first line of the exception issue's title starts with, per driver. */
 const EXCEPTION_TITLES: Record<string, RegExp> = {
   python: /^ZeroDivisionError: division by zero/,
+  // The stock crate names the type from the error's Debug output; ours with its module path.
+  'rust-stock': /^ConformanceError: conformance boom/,
+  'rust-sdk': /^conformance::ConformanceError: conformance boom/,
   default: /^Error: conformance boom/,
 }
 
