@@ -31,6 +31,8 @@ const USAGE = `usage: conformance [--target URL --token ADMIN_TOKEN] [options]
   --scenarios IDS       comma-separated scenario ids
   --matrix FILE         another matrix file (default: conformance/matrix.json)
   --concurrency N       cells at once (default 4)
+  --wait-ms MS          how long a scenario waits for the server to show what the SDK sent
+                        (default 60000)
 `
 
 const list = (value: string | undefined): Set<string> | undefined =>
@@ -58,6 +60,7 @@ async function main(argv: string[]): Promise<number> {
       scenarios: { type: 'string' },
       matrix: { type: 'string' },
       concurrency: { type: 'string' },
+      'wait-ms': { type: 'string' },
       help: { type: 'boolean' },
     },
   })
@@ -106,6 +109,7 @@ async function main(argv: string[]): Promise<number> {
       ...(rows === undefined ? {} : { rows }),
       ...(scenarios === undefined ? {} : { scenarios }),
       concurrency,
+      ...(values['wait-ms'] === undefined ? {} : { readBackMs: Number(values['wait-ms']) }),
       ci: process.env['CI'] === 'true' || process.env['CI'] === '1',
       log,
       ...(values.fixtures ? { fixtures: () => replayFixtures(url, token, concurrency, log) } : {}),

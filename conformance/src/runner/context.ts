@@ -17,6 +17,8 @@ export interface Target {
   url: string
   token: string
   proxy: RecordingProxy
+  /** How long scenarios wait for the server to show what the SDK sent. */
+  readBackMs: number
 }
 
 /** Per-run state shared by all cells: memoised driver runs and named locks. */
@@ -70,6 +72,11 @@ export class CellContext {
     this.state = state
     this.api = new Api(target.url, target.token)
     this.health = new HealthApi(target.url, target.token)
+  }
+
+  /** How long to wait for the server to show something (see {@link READ_BACK_MS}). */
+  get readBackMs(): number {
+    return this.target.readBackMs
   }
 
   /** Creates a project for this cell (names carry the row so the target's UI stays readable). */
@@ -157,5 +164,9 @@ export class CellContext {
   }
 }
 
-/** How long scenarios wait for the server to show what the SDK sent (busy machines: generous). */
-export const READ_BACK_MS = 30_000
+/**
+ * How long scenarios wait by default for the server to show what the SDK sent: generous, as a
+ * busy machine can take many times the idle latency (the back-off scenario took 7 s idle and
+ * hit a 40 s limit beside other work).
+ */
+export const READ_BACK_MS = 60_000

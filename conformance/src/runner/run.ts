@@ -6,7 +6,7 @@
  */
 import { type Driver, loadDriver } from '../harness/drivers.ts'
 import { startRecordingProxy } from '../harness/recording-proxy.ts'
-import { CellContext, RunState, type Target } from './context.ts'
+import { CellContext, READ_BACK_MS, RunState, type Target } from './context.ts'
 import type { Capability, Matrix, Row } from './matrix.ts'
 import {
   type CellResult,
@@ -27,6 +27,8 @@ export interface RunOptions {
   /** Only these rows / scenarios (undefined: all). */
   rows?: ReadonlySet<string>
   scenarios?: ReadonlySet<string>
+  /** How long scenarios wait for read-backs (default {@link READ_BACK_MS}). */
+  readBackMs?: number
   /** How many cells run at once. */
   concurrency: number
   /** True on CI: a driver whose runtime is missing fails instead of being "not run". */
@@ -73,7 +75,12 @@ const firstLine = (text: string): string => (text.split('\n')[0] ?? '').slice(0,
 export async function runMatrix(opts: RunOptions): Promise<Report> {
   const { matrix } = opts
   const proxy = await startRecordingProxy(opts.url.replace(/\/+$/, ''))
-  const target: Target = { url: opts.url.replace(/\/+$/, ''), token: opts.token, proxy }
+  const target: Target = {
+    url: opts.url.replace(/\/+$/, ''),
+    token: opts.token,
+    proxy,
+    readBackMs: opts.readBackMs ?? READ_BACK_MS,
+  }
   const state = new RunState()
   const results: CellResult[] = []
   const drivers = new Map<string, Driver>()

@@ -5,7 +5,7 @@
  * one at a time (a shared lock).
  */
 import { waitFor } from '../../harness/wait.ts'
-import { type CellContext, type CellProject, READ_BACK_MS } from '../context.ts'
+import type { CellContext, CellProject } from '../context.ts'
 import type { Scenario } from './scenario.ts'
 
 const LOCK = 'cron clock'
@@ -19,7 +19,7 @@ async function intervalMonitor(ctx: CellContext, project: CellProject, slug: str
       if (run?.status !== 'ok') return undefined
       return (await ctx.health.monitors(project.id)).find((m) => m.slug === slug)
     },
-    { timeout: READ_BACK_MS, message: `monitor ${slug} with an ok run` },
+    { timeout: ctx.readBackMs, message: `monitor ${slug} with an ok run` },
   )
 }
 
@@ -62,7 +62,7 @@ export const missedRun: Scenario = {
           (await ctx.api.issues(project.id)).find(
             (i) => i.title.startsWith('MonitorCheckInMissed: ') && i.title.includes(`"${slug}"`),
           ),
-        { timeout: READ_BACK_MS, message: `MonitorCheckInMissed issue of ${slug}` },
+        { timeout: ctx.readBackMs, message: `MonitorCheckInMissed issue of ${slug}` },
       )
       ctx.note('issue', issue)
       ctx.expect(issue.level).toBe('error')

@@ -7,7 +7,7 @@
 import type { Issue } from '../../harness/api.ts'
 import type { DriverOutput } from '../../harness/drivers.ts'
 import { waitFor } from '../../harness/wait.ts'
-import { type CellContext, type CellProject, READ_BACK_MS } from '../context.ts'
+import type { CellContext, CellProject } from '../context.ts'
 import type { Scenario } from './scenario.ts'
 
 /** What the first line of the exception issue's title starts with, per driver. */
@@ -28,16 +28,20 @@ interface Grouped {
 }
 
 /** One `grouping` run per row, shared by both scenarios; waits for two issues of two events. */
-function grouped(ctx: CellContext): Promise<Grouped> {
+async function grouped(ctx: CellContext): Promise<Grouped> {
+  // The project first, so a failing run still has its requests in both cells' evidence.
+  const project = await ctx.state.shared(`${ctx.row.id}:grouping project`, () =>
+    ctx.createProject('grouping'),
+  )
+  ctx.track(project)
   return ctx.state.shared(`${ctx.row.id}:grouping`, async () => {
-    const project = await ctx.createProject('grouping')
     const report = await ctx.runEvents('grouping', project.dsn)
     const issues = await waitFor(
       async () => {
         const list = await ctx.api.issues(project.id)
         return list.length === 2 && list.every((i) => i.count === 2) ? list : undefined
       },
-      { timeout: READ_BACK_MS, message: 'two issues with two events each' },
+      { timeout: ctx.readBackMs, message: 'two issues with two events each' },
     ).catch(async (error: unknown) => {
       ctx.note('issues', await ctx.api.issues(project.id))
       throw error
@@ -106,7 +110,7 @@ export const compressed: Scenario = {
     const [id] = report.event_ids
     expect(id, 'the driver reported its event id').toBeDefined()
     const event = await waitFor(() => ctx.api.event(project.id, id ?? ''), {
-      timeout: READ_BACK_MS,
+      timeout: ctx.readBackMs,
       message: `event ${id} is stored`,
     })
     ctx.note('stored event (message)', event['message'] ?? event['logentry'])

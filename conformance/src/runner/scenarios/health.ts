@@ -4,7 +4,6 @@
  */
 import type { Health } from '../../harness/health-crons.ts'
 import { waitFor } from '../../harness/wait.ts'
-import { READ_BACK_MS } from '../context.ts'
 import type { Scenario } from './scenario.ts'
 
 interface SessionPlan {
@@ -58,7 +57,7 @@ export const sessions: Scenario = {
         const h = await ctx.health.releaseHealth(project.id, release)
         return h !== undefined && h.sessions >= plan.runs.length ? h : undefined
       },
-      { timeout: READ_BACK_MS, message: `${plan.runs.length} sessions of ${release}` },
+      { timeout: ctx.readBackMs, message: `${plan.runs.length} sessions of ${release}` },
     ).catch(async (error: unknown) => {
       ctx.note('releases', await ctx.health.releases(project.id))
       throw error

@@ -5,7 +5,7 @@
  */
 import { fetchOutcomes, type OtelRun, runOtelDriver } from '../../harness/otel.ts'
 import { waitFor } from '../../harness/wait.ts'
-import { type CellContext, READ_BACK_MS } from '../context.ts'
+import type { CellContext } from '../context.ts'
 import type { Scenario } from './scenario.ts'
 
 const VARIANTS: Omit<OtelRun, 'scenario' | 'dsn'>[] = [
@@ -30,7 +30,7 @@ async function checkVariant(ctx: CellContext, variant: (typeof VARIANTS)[number]
       const list = await ctx.api.issues(project.id)
       return list.length === 2 && list.every((i) => i.count === 2) ? list : undefined
     },
-    { timeout: READ_BACK_MS, message: 'two issues with two events each' },
+    { timeout: ctx.readBackMs, message: 'two issues with two events each' },
   )
   ctx.note(`issues (${variant.exporter})`, issues)
   const error = issues.find((issue) => issue.level === 'error')

@@ -8,7 +8,7 @@ import type { DriverOutput } from '../../harness/drivers.ts'
 import { outcomeKeys, outcomeTotals, setQuota } from '../../harness/outcomes.ts'
 import type { RecordedRequest } from '../../harness/recording-proxy.ts'
 import { waitFor } from '../../harness/wait.ts'
-import { type CellContext, type CellProject, READ_BACK_MS } from '../context.ts'
+import type { CellContext, CellProject } from '../context.ts'
 import type { Scenario } from './scenario.ts'
 
 const WINDOW_SECONDS = 4
@@ -20,8 +20,14 @@ interface QuotaRun {
 }
 
 /** Sets the quota, runs the driver's quota program scenario through the proxy. */
-async function quotaRun(ctx: CellContext, scenario: string, quota: number | null) {
-  const project = await ctx.createProject(scenario)
+async function quotaRun(
+  ctx: CellContext,
+  scenario: string,
+  quota: number | null,
+  project?: CellProject,
+): Promise<QuotaRun> {
+  project ??= await ctx.createProject(scenario)
+  ctx.track(project)
   if (quota !== null) {
     await setQuota(ctx.target.url, ctx.target.token, project.id, {
       events: quota,
@@ -49,8 +55,12 @@ async function expectStored(ctx: CellContext, projectId: number, ids: string[], 
 }
 
 /** The row's `ratelimit` run (quota 3), shared by back-off and client reports. */
-function ratelimit(ctx: CellContext): Promise<QuotaRun> {
-  return ctx.state.shared(`${ctx.row.id}:ratelimit`, () => quotaRun(ctx, 'ratelimit', 3))
+async function ratelimit(ctx: CellContext): Promise<QuotaRun> {
+  const project = await ctx.state.shared(`${ctx.row.id}:ratelimit project`, () =>
+    ctx.createProject('ratelimit'),
+  )
+  ctx.track(project)
+  return ctx.state.shared(`${ctx.row.id}:ratelimit`, () => quotaRun(ctx, 'ratelimit', 3, project))
 }
 
 /** 429 back-off. */
@@ -92,7 +102,7 @@ export const clientReports: Scenario = {
         const o = await outcomes(ctx, project.id)
         return (o['client_discard:ratelimit_backoff/error'] ?? 0) >= 3 ? o : undefined
       },
-      { timeout: READ_BACK_MS, message: 'ratelimit_backoff client report counted' },
+      { timeout: ctx.readBackMs, message: 'ratelimit_backoff client report counted' },
     ).catch(async (error: unknown) => {
       ctx.note('outcomes', await outcomes(ctx, project.id))
       throw error
@@ -153,7 +163,7 @@ export const unsupportedItems: Scenario = {
         const all = await outcomes(ctx, project.id)
         return all['unsupported:log/log_item'] !== undefined ? all : undefined
       },
-      { timeout: READ_BACK_MS, message: 'the log item is counted' },
+      { timeout: ctx.readBackMs, message: 'the log item is counted' },
     )
     ctx.note('outcomes', o)
     expect(o['accepted/error']).toBe(1)
