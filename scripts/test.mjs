@@ -59,6 +59,8 @@ function summary(forceFail = 0) {
 step('install', process.execPath, ['scripts/ensure-install.mjs'], { required: true })
 if (existsSync('scripts/setup-python.mjs'))
   step('python venv', process.execPath, ['scripts/setup-python.mjs'])
+// Compiled stock-SDK drivers (sentry-go, sentry-java) from their registries, cached in .cache/.
+step('conformance drivers', process.execPath, ['scripts/setup-drivers.mjs'])
 step('build', 'npx', ['--no-install', 'tsc', '-b', 'server'], { required: true })
 step('typecheck tests', 'npx', ['--no-install', 'tsc', '-p', 'server/tsconfig.test.json'])
 step('typecheck conformance', 'npx', ['--no-install', 'tsc', '-p', 'conformance'])

@@ -14,6 +14,7 @@ import type { Scenario } from './scenario.ts'
 const EXCEPTION_TITLES: Record<string, RegExp> = {
   python: /^ZeroDivisionError: division by zero/,
   // The stock crate names the type from the error's Debug output; ours with its module path.
+  go: /ConformanceError: conformance boom/,
   'rust-stock': /^ConformanceError: conformance boom/,
   'rust-sdk': /^conformance::ConformanceError: conformance boom/,
   default: /^Error: conformance boom/,
