@@ -15,6 +15,7 @@ const EXCEPTION_TITLES: Record<string, RegExp> = {
   python: /^ZeroDivisionError: division by zero/,
   // The stock crate names the type from the error's Debug output; ours with its module path.
   go: /ConformanceError: conformance boom/,
+  java: /ConformanceException: conformance boom/,
   'rust-stock': /^ConformanceError: conformance boom/,
   'rust-sdk': /^conformance::ConformanceError: conformance boom/,
   default: /^Error: conformance boom/,
