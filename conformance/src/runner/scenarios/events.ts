@@ -85,7 +85,11 @@ export const landsAndGroups: Scenario = {
   id: 'lands-and-groups',
   async run(ctx) {
     const issue = await checkGroup(ctx, 'exception')
-    const title = EXCEPTION_TITLES[ctx.driver.name] ?? (EXCEPTION_TITLES['default'] as RegExp)
+    // By driver, else by runtime (python-prev runs the python driver's programs).
+    const title =
+      EXCEPTION_TITLES[ctx.driver.name] ??
+      EXCEPTION_TITLES[ctx.driver.runtime] ??
+      (EXCEPTION_TITLES['default'] as RegExp)
     ctx.expect(issue.title).toMatch(title)
     ctx.expect(issue.level).toBe('error')
   },

@@ -37,7 +37,7 @@ const PLANS: Record<string, SessionPlan> = {
 export const sessions: Scenario = {
   id: 'sessions',
   async run(ctx) {
-    const plan = PLANS[ctx.driver.name]
+    const plan = PLANS[ctx.driver.name] ?? PLANS[ctx.driver.runtime]
     if (plan === undefined) throw new Error(`no session plan for driver ${ctx.driver.name}`)
     const project = await ctx.createProject('sessions')
     ctx.track(project)
