@@ -3,6 +3,7 @@ import { formatRegressions, regressions } from './gate.ts'
 import { loadMatrix, MATRIX_PATH, type Matrix, matrixProblems } from './matrix.ts'
 import { renderJunit } from './render.ts'
 import { type CellResult, REPORT_SCHEMA_VERSION, type Report, summarize } from './report.ts'
+import { runMatrix } from './run.ts'
 import { SCENARIOS } from './scenarios/index.ts'
 
 function report(cells: CellResult[]): Report {
@@ -80,5 +81,58 @@ describe('JUnit XML', () => {
     )
     expect(xml).toContain('<failure message="&lt;b&gt; &amp; &quot;q&quot;">xy</failure>')
     expect(xml).toContain('tests="1" failures="1"')
+  })
+})
+
+describe('a driver whose runtime is missing', () => {
+  const matrix: Matrix = {
+    schema: 1,
+    scenarios: [
+      { id: 'lands-and-groups', title: 'x' },
+      { id: 'missed-run', title: 'y', needs: ['test-clock'] },
+    ],
+    rows: [
+      {
+        id: 'gone',
+        label: 'gone',
+        driver: 'gone',
+        cells: { 'lands-and-groups': 'expected', 'missed-run': { unsupported: 'not in this SDK' } },
+      },
+    ],
+  }
+  const run = (ci: boolean) =>
+    runMatrix({
+      url: 'http://127.0.0.1:9',
+      token: 't',
+      startedByRunner: false,
+      matrix,
+      capabilities: { 'test-clock': { available: false, reason: 'no clock' } },
+      concurrency: 1,
+      ci,
+      log: () => {},
+      loadDriver: (name) => ({
+        name,
+        runtime: 'none',
+        description: '',
+        command: ['none'],
+        sdks: ['x'],
+        scenarios: [],
+        needs: [],
+        missing: 'no such runtime: install it',
+      }),
+    })
+
+  it('is not run off CI, with the reason', async () => {
+    const report = await run(false)
+    expect(report.cells.map((c) => [c.scenario, c.status, c.reason])).toEqual([
+      ['lands-and-groups', 'not-run', 'runtime missing: no such runtime: install it'],
+      ['missed-run', 'unsupported', 'not in this SDK'],
+    ])
+  })
+
+  it('is a failure on CI', async () => {
+    const report = await run(true)
+    expect(report.cells[0]).toMatchObject({ status: 'fail', reason: expect.stringMatching(/CI/) })
+    expect(report.summary).toMatchObject({ pass: 0, fail: 1, unsupported: 1, notRun: 0 })
   })
 })
