@@ -7,6 +7,7 @@
 // Scenarios:
 //   grouping         the same exception twice from one code path, two messages differing in a number
 //   crons interval   a job on a 10-minute interval schedule (margin 2), 1.5 s long, reported ok
+//   large            one message (the SDK gzips every request body: the compressed scenario)
 //   quota ratelimit  quota 3 per 4 s: 3 events, a 4th (answered 429), 3 more the SDK must hold
 //                    back, then after the announced time one more
 // Prints one JSON line: {"sdk":{"package","version"},"scenario",...} like the other drivers.
@@ -82,6 +83,13 @@ public final class Driver {
     return groups;
   }
 
+  private static Map<String, List<String>> large() {
+    Map<String, List<String>> groups = groups("large");
+    groups.get("large").add(id(Sentry.captureMessage("conformance large payload", SentryLevel.INFO)));
+    Sentry.flush(5000);
+    return groups;
+  }
+
   private static String interval(String slug) throws InterruptedException {
     MonitorConfig config =
         new MonitorConfig(MonitorSchedule.interval(10, MonitorScheduleUnit.MINUTE));
@@ -140,8 +148,13 @@ public final class Driver {
         });
     Map<String, Object> fields = new LinkedHashMap<>();
     fields.put("scenario", scenario == null ? "" : scenario);
-    if ("grouping".equals(scenario) || "ratelimit".equals(scenario)) {
-      Map<String, List<String>> groups = "grouping".equals(scenario) ? grouping() : ratelimit();
+    if ("grouping".equals(scenario) || "ratelimit".equals(scenario) || "large".equals(scenario)) {
+      Map<String, List<String>> groups =
+          switch (scenario) {
+            case "grouping" -> grouping();
+            case "ratelimit" -> ratelimit();
+            default -> large();
+          };
       List<String> ids = new ArrayList<>();
       for (List<String> g : groups.values()) ids.addAll(g);
       fields.put("event_ids", ids);
@@ -151,7 +164,7 @@ public final class Driver {
       fields.put("check_in_ids", List.of(interval(slug)));
     } else {
       System.err.println(
-          "usage: Driver [crons|quota] <grouping|ratelimit|interval> [--slug s]; got " + scenario);
+          "usage: Driver [crons|quota] <grouping|large|ratelimit|interval> [--slug s]; got " + scenario);
       System.exit(2);
     }
     Sentry.flush(5000);
