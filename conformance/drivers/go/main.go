@@ -9,12 +9,14 @@
 //	crons interval   a job on a 10-minute interval schedule (margin 2), 1.5 s long, reported ok
 //	quota ratelimit  quota 3 per 4 s: 3 events, a 4th (answered 429), 3 more the SDK must hold
 //	                 back, then after the announced time one more (it carries the client report)
+//	quota unsupported  a transaction, a log line and an event with an attachment (tracing on)
 //
 // Prints one JSON line: {"sdk":{"package","version"},"scenario",…} like the other drivers.
 // Exit code 0 only if the SDK reports a complete flush.
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -82,6 +84,24 @@ func ratelimit() map[string]any {
 	return eventFields("ratelimit", groups)
 }
 
+func unsupported() map[string]any {
+	ctx := context.Background()
+	tx := sentry.StartTransaction(ctx, "conformance transaction")
+	tx.Finish()
+	sentry.NewLogger(ctx).Info().Emit("conformance log line")
+	var event *sentry.EventID
+	sentry.WithScope(func(scope *sentry.Scope) {
+		scope.AddAttachment(&sentry.Attachment{
+			Filename:    "conformance.txt",
+			ContentType: "text/plain",
+			Payload:     []byte("conformance attachment"),
+		})
+		event = sentry.CaptureMessage("conformance event with attachment")
+	})
+	flush()
+	return eventFields("unsupported", map[string][]string{"event": {id(event)}})
+}
+
 func interval(slug string) map[string]any {
 	config := &sentry.MonitorConfig{
 		Schedule:      sentry.IntervalSchedule(10, sentry.MonitorScheduleUnitMinute),
@@ -107,7 +127,7 @@ func interval(slug string) map[string]any {
 
 func eventFields(scenario string, groups map[string][]string) map[string]any {
 	ids := []string{}
-	for _, label := range []string{"exception", "message", "accepted", "refused", "held_back", "after_window"} {
+	for _, label := range []string{"exception", "message", "event", "accepted", "refused", "held_back", "after_window"} {
 		ids = append(ids, groups[label]...)
 	}
 	return map[string]any{"scenario": scenario, "event_ids": ids, "groups": groups}
@@ -141,6 +161,9 @@ func main() {
 		Dsn:         dsn,
 		Release:     "conformance@1.0.0",
 		Environment: "test",
+		// Tracing only where the scenario needs transactions.
+		EnableTracing:    scenario == "unsupported",
+		TracesSampleRate: map[bool]float64{true: 1, false: 0}[scenario == "unsupported"],
 	}); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
@@ -151,6 +174,8 @@ func main() {
 		fields = grouping()
 	case "ratelimit":
 		fields = ratelimit()
+	case "unsupported":
+		fields = unsupported()
 	case "interval":
 		if slug == "" {
 			fmt.Fprintln(os.Stderr, "interval needs --slug")
@@ -158,7 +183,7 @@ func main() {
 		}
 		fields = interval(slug)
 	default:
-		fmt.Fprintf(os.Stderr, "usage: conformance-go [crons|quota] <grouping|ratelimit|interval> [--slug s]; got %q\n", scenario)
+		fmt.Fprintf(os.Stderr, "usage: conformance-go [crons|quota] <grouping|ratelimit|unsupported|interval> [--slug s]; got %q\n", scenario)
 		os.Exit(2)
 	}
 	flush()
