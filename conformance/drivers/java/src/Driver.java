@@ -7,14 +7,17 @@
 // Scenarios:
 //   grouping         the same exception twice from one code path, two messages differing in a number
 //   crons interval   a job on a 10-minute interval schedule (margin 2), 1.5 s long, reported ok
+//   quota unsupported  a transaction, a log line and an event with an attachment (tracing on)
 //   large            one message (the SDK gzips every request body: the compressed scenario)
 //   quota ratelimit  quota 3 per 4 s: 3 events, a 4th (answered 429), 3 more the SDK must hold
 //                    back, then after the announced time one more
 // Prints one JSON line: {"sdk":{"package","version"},"scenario",...} like the other drivers.
 
+import io.sentry.Attachment;
 import io.sentry.BuildConfig;
 import io.sentry.CheckIn;
 import io.sentry.CheckInStatus;
+import io.sentry.ITransaction;
 import io.sentry.MonitorConfig;
 import io.sentry.MonitorSchedule;
 import io.sentry.MonitorScheduleUnit;
@@ -90,6 +93,22 @@ public final class Driver {
     return groups;
   }
 
+  private static Map<String, List<String>> unsupported() {
+    Map<String, List<String>> groups = groups("event");
+    ITransaction transaction = Sentry.startTransaction("conformance transaction", "task");
+    transaction.finish();
+    Sentry.logger().info("conformance log line");
+    SentryId event =
+        Sentry.captureMessage(
+            "conformance event with attachment",
+            scope ->
+                scope.addAttachment(
+                    new Attachment("conformance attachment".getBytes(), "conformance.txt")));
+    groups.get("event").add(id(event));
+    Sentry.flush(5000);
+    return groups;
+  }
+
   private static String interval(String slug) throws InterruptedException {
     MonitorConfig config =
         new MonitorConfig(MonitorSchedule.interval(10, MonitorScheduleUnit.MINUTE));
@@ -138,6 +157,7 @@ public final class Driver {
       else if (scenario == null && !args.get(i).startsWith("--")) scenario = args.get(i);
       else throw new IllegalArgumentException("unexpected argument " + args.get(i));
     }
+    final String finalScenario = scenario;
     String dsn = System.getenv("SENTRY_TEST_DSN");
     if (dsn == null || dsn.isEmpty()) throw new IllegalStateException("SENTRY_TEST_DSN is not set");
     Sentry.init(
@@ -145,14 +165,20 @@ public final class Driver {
           options.setDsn(dsn);
           options.setRelease("conformance@1.0.0");
           options.setEnvironment("test");
+          // Tracing and logs only where the scenario needs them.
+          if ("unsupported".equals(finalScenario)) {
+            options.setTracesSampleRate(1.0);
+            options.getLogs().setEnabled(true);
+          }
         });
     Map<String, Object> fields = new LinkedHashMap<>();
     fields.put("scenario", scenario == null ? "" : scenario);
-    if ("grouping".equals(scenario) || "ratelimit".equals(scenario) || "large".equals(scenario)) {
+    if (List.of("grouping", "ratelimit", "large", "unsupported").contains(scenario)) {
       Map<String, List<String>> groups =
           switch (scenario) {
             case "grouping" -> grouping();
             case "ratelimit" -> ratelimit();
+            case "unsupported" -> unsupported();
             default -> large();
           };
       List<String> ids = new ArrayList<>();
@@ -164,7 +190,7 @@ public final class Driver {
       fields.put("check_in_ids", List.of(interval(slug)));
     } else {
       System.err.println(
-          "usage: Driver [crons|quota] <grouping|large|ratelimit|interval> [--slug s]; got " + scenario);
+          "usage: Driver [crons|quota] <grouping|large|ratelimit|unsupported|interval> [--slug s]; got " + scenario);
       System.exit(2);
     }
     Sentry.flush(5000);
