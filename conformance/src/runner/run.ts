@@ -70,6 +70,20 @@ function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
   return Promise.race([p, timeout]).finally(() => clearTimeout(timer))
 }
 
+/** An assertion's expected and actual values (vitest puts them on the error), for evidence. */
+function assertionValues(error: unknown): string {
+  if (typeof error !== 'object' || error === null) return ''
+  if (!('expected' in error) || !('actual' in error)) return ''
+  const show = (v: unknown) => {
+    try {
+      return JSON.stringify(v, null, 2)
+    } catch {
+      return String(v)
+    }
+  }
+  return `\n--- expected ---\n${show(error.expected)}\n--- actual ---\n${show(error.actual)}`
+}
+
 /** The first line of an error, for the report's short reason. */
 const firstLine = (text: string): string => (text.split('\n')[0] ?? '').slice(0, 300)
 
@@ -142,7 +156,7 @@ export async function runMatrix(opts: RunOptions): Promise<Report> {
         result = { row: job.row.id, scenario: job.scenario, status: 'pass' }
       } catch (error) {
         const text = error instanceof Error ? (error.stack ?? error.message) : String(error)
-        ctx.evidence.error = text
+        ctx.evidence.error = text + assertionValues(error)
         result = {
           row: job.row.id,
           scenario: job.scenario,

@@ -8,6 +8,8 @@
 //   grouping         the same exception twice from one code path, two messages differing in a number
 //   crons interval   a job on a 10-minute interval schedule (margin 2), 1.5 s long, reported ok
 //   quota unsupported  a transaction, a log line and an event with an attachment (tracing on)
+//   sessions manual  a session with a handled exception (errored), ended: --release r --user u
+//   sessions clean   a session with nothing going wrong (exited): --release r --user u
 //   large            one message (the SDK gzips every request body: the compressed scenario)
 //   quota ratelimit  quota 3 per 4 s: 3 events, a 4th (answered 429), 3 more the SDK must hold
 //                    back, then after the announced time one more
@@ -24,6 +26,7 @@ import io.sentry.MonitorScheduleUnit;
 import io.sentry.Sentry;
 import io.sentry.SentryLevel;
 import io.sentry.protocol.SentryId;
+import io.sentry.protocol.User;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -147,23 +150,28 @@ public final class Driver {
 
   public static void main(String[] argv) throws Exception {
     List<String> args = new ArrayList<>(List.of(argv));
-    if (!args.isEmpty() && (args.get(0).equals("crons") || args.get(0).equals("quota"))) {
+    if (!args.isEmpty() && List.of("crons", "quota", "sessions").contains(args.get(0))) {
       args.remove(0);
     }
     String scenario = null;
     String slug = null;
+    String release = "conformance@1.0.0";
+    String user = null;
     for (int i = 0; i < args.size(); i++) {
       if (args.get(i).equals("--slug") && i + 1 < args.size()) slug = args.get(++i);
+      else if (args.get(i).equals("--release") && i + 1 < args.size()) release = args.get(++i);
+      else if (args.get(i).equals("--user") && i + 1 < args.size()) user = args.get(++i);
       else if (scenario == null && !args.get(i).startsWith("--")) scenario = args.get(i);
       else throw new IllegalArgumentException("unexpected argument " + args.get(i));
     }
     final String finalScenario = scenario;
+    final String finalRelease = release;
     String dsn = System.getenv("SENTRY_TEST_DSN");
     if (dsn == null || dsn.isEmpty()) throw new IllegalStateException("SENTRY_TEST_DSN is not set");
     Sentry.init(
         options -> {
           options.setDsn(dsn);
-          options.setRelease("conformance@1.0.0");
+          options.setRelease(finalRelease);
           options.setEnvironment("test");
           // Tracing and logs only where the scenario needs them.
           if ("unsupported".equals(finalScenario)) {
@@ -185,12 +193,28 @@ public final class Driver {
       for (List<String> g : groups.values()) ids.addAll(g);
       fields.put("event_ids", ids);
       fields.put("groups", groups);
+    } else if ("manual".equals(scenario) || "clean".equals(scenario)) {
+      if (user != null) {
+        User u = new User();
+        u.setId(user);
+        Sentry.setUser(u);
+      }
+      Sentry.startSession();
+      if ("manual".equals(scenario)) {
+        try {
+          boom();
+        } catch (ConformanceException e) {
+          Sentry.captureException(e);
+        }
+      }
+      Sentry.endSession();
+      fields.put("release", release);
     } else if ("interval".equals(scenario) && slug != null) {
       fields.put("slug", slug);
       fields.put("check_in_ids", List.of(interval(slug)));
     } else {
       System.err.println(
-          "usage: Driver [crons|quota] <grouping|large|ratelimit|unsupported|interval> [--slug s]; got " + scenario);
+          "usage: Driver [crons|quota] <grouping|large|ratelimit|unsupported|interval|manual|clean> [--slug s]; got " + scenario);
       System.exit(2);
     }
     Sentry.flush(5000);
