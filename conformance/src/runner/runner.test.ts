@@ -1,6 +1,6 @@
 /**
  * The runner as users run it: the CLI against a separately started server (`--target`), with
- * the fixture replay, and as a release gate against a deliberately broken deployment — a
+ * the fixture replay; on the built server it starts itself (`--server-env`); and as a release gate against a deliberately broken deployment — a
  * server behind a front that answers envelopes 200 and drops them — with the first run's
  * report as the baseline.
  */
@@ -136,6 +136,23 @@ describe.sequential('conformance runner', () => {
     const html = await readFile(join(out, 'first', 'report.html'), 'utf8')
     expect(html).toContain('<details id="cell-node-11-lands-and-groups"')
     expect(html).toContain(`POST /api/`)
+  })
+
+  it('without --target: starts the built server itself, with --server-env passed to it', async () => {
+    // A 100-byte event limit makes every SDK event a 413: proof the setting reached the server.
+    const { code, output } = await cli([
+      ...['--server-env', 'MAX_EVENT_SIZE=100', '--only', 'node-11'],
+      ...['--scenarios', 'lands-and-groups', '--wait-ms', '3000', '--out', join(out, 'own')],
+    ])
+    expect(code, output).toBe(1)
+    const report = reportSchema.parse(
+      JSON.parse(await readFile(join(out, 'own', 'report.json'), 'utf8')),
+    )
+    expect(report.target.startedByRunner).toBe(true)
+    expect(report.capabilities['test-clock']?.available).toBe(true)
+    const failed = cell(report, 'node-11', 'lands-and-groups')
+    expect(failed?.status).toBe('fail')
+    expect(failed?.evidence?.requests.map((r) => r.status)).toContain(413)
   })
 
   it('--baseline: a cell that passed before and fails now fails the run, difference printed first', async () => {
