@@ -124,6 +124,9 @@ describe.sequential('conformance runner', () => {
 
     // Every fixture case that is not pending passes against the target.
     expect(report.fixtures.length).toBeGreaterThan(10)
+    expect(
+      report.fixtures.filter((f) => f.id.startsWith('otlp/') && f.status === 'pass').length,
+    ).toBeGreaterThanOrEqual(2)
     expect(report.fixtures.filter((f) => f.status === 'fail')).toEqual([])
     expect(report.fixtures.filter((f) => f.status === 'pass').length).toBeGreaterThan(10)
 
