@@ -1,9 +1,11 @@
 #!/usr/bin/env node
-// Creates conformance/.venv with the pinned stock Python SDK for the conformance suite.
+// Creates the conformance venvs with the pinned stock Python SDKs for the conformance suite:
+// conformance/.venv with the newest sentry-sdk, conformance/.venv-prev with the newest release
+// of the previous minor (SDK users upgrade slowly; the server must accept both).
 //
 //   node scripts/setup-python.mjs [--force]
 //
-// Idempotent: a stamp file inside the venv records what was installed; when it matches the
+// Idempotent: a stamp file inside each venv records what was installed; when it matches the
 // pin below, the script exits in milliseconds. `npm test` runs it before vitest. Without a
 // usable python3 it prints why and exits 1, which `npm test` counts as a failure.
 import { spawnSync } from 'node:child_process'
@@ -11,19 +13,20 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
-/** The stock SDK under test (newest 2.x when pinned) and the OpenAPI checkers; bump deliberately. */
-const REQUIREMENTS = [
-  'sentry-sdk==2.75.0',
-  // The management API's generated OpenAPI document is checked with these (server/test/openapi-conformance.test.ts).
-  'openapi-spec-validator==0.9.0',
-  'schemathesis==4.32.5',
-]
+/**
+ * The stock SDKs under test by venv (newest 2.x and its previous minor), and the checkers of the
+ * management API's generated OpenAPI document (server/test/openapi-conformance.test.ts); bump
+ * deliberately.
+ */
+const VENVS = {
+  '.venv': ['sentry-sdk==2.75.0'],
+  '.venv-prev': ['sentry-sdk==2.74.0'],
+  // Its own venv: the SDK venvs stay exactly what an SDK user has (sentry-sdk enables
+  // integrations for whatever libraries it finds installed).
+  '.venv-openapi': ['openapi-spec-validator==0.9.0', 'schemathesis==4.32.5'],
+}
 
 const root = fileURLToPath(new URL('..', import.meta.url))
-const venv = join(root, 'conformance', '.venv')
-const python = join(venv, 'bin', 'python')
-const stamp = join(venv, '.conformance-requirements')
-const wanted = `${REQUIREMENTS.join('\n')}\n`
 const force = process.argv.includes('--force')
 
 function run(command, args) {
@@ -32,9 +35,21 @@ function run(command, args) {
   if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} exited ${result.status}`)
 }
 
-if (!force && existsSync(python) && existsSync(stamp) && readFileSync(stamp, 'utf8') === wanted) {
-  process.exit(0)
+/** True when the venv exists with exactly these requirements. */
+function current(venv, wanted) {
+  const stamp = join(venv, '.conformance-requirements')
+  return (
+    existsSync(join(venv, 'bin', 'python')) &&
+    existsSync(stamp) &&
+    readFileSync(stamp, 'utf8') === wanted
+  )
 }
+
+const pending = Object.entries(VENVS).filter(
+  ([name, requirements]) =>
+    force || !current(join(root, 'conformance', name), `${requirements.join('\n')}\n`),
+)
+if (pending.length === 0) process.exit(0)
 
 const probe = spawnSync('python3', ['-c', 'import sys, venv; print(sys.version.split()[0])'], {
   encoding: 'utf8',
@@ -45,17 +60,21 @@ if (probe.error || probe.status !== 0) {
   process.exit(1)
 }
 
-console.log(`setup-python: creating ${venv} (python ${probe.stdout.trim()}) with ${REQUIREMENTS}`)
-if (existsSync(venv)) rmSync(venv, { recursive: true, force: true })
-run('python3', ['-m', 'venv', venv])
-run(python, [
-  '-m',
-  'pip',
-  'install',
-  '--quiet',
-  '--disable-pip-version-check',
-  '--no-input',
-  ...REQUIREMENTS,
-])
-writeFileSync(stamp, wanted)
+for (const [name, requirements] of pending) {
+  const venv = join(root, 'conformance', name)
+  const python = join(venv, 'bin', 'python')
+  console.log(`setup-python: creating ${venv} (python ${probe.stdout.trim()}) with ${requirements}`)
+  if (existsSync(venv)) rmSync(venv, { recursive: true, force: true })
+  run('python3', ['-m', 'venv', venv])
+  run(python, [
+    '-m',
+    'pip',
+    'install',
+    '--quiet',
+    '--disable-pip-version-check',
+    '--no-input',
+    ...requirements,
+  ])
+  writeFileSync(join(venv, '.conformance-requirements'), `${requirements.join('\n')}\n`)
+}
 console.log('setup-python: done')

@@ -33,6 +33,15 @@ function summary(forceFail = 0) {
     for (const f of v.testResults)
       if (f.status === 'failed' && f.assertionResults.length === 0) failed++
   }
+  // The stock-SDK matrix counts its cells: "not supported" is neither, "not run" (a runtime
+  // missing off CI; on CI the runner makes that a failure) is shown as skipped.
+  const matrix = `${results}/conformance/report.json`
+  if (existsSync(matrix)) {
+    const m = JSON.parse(readFileSync(matrix, 'utf8')).summary
+    passed += m.pass
+    failed += m.fail
+    skipped += m.notRun
+  }
   const rust = `${results}/rust.json`
   if (existsSync(rust)) {
     const r = JSON.parse(readFileSync(rust, 'utf8'))
@@ -50,6 +59,8 @@ function summary(forceFail = 0) {
 step('install', process.execPath, ['scripts/ensure-install.mjs'], { required: true })
 if (existsSync('scripts/setup-python.mjs'))
   step('python venv', process.execPath, ['scripts/setup-python.mjs'])
+// Compiled stock-SDK drivers (sentry-go, sentry-java) from their registries, cached in .cache/.
+step('conformance drivers', process.execPath, ['scripts/setup-drivers.mjs'])
 step('build', 'npx', ['--no-install', 'tsc', '-b', 'server'], { required: true })
 step('typecheck tests', 'npx', ['--no-install', 'tsc', '-p', 'server/tsconfig.test.json'])
 step('typecheck conformance', 'npx', ['--no-install', 'tsc', '-p', 'conformance'])
@@ -71,6 +82,17 @@ step('vitest', 'npx', [
 ])
 checks.pop()
 if (!existsSync(`${results}/vitest.json`)) checks.push({ name: 'vitest (no report)', ok: false })
+// The stock-SDK matrix, through the same runner users point at their deployments
+// (conformance/README.md): it starts the built server itself; its exit code is not needed, the
+// report's cells are counted above.
+step('conformance matrix', process.execPath, [
+  'conformance/bin/conformance.mjs',
+  '--out',
+  `${results}/conformance`,
+])
+checks.pop()
+if (!existsSync(`${results}/conformance/report.json`))
+  checks.push({ name: 'conformance matrix (no report)', ok: false })
 if (existsSync('scripts/test-rust.mjs')) {
   spawnSync(process.execPath, ['scripts/test-rust.mjs'], { stdio: 'inherit' })
   if (!existsSync(`${results}/rust.json`)) checks.push({ name: 'rust (no report)', ok: false })

@@ -1,126 +1,12 @@
-import { describe, type ExpectStatic, expect as globalExpect, inject, it } from 'vitest'
-import { Api, type StoredEvent } from './harness/api.ts'
-import { type FixtureCase, loadFixtureCases, sendEnvelope } from './harness/fixtures.ts'
-import { outcomeTotals, setQuota } from './harness/outcomes.ts'
-import { waitFor } from './harness/wait.ts'
+import { describe, inject, it } from 'vitest'
+import { Api } from './harness/api.ts'
+import { runFixtureCase } from './harness/fixture-run.ts'
+import { loadFixtureCases } from './harness/fixtures.ts'
 
 const serverUrl = inject('serverUrl')
 const adminToken = inject('adminToken')
 const api = new Api(serverUrl, adminToken)
 const cases = await loadFixtureCases()
-
-/** `{"$type": "number"}` in a `match` stands for any value of that type (values that vary). */
-function expandMatchers(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(expandMatchers)
-  if (typeof value !== 'object' || value === null) return value
-  const entries = Object.entries(value)
-  const [first] = entries
-  if (entries.length === 1 && first !== undefined && first[0] === '$type') {
-    const constructors: Record<string, unknown> = {
-      number: Number,
-      string: String,
-      boolean: Boolean,
-      object: Object,
-      array: Array,
-    }
-    const ctor = constructors[String(first[1])]
-    if (ctor === undefined) throw new Error(`unknown $type ${String(first[1])}`)
-    return globalExpect.any(ctor)
-  }
-  return Object.fromEntries(entries.map(([key, inner]) => [key, expandMatchers(inner)]))
-}
-
-async function runCase(fixture: FixtureCase, expect: ExpectStatic): Promise<void> {
-  const { expected } = fixture
-  const project = await api.createProject(`fixture-${fixture.id.replaceAll('/', '-')}`)
-  const target = { url: serverUrl, projectId: project.id, dsn: project.dsn }
-  if (expected.quota !== undefined)
-    await setQuota(serverUrl, adminToken, project.id, expected.quota)
-  for (const [index, envelope] of fixture.envelopes.entries()) {
-    const response = await sendEnvelope(target, envelope, expected.send)
-    const which = `response to envelope ${index + 1}: ${response.text}`
-    const status = expected.response.statuses?.[index] ?? expected.response.status
-    expect(response.status, which).toBe(status)
-    if (expected.response.body !== undefined)
-      expect(response.body, which).toEqual(expected.response.body)
-    // Like an SDK, wait out an announced limit before sending the next envelope.
-    const retryAfter = Number(response.headers.get('retry-after'))
-    if (response.status === 429 && index < fixture.envelopes.length - 1 && retryAfter > 0) {
-      await new Promise((resolve) => setTimeout(resolve, retryAfter * 1000))
-    }
-  }
-
-  if (expected.outcomes !== undefined) {
-    const key = (o: { outcome: string; reason: string; category: string }) =>
-      `${o.outcome}|${o.reason}|${o.category}`
-    const want = expected.outcomes
-      .map((o) => ({ ...o, reason: o.reason ?? '' }))
-      .sort((a, b) => key(a).localeCompare(key(b)))
-    await waitFor(
-      async () => {
-        const got = (await outcomeTotals(serverUrl, adminToken, project.id))
-          .map(({ outcome, reason, category, quantity }) => ({
-            outcome,
-            reason,
-            category,
-            quantity,
-          }))
-          .sort((a, b) => key(a).localeCompare(key(b)))
-        expect(got, 'outcome counters').toEqual(want)
-        return true
-      },
-      { message: 'outcomes match' },
-    )
-  }
-
-  const events = expected.events
-  if (events === undefined) return
-  if (events.length === 0) {
-    expect(await api.issues(project.id), 'no issue may be created').toEqual([])
-    return
-  }
-
-  const stored = new Map<string, StoredEvent>()
-  for (const want of events) {
-    const event = await waitFor(() => api.event(project.id, want.event_id), {
-      message: `event ${want.event_id} is stored`,
-    })
-    expect(event, `stored event ${want.event_id}`).toMatchObject(
-      expandMatchers(want.match ?? {}) as object,
-    )
-    stored.set(want.event_id, event)
-  }
-  const issueOf = (eventId: string): string => String(stored.get(eventId)?.issue_id)
-
-  const labelled = new Map<string, string>()
-  for (const want of events) {
-    if (want.issue === undefined) continue
-    const seen = labelled.get(want.issue)
-    if (seen === undefined) labelled.set(want.issue, issueOf(want.event_id))
-    else expect(issueOf(want.event_id), `events labelled ${want.issue} share an issue`).toBe(seen)
-  }
-  const labelIssues = [...labelled.values()]
-  expect(new Set(labelIssues).size, 'different labels are different issues').toBe(
-    labelIssues.length,
-  )
-
-  const eventIssues = [...new Set(events.map((want) => issueOf(want.event_id)))].sort()
-  await waitFor(
-    async () => {
-      const issues = await api.issues(project.id)
-      expect(
-        issues.map((issue) => String(issue.id)).sort(),
-        "the project has exactly the events' issues",
-      ).toEqual(eventIssues)
-      for (const [label, want] of Object.entries(expected.issues ?? {})) {
-        const issue = issues.find((candidate) => String(candidate.id) === labelled.get(label))
-        expect(issue, `issue ${label}`).toMatchObject(want)
-      }
-      return true
-    },
-    { message: 'issues match' },
-  )
-}
 
 describe.concurrent('fixtures', () => {
   for (const fixture of cases) {
@@ -130,7 +16,7 @@ describe.concurrent('fixtures', () => {
       continue
     }
     it(`${fixture.id}: ${description}`, async ({ expect }) => {
-      await runCase(fixture, expect)
+      await runFixtureCase({ api, serverUrl, adminToken }, fixture, expect)
     })
   }
 })

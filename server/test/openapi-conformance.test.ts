@@ -15,7 +15,7 @@ import { createInterface } from 'node:readline'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 const root = resolve(import.meta.dirname, '../..')
-const venvBin = join(root, 'conformance', '.venv', 'bin')
+const venvBin = join(root, 'conformance', '.venv-openapi', 'bin')
 const main = join(root, 'server', 'dist', 'main.js')
 
 /** Examples per operation: 26 operations × 10 stay near one minute on two busy cores. */

@@ -38,6 +38,15 @@ const scenarios = {
     }
     return groups
   },
+
+  // One message with ~50 KB of extra data: the Node transport gzips bodies above 32 KiB
+  // (GZIP_THRESHOLD in @sentry/node's http transport), so this request is compressed. Many
+  // short strings, not one long one: normalisation cuts long strings and wide arrays.
+  async large(Sentry) {
+    const extra = {}
+    for (let i = 0; i < 800; i++) extra[`line${i}`] = `conformance payload line ${i} `.repeat(2)
+    return { large: [Sentry.captureMessage('conformance large payload', { level: 'info', extra })] }
+  },
 }
 
 const { sdk, scenario } = parseArgs(process.argv.slice(2), USAGE)

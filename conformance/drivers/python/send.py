@@ -33,7 +33,15 @@ def grouping():
     return groups
 
 
-SCENARIOS = {"grouping": grouping}
+def large():
+    """One message with ~50 KB of extra data (the transport compresses every body anyway)."""
+    with sentry_sdk.new_scope() as scope:
+        for i in range(800):
+            scope.set_extra(f"line{i}", f"conformance payload line {i} " * 2)
+        return {"large": [sentry_sdk.capture_message("conformance large payload", level="info")]}
+
+
+SCENARIOS = {"grouping": grouping, "large": large}
 
 
 def main(argv):

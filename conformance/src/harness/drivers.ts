@@ -24,6 +24,11 @@ export const driverSchema = z.strictObject({
   scenarios: z.array(z.string()),
   /** Files that must exist for the driver to run, with the reason shown when one is missing. */
   needs: z.array(z.strictObject({ file: z.string(), reason: z.string() })),
+  /**
+   * The driver's other programs by kind (`sessions`, `crons`, `quota`), relative to the repo
+   * root and run with the same runtime as `command`; the matrix runner picks them by scenario.
+   */
+  programs: z.record(z.string(), z.string()).optional(),
 })
 
 /** A driver's description plus whether it can run here. */

@@ -22,6 +22,10 @@ export interface RecordedRequest {
   /** The server's rate-limit headers, as sent. */
   retryAfter: string | undefined
   rateLimits: string | undefined
+  /** The request's `Content-Encoding` (undefined when the body was sent as is). */
+  encoding: string | undefined
+  /** The server's answer body (first 500 characters), for evidence. */
+  answer: string
 }
 
 /** A running proxy. */
@@ -116,6 +120,8 @@ export async function startRecordingProxy(target: string): Promise<RecordingProx
         status: upstream.status,
         retryAfter: upstream.headers.get('retry-after') ?? undefined,
         rateLimits: upstream.headers.get('x-sentry-rate-limits') ?? undefined,
+        encoding: encoding === '' || encoding === 'identity' ? undefined : encoding,
+        answer: answer.subarray(0, 500).toString('utf8'),
       })
       const out: Record<string, string> = {}
       upstream.headers.forEach((value, name) => {

@@ -32,6 +32,11 @@ export interface RunningServer {
 export interface StartOptions {
   /** Extra environment variables (after the defaults, so they can override them). */
   env?: Record<string, string>
+  /**
+   * `source` runs `server/src/main.ts` through tsx (the vitest suite, no build needed); `dist`
+   * runs the built `server/dist/main.js` as production does (the conformance runner).
+   */
+  entry?: 'source' | 'dist'
 }
 
 /** The ready line `main.ts` prints once it accepts requests. */
@@ -77,7 +82,9 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
     INGEST_ADMIN_TOKEN: adminToken,
     ...opts.env,
   })
-  const child = execa(process.execPath, ['--import', 'tsx', 'server/src/main.ts'], {
+  const args =
+    opts.entry === 'dist' ? ['server/dist/main.js'] : ['--import', 'tsx', 'server/src/main.ts']
+  const child = execa(process.execPath, args, {
     cwd: repoRoot,
     env,
     extendEnv: false,

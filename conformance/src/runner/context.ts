@@ -1,0 +1,172 @@
+/**
+ * What a scenario gets to work with for one cell: the target's APIs, a fresh project reached
+ * through the recording proxy, the row's driver, and an evidence log. Scenarios throw (an
+ * `expect` or an error with the driver's output) to fail; everything they sent and read back
+ * is already in the evidence by then.
+ */
+import { expect } from 'vitest'
+import { Api, type Project } from '../harness/api.ts'
+import { type Driver, type DriverOutput, runDriver } from '../harness/drivers.ts'
+import { HealthApi, runProgram } from '../harness/health-crons.ts'
+import type { RecordingProxy } from '../harness/recording-proxy.ts'
+import type { Row } from './matrix.ts'
+import type { Evidence } from './report.ts'
+
+/** The target server as the runner reaches it. */
+export interface Target {
+  url: string
+  token: string
+  proxy: RecordingProxy
+  /** How long scenarios wait for the server to show what the SDK sent. */
+  readBackMs: number
+}
+
+/** Per-run state shared by all cells: memoised driver runs and named locks. */
+export class RunState {
+  readonly #shared = new Map<string, Promise<unknown>>()
+  readonly #locks = new Map<string, Promise<unknown>>()
+
+  /** `fn` once per key for the whole run; later callers get the same promise. */
+  shared<T>(key: string, fn: () => Promise<T>): Promise<T> {
+    let p = this.#shared.get(key) as Promise<T> | undefined
+    if (p === undefined) {
+      p = fn()
+      this.#shared.set(key, p)
+    }
+    return p
+  }
+
+  /** Runs `fn` after every earlier holder of the lock `name` finished. */
+  exclusive<T>(name: string, fn: () => Promise<T>): Promise<T> {
+    const before = this.#locks.get(name) ?? Promise.resolve()
+    const mine = before.then(fn, fn)
+    this.#locks.set(
+      name,
+      mine.catch(() => undefined),
+    )
+    return mine
+  }
+}
+
+/** A project created for a cell, with its DSN pointed at the recording proxy. */
+export interface CellProject extends Project {
+  /** The server's own DSN (the one SDKs would use without the proxy). */
+  directDsn: string
+}
+
+/** The context of one cell. */
+export class CellContext {
+  readonly api: Api
+  readonly health: HealthApi
+  readonly expect = expect
+  readonly evidence: Evidence = { projects: [], requests: [], readBack: [] }
+  readonly target: Target
+  readonly row: Row
+  readonly driver: Driver
+  readonly state: RunState
+
+  constructor(target: Target, row: Row, driver: Driver, state: RunState) {
+    this.target = target
+    this.row = row
+    this.driver = driver
+    this.state = state
+    this.api = new Api(target.url, target.token)
+    this.health = new HealthApi(target.url, target.token)
+  }
+
+  /** How long to wait for the server to show something (see {@link READ_BACK_MS}). */
+  get readBackMs(): number {
+    return this.target.readBackMs
+  }
+
+  /** Creates a project for this cell (names carry the row so the target's UI stays readable). */
+  async createProject(name: string): Promise<CellProject> {
+    const project = await this.api.createProject(`conformance ${this.row.id} ${name}`)
+    return {
+      ...project,
+      directDsn: project.dsn,
+      dsn: this.target.proxy.dsnFor(project.dsn),
+    }
+  }
+
+  /** Adds a project's proxied requests to this cell's evidence when the cell ends. */
+  track(project: { id: number }): void {
+    if (!this.evidence.projects.includes(project.id)) this.evidence.projects.push(project.id)
+  }
+
+  /** Records something read back from the server. */
+  note<T>(label: string, value: T): T {
+    this.evidence.readBack.push({ label, value })
+    return value
+  }
+
+  /** The driver's program of that kind (`sessions`, `crons`, `quota`); throws when it has none. */
+  program(kind: string): string {
+    const program = this.driver.programs?.[kind]
+    if (program === undefined) throw new Error(`driver ${this.driver.name} has no ${kind} program`)
+    return program
+  }
+
+  /** `--sdk <variant>` for multi-SDK drivers, nothing otherwise. */
+  sdkArgs(): string[] {
+    return this.row.sdk === undefined ? [] : ['--sdk', this.row.sdk]
+  }
+
+  /** Runs an event scenario of the driver's main program or of `kind`'s program. */
+  async runEvents(
+    scenario: string,
+    dsn: string,
+    kind?: string,
+    timeout = 120_000,
+  ): Promise<DriverOutput> {
+    // A driver without a separate program of that kind runs the scenario in its main command
+    // when it declares it there (the Rust drivers: one binary for every scenario).
+    const separate =
+      kind !== undefined &&
+      (this.driver.programs?.[kind] !== undefined || !this.driver.scenarios.includes(scenario))
+    const driver = separate
+      ? { ...this.driver, command: [this.driver.command[0] ?? 'node', this.program(kind)] }
+      : this.driver
+    const report = await runDriver(driver, {
+      scenario,
+      dsn,
+      timeout,
+      ...(this.row.sdk === undefined ? {} : { sdk: this.row.sdk }),
+    })
+    this.evidence.sdk = report.sdk
+    return report
+  }
+
+  /** Runs a program of `kind` with `args` (plus `--sdk`); `exitCodes` that count as success. */
+  async runProgram(
+    kind: string,
+    args: string[],
+    dsn: string,
+    exitCodes: number[] = [0],
+  ): Promise<Record<string, unknown>> {
+    const [runtime] = this.driver.command
+    const result = await runProgram({
+      driver: { ...this.driver, command: [runtime ?? 'node'] },
+      program: this.program(kind),
+      args: [...args, ...(this.driver.sdks.length > 1 ? this.sdkArgs() : [])],
+      dsn,
+      exitCodes,
+      timeout: 120_000,
+    })
+    const sdk = result['sdk']
+    if (typeof sdk === 'object' && sdk !== null) {
+      const { package: pkg, version } = sdk as Record<string, unknown>
+      if (typeof pkg === 'string' && typeof version === 'string') {
+        this.evidence.sdk = { package: pkg, version }
+      }
+    }
+    return result
+  }
+}
+
+/**
+ * How long scenarios wait by default for the server to show what the SDK sent: generous, as a
+ * busy machine can take many times the idle latency (the back-off scenario took 7 s idle and
+ * hit a 40 s limit beside other work).
+ */
+export const READ_BACK_MS = 60_000

@@ -1,0 +1,24 @@
+/** Every scenario implementation by id: the matrix's columns must all be here. */
+import { checkIn, missedRun } from './crons.ts'
+import { compressed, landsAndGroups, messagesGroup } from './events.ts'
+import { sessions } from './health.ts'
+import { otlpLogs } from './otlp.ts'
+import { backOff, clientReports, partialResend, unsupportedItems } from './quota.ts'
+import type { Scenario } from './scenario.ts'
+
+/** The registry the runner looks scenarios up in. */
+export const SCENARIOS: ReadonlyMap<string, Scenario> = new Map(
+  [
+    landsAndGroups,
+    messagesGroup,
+    sessions,
+    checkIn,
+    missedRun,
+    clientReports,
+    backOff,
+    partialResend,
+    unsupportedItems,
+    compressed,
+    otlpLogs,
+  ].map((s) => [s.id, s]),
+)
