@@ -6,7 +6,10 @@ import type { PrincipalSource } from './api/principal.ts'
 import type { Config } from './config.ts'
 import { installCronClock } from './crons/plugin.ts'
 import { ApiError } from './errors.ts'
+import { healthRoutes } from './http/health.ts'
+import { httpServerOptions } from './http/server-options.ts'
 import { KeyResolver } from './ingest/keys.ts'
+import { installIngestProtection } from './ingest/protection.ts'
 import { QuotaGate } from './ingest/quota.ts'
 import { ingestRoutes } from './ingest/routes.ts'
 import { LiveBus } from './live/bus.ts'
@@ -97,6 +100,7 @@ export async function buildApp(
     keepAliveTimeout: 10_000,
     // Per-request log lines cost throughput on the hot path; errors are still logged.
     logController: new LogController({ disableRequestLogging: true }),
+    ...httpServerOptions(config),
   })
   const store = opts.store ?? (await openSqliteStore(config.databasePath))
   let baseUrl = config.publicUrl ?? `http://${config.host}:${config.port}`
@@ -115,6 +119,8 @@ export async function buildApp(
   }
   app.decorate('services', services)
   installCronClock(app, services)
+  installIngestProtection(app, config)
+  healthRoutes(app, services.committer)
   errorHandler(app)
 
   await app.register(async (scope) => {
