@@ -63,7 +63,9 @@ export function httpServerOptions(config: Config): FastifyHttpOptions<Server> {
     requestTimeout: p.requestTimeoutMs,
     connectionTimeout: p.idleTimeoutMs,
     http: {
-      headersTimeout: p.headersTimeoutMs,
+      requestTimeout: p.requestTimeoutMs,
+      // Node refuses a headers timeout longer than the request timeout.
+      headersTimeout: Math.min(p.headersTimeoutMs, p.requestTimeoutMs),
       connectionsCheckingInterval: Math.max(100, Math.min(1000, p.requestTimeoutMs / 4)),
     },
     clientErrorHandler,
