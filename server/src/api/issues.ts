@@ -3,6 +3,7 @@ import { z } from 'zod'
 import { ApiError } from '../errors.ts'
 import type { IssueFilter, Store } from '../store/types.ts'
 import { IssueUpdate, toIssueChange } from '../triage/change.ts'
+import { Cursor } from './cursor.ts'
 import { eventJson, issueJson } from './format.ts'
 import { parseInput, pathId, pathProject } from './validate.ts'
 
@@ -16,12 +17,12 @@ export const IssueQuery = z.object({
   /** `1`: the For review queue (unresolved, not yet triaged); `0`: the rest. */
   for_review: z.enum(['1', '0', 'true', 'false']).optional(),
   limit: z.coerce.number().int().min(1).max(1000).default(100),
-  cursor: z.string().max(64).optional(),
+  cursor: Cursor.optional(),
 })
 
 const PageQuery = z.object({
   limit: z.coerce.number().int().min(1).max(1000).default(100),
-  cursor: z.string().max(64).optional(),
+  cursor: Cursor.optional(),
 })
 
 /** The store filter of a parsed issue-list query (the API's and the web UI's). */

@@ -10,6 +10,7 @@ import type {
   MonitorEnvStatus,
 } from '../store/monitor-types.ts'
 import type { Store } from '../store/types.ts'
+import { Cursor } from './cursor.ts'
 import { parseInput, pathId, pathProject } from './validate.ts'
 
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString())
@@ -72,7 +73,7 @@ export const checkInJson = (c: CheckInRecord) => ({
 export const CheckInQuery = z.object({
   environment: z.string().max(64).optional(),
   limit: z.coerce.number().int().min(1).max(1000).default(100),
-  cursor: z.string().max(64).optional(),
+  cursor: Cursor.optional(),
 })
 
 /** Query of the test-only clock route: the time to process (ISO 8601 or Unix ms/seconds). */
