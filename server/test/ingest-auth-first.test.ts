@@ -80,9 +80,7 @@ describe('credentials are checked before the body is read', () => {
   })
 
   it('accepts a gzip envelope whose dsn is its only credential, read in pieces', async () => {
-    const body = gzipSync(
-      eventEnvelope({ event_id: eid(3), message: 'dsn only' }, { dsn: p.dsn }),
-    )
+    const body = gzipSync(eventEnvelope({ event_id: eid(3), message: 'dsn only' }, { dsn: p.dsn }))
     const s = await openRaw(
       port,
       postHead(`/api/${p.id}/envelope/`, {

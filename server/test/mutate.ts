@@ -86,7 +86,10 @@ function garbage(rnd: () => number): unknown {
     case 14:
       return 'not-a-date'
     case 15:
-      return [[1, 2], ['a', { b: 'c' }]]
+      return [
+        [1, 2],
+        ['a', { b: 'c' }],
+      ]
     case 16:
       return { frames: [{ lineno: 'x', vars: DEEP, pre_context: 5 }] }
     default:

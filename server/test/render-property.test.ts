@@ -51,9 +51,7 @@ it('stores mutated events without a 5xx and renders every read of each', async (
       url: `/api/0/projects/${p.id}/events/${eid(i + 1)}/`,
       headers: ADMIN,
     })
-    expect(ev.statusCode, `event read ${i} (FUZZ_SEED=${SEED}): ${ev.body.slice(0, 300)}`).toBe(
-      200,
-    )
+    expect(ev.statusCode, `event read ${i} (FUZZ_SEED=${SEED}): ${ev.body.slice(0, 300)}`).toBe(200)
     const issueId = ev.json<{ issue_id: number }>().issue_id
     await read(`/api/0/issues/${issueId}/`, false)
     await read(`/api/0/issues/${issueId}/events/`, false)
