@@ -144,3 +144,26 @@ describe('slow and malformed clients', () => {
     expect(JSON.parse(res.body)).toEqual({ detail: 'malformed HTTP request' })
   })
 })
+
+describe('connection cap', () => {
+  it('closes connections past MAX_CONNECTIONS and serves those within it', async () => {
+    const capped = await testApp({
+      protection: { ...DEFAULT_PROTECTION, maxConnections: 2, diskMinFreeBytes: 0 },
+    })
+    try {
+      await capped.listen({ host: '127.0.0.1', port: 0 })
+      const addr = capped.server.address()
+      const cport = typeof addr === 'object' && addr !== null ? addr.port : 0
+      const a = await openRaw(cport, '')
+      const b = await openRaw(cport, '')
+      const c = await openRaw(cport, '')
+      await new Promise<void>((resolve) => c.once('close', () => resolve()))
+      a.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n')
+      expect((await readResponse(a)).status).toBe(200)
+      a.destroy()
+      b.destroy()
+    } finally {
+      await capped.close()
+    }
+  })
+})

@@ -32,7 +32,10 @@ export function storageUnavailable(retryAfterSeconds: number, why: string): ApiE
   })
 }
 
-/** Creates the admission controller and the disk guard and decorates the app with them. */
+/**
+ * Creates the admission controller and the disk guard, decorates the app with them, and caps
+ * open connections.
+ */
 export function installIngestProtection(app: FastifyInstance, config: Config): void {
   const p = config.protection
   const disk = new DiskGuard(config.dataDir, p.diskMinFreeBytes)
@@ -47,6 +50,8 @@ export function installIngestProtection(app: FastifyInstance, config: Config): v
     retryAfterSeconds: Math.max(p.shedRetryAfterSeconds, 5),
   })
   app.addHook('onClose', async () => disk.stop())
+  // Node closes connections past this at accept, before any parsing (net.Server#maxConnections).
+  if (p.maxConnections > 0) app.server.maxConnections = p.maxConnections
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance } from 'fastify'
 import { z } from 'zod'
 import { hashPassword, verifyPassword } from '../../accounts/passwords.ts'
 import type { UiDeps } from '../context.ts'
@@ -22,7 +22,10 @@ const SAME = 'http://same-origin.invalid'
  */
 export function safeNext(next: unknown): string {
   if (typeof next !== 'string' || !next.startsWith('/') || next.startsWith('//')) return '/'
-  if (/[\u0000-\u0020\u007f\\]/.test(next)) return '/'
+  for (const ch of next) {
+    const c = ch.charCodeAt(0)
+    if (c <= 0x20 || c === 0x7f || ch === '\\') return '/'
+  }
   let url: URL
   try {
     url = new URL(next, SAME)
