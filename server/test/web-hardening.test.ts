@@ -32,7 +32,7 @@ describe('sign-in throttling', () => {
     expect(Number(stranger.headers['retry-after'])).toBeGreaterThan(0)
     const owner = await attempt('correct horse battery', '198.51.100.7')
     expect(owner.statusCode).toBe(303)
-  })
+  }, 60_000)
 
   it('backs one address off across accounts', async () => {
     const form = await app.inject({ method: 'GET', url: '/login', remoteAddress: '203.0.113.5' })
@@ -41,7 +41,7 @@ describe('sign-in throttling', () => {
       cookie: `ingest_login_csrf=${cookieValue(form, 'ingest_login_csrf')}`,
     }
     const codes: number[] = []
-    for (let i = 0; i < 52; i++) {
+    for (let i = 0; i < 32; i++) {
       const res = await app.inject({
         method: 'POST',
         url: '/login',
@@ -51,9 +51,9 @@ describe('sign-in throttling', () => {
       })
       codes.push(res.statusCode)
     }
-    expect(codes.slice(0, 50).every((c) => c === 401)).toBe(true)
-    expect(codes[51]).toBe(429)
-  })
+    expect(codes.slice(0, 30).every((c) => c === 401)).toBe(true)
+    expect(codes[31]).toBe(429)
+  }, 60_000)
 })
 
 describe('after sign-in, next', () => {

@@ -38,7 +38,7 @@ export function safeNext(next: unknown): string {
 
 /** Failures before back-off: per address and account, and per address over all accounts. */
 const PER_ACCOUNT = { free: 10 }
-const PER_ADDRESS = { free: 50 }
+const PER_ADDRESS = { free: 30 }
 
 // A hash to verify against when the e-mail is unknown, so both paths cost one scrypt.
 let dummyHash: Promise<string> | undefined
