@@ -49,6 +49,8 @@ export interface Protection {
   maxInflightBytes: number
   /** Ingest units waiting for the group commit before new ones are shed (`INGEST_MAX_QUEUED_UNITS`). */
   maxQueuedUnits: number
+  /** Queueing latency the shedding aims for, ms (`INGEST_TARGET_LATENCY_MS`); see ingest/admission.ts. */
+  targetLatencyMs: number
   /** `Retry-After` of a shed request, s (`INGEST_SHED_RETRY_AFTER`). */
   shedRetryAfterSeconds: number
   /** Longest an envelope-header-only credential line may be, bytes (decoded). */
@@ -71,6 +73,7 @@ export interface Protection {
 export const DEFAULT_PROTECTION: Protection = {
   maxInflightBytes: 256 * 1024 * 1024,
   maxQueuedUnits: 1000,
+  targetLatencyMs: 150,
   shedRetryAfterSeconds: 2,
   maxAuthLine: 16 * 1024,
   requestTimeoutMs: 30_000,
@@ -87,6 +90,7 @@ function protectionFrom(env: Record<string, string | undefined>): Protection {
   return Object.freeze({
     maxInflightBytes: int('INGEST_MAX_INFLIGHT_BYTES', d.maxInflightBytes),
     maxQueuedUnits: int('INGEST_MAX_QUEUED_UNITS', d.maxQueuedUnits),
+    targetLatencyMs: int('INGEST_TARGET_LATENCY_MS', d.targetLatencyMs),
     shedRetryAfterSeconds: int('INGEST_SHED_RETRY_AFTER', d.shedRetryAfterSeconds),
     maxAuthLine: d.maxAuthLine,
     requestTimeoutMs: int('REQUEST_TIMEOUT_MS', d.requestTimeoutMs),

@@ -4,11 +4,23 @@ import { ApiError } from '../errors.ts'
 export interface AdmissionLimits {
   /** Request body bytes (compressed plus decoded) held by all requests at once. */
   maxInflightBytes: number
-  /** Write units admitted to the group commit and not yet committed. */
+  /** Write units admitted to the group commit and not yet committed: the hard bound. */
   maxQueuedUnits: number
+  /**
+   * Latency the queue may add, ms: the bound in force is the measured commit rate times this
+   * (at least {@link MIN_UNITS}, at most `maxQueuedUnits`), so the queue holds only what the
+   * committer clears within the target whatever the machine's speed.
+   */
+  targetLatencyMs: number
   /** Seconds announced in `Retry-After` and the rate-limit header when a request is shed. */
   retryAfterSeconds: number
 }
+
+/** Units always admitted, however slow the measured rate: keeps a cold or idle server going. */
+export const MIN_UNITS = 32
+
+/** Length of one window of the commit-rate measurement, ms. */
+const RATE_WINDOW_MS = 250
 
 /** Reason code of shed requests, in rate-limit headers and `rejected` outcomes. */
 export const SHED_REASON = 'overloaded'
@@ -44,15 +56,37 @@ export interface ByteReservation {
 export class AdmissionController {
   private bytes = 0
   private units = 0
+  /** Units committed in the current rate window, its start (performance.now()) and the EWMA rate, units/s. */
+  private done = 0
+  private windowStart = performance.now()
+  private rate = 0
   private readonly limits: AdmissionLimits
 
   constructor(limits: AdmissionLimits) {
     this.limits = limits
   }
 
-  /** Current use, for health output and tests. */
-  usage(): { bytes: number; units: number } {
-    return { bytes: this.bytes, units: this.units }
+  /** Current use and the queue bound in force, for tests and diagnostics. */
+  usage(): { bytes: number; units: number; unitBound: number } {
+    return { bytes: this.bytes, units: this.units, unitBound: this.unitBound() }
+  }
+
+  /** The queue bound in force: measured commit rate × target latency, clamped. */
+  unitBound(): number {
+    const byRate = Math.ceil((this.rate * this.limits.targetLatencyMs) / 1000)
+    return Math.min(this.limits.maxQueuedUnits, Math.max(MIN_UNITS, byRate))
+  }
+
+  private committed(): void {
+    this.done++
+    const now = performance.now()
+    const elapsed = now - this.windowStart
+    if (elapsed < RATE_WINDOW_MS) return
+    const windowRate = (this.done * 1000) / elapsed
+    // A busy window counts fully at once (rate rises fast); quiet ones decay it slowly.
+    this.rate = windowRate > this.rate ? windowRate : this.rate * 0.7 + windowRate * 0.3
+    this.done = 0
+    this.windowStart = now
   }
 
   private shed(what: string): ApiError {
@@ -85,12 +119,13 @@ export class AdmissionController {
    * queue already holds its bound.
    */
   async admitUnit<T>(commit: () => Promise<T>): Promise<T> {
-    if (this.units >= this.limits.maxQueuedUnits) throw this.shed('ingest queue')
+    if (this.units >= this.unitBound()) throw this.shed('ingest queue')
     this.units++
     try {
       return await commit()
     } finally {
       this.units--
+      this.committed()
     }
   }
 }

@@ -44,6 +44,7 @@ export function installIngestProtection(app: FastifyInstance, config: Config): v
     admission: new AdmissionController({
       maxInflightBytes: p.maxInflightBytes,
       maxQueuedUnits: p.maxQueuedUnits,
+      targetLatencyMs: p.targetLatencyMs,
       retryAfterSeconds: p.shedRetryAfterSeconds,
     }),
     disk,
