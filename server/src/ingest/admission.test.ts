@@ -35,7 +35,9 @@ describe('AdmissionController', () => {
     // Units committing quickly for longer than a rate window raise the bound above the minimum.
     const start = performance.now()
     while (performance.now() - start < 400) {
-      await Promise.all(Array.from({ length: 16 }, () => a.admitUnit(async () => 1)))
+      const leaves = Array.from({ length: 16 }, () => a.enter())
+      await Promise.resolve()
+      for (const leave of leaves) leave()
     }
     expect(a.unitBound()).toBeGreaterThan(MIN_UNITS)
     expect(a.unitBound()).toBeLessThanOrEqual(limits.maxQueuedUnits)
@@ -43,14 +45,13 @@ describe('AdmissionController', () => {
 
   it('sheds at once when the queue holds its bound, and admits again when it drains', async () => {
     const a = new AdmissionController({ ...limits, maxQueuedUnits: 2 })
-    let release: () => void = () => {}
-    const gate = new Promise<void>((r) => {
-      release = r
-    })
-    const held = [a.admitUnit(() => gate), a.admitUnit(() => gate)]
-    await expect(a.admitUnit(async () => 1)).rejects.toMatchObject({ status: 429 })
-    release()
-    await Promise.all(held)
-    await expect(a.admitUnit(async () => 1)).resolves.toBe(1)
+    const held = [a.enter(), a.enter()]
+    expect(() => a.enter()).toThrowError(expect.objectContaining({ status: 429 }))
+    for (const leave of held) {
+      leave()
+      leave()
+    }
+    expect(a.usage().units).toBe(0)
+    a.enter()()
   })
 })

@@ -4,7 +4,7 @@ import { ApiError } from '../errors.ts'
 export interface AdmissionLimits {
   /** Request body bytes (compressed plus decoded) held by all requests at once. */
   maxInflightBytes: number
-  /** Write units admitted to the group commit and not yet committed: the hard bound. */
+  /** Ingest requests in flight (being read, parsed or waiting for the group commit): the hard bound. */
   maxQueuedUnits: number
   /**
    * Latency the queue may add, ms: the bound in force is the measured commit rate times this
@@ -115,15 +115,17 @@ export class AdmissionController {
   }
 
   /**
-   * Runs `commit` as one admitted unit of the ingest queue, or throws a 429 at once when the
-   * queue already holds its bound.
+   * Admits one ingest request, or throws a 429 at once when the requests in flight already
+   * hold the bound: called when the request arrives, before its body is read or parsed, so a
+   * shed request costs almost nothing. Call the returned function once when it is answered.
    */
-  async admitUnit<T>(commit: () => Promise<T>): Promise<T> {
+  enter(): () => void {
     if (this.units >= this.unitBound()) throw this.shed('ingest queue')
     this.units++
-    try {
-      return await commit()
-    } finally {
+    let left = false
+    return () => {
+      if (left) return
+      left = true
       this.units--
       this.committed()
     }

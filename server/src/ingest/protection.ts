@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { Config } from '../config.ts'
 import { ApiError } from '../errors.ts'
 import { AdmissionController, type ByteReservation } from './admission.ts'
@@ -19,6 +19,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** Body bytes this request holds against the global budget (ingest routes only). */
     ingestBudget?: ByteReservation
+    /** Gives the request's place in the ingest queue back (ingest routes only). */
+    ingestLeave?: () => void
   }
 }
 
@@ -56,13 +58,23 @@ export function installIngestProtection(app: FastifyInstance, config: Config): v
 }
 
 /**
- * Hooks of an ingest scope: each request gets a byte reservation, given back when its answer
- * is sent or the client goes away.
+ * Hooks of an ingest scope: each request takes a place in the bounded ingest queue when it
+ * arrives (or is shed with a 429 before anything is read) and a byte reservation; both are
+ * given back when its answer is sent or the client goes away.
  */
 export function budgetHooks(app: FastifyInstance): void {
-  app.addHook('onRequest', async (req) => {
+  const done = async (req: FastifyRequest): Promise<void> => {
+    req.ingestBudget?.release()
+    req.ingestLeave?.()
+  }
+  app.addHook('onRequest', async (req, reply) => {
+    if (req.method !== 'POST') return
+    req.ingestLeave = app.ingestProtection.admission.enter()
     req.ingestBudget = app.ingestProtection.admission.reserveBytes()
+    // 'close' comes in every case, also when the client hung up before the answer was written
+    // (then Fastify runs no onResponse hook); both paths are idempotent.
+    reply.raw.once('close', () => void done(req))
   })
-  app.addHook('onResponse', async (req) => req.ingestBudget?.release())
-  app.addHook('onRequestAbort', async (req) => req.ingestBudget?.release())
+  app.addHook('onResponse', done)
+  app.addHook('onRequestAbort', done)
 }

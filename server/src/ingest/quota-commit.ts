@@ -6,7 +6,7 @@ import { announceStored } from './commit.ts'
 import type { IngestContext } from './context.ts'
 import type { IngestProtection } from './protection.ts'
 import { storageUnavailable } from './protection.ts'
-import { type QuotaGate, type QuotaTicket, rateLimitHeaders } from './quota.ts'
+import { type QuotaGate, rateLimitHeaders } from './quota.ts'
 
 /** What {@link commitWithQuota} needs from the app. */
 export interface QuotaCommitDeps {
@@ -25,8 +25,8 @@ export interface QuotaCommitOptions {
 }
 
 /**
- * The one sequence every client-data write goes through: a place in the bounded ingest queue
- * (else 429 at once), the project's quota charged per event, the group commit (a failed write
+ * The one sequence every client-data write goes through (the request already holds its place
+ * in the bounded ingest queue, `protection.ts`): the project's quota charged per event, the group commit (a failed write
  * refunds the charge and answers 503 with `Retry-After`, never 500), duplicates refunded, new
  * events announced, and finally the 429 when some events were over the quota (what fitted is
  * stored). Returns the commit's result.
@@ -37,20 +37,15 @@ export async function commitWithQuota(
   opts: QuotaCommitOptions,
 ): Promise<WriteUnitResult> {
   const { quota, committer, bus, protection } = deps
-  let ticket: QuotaTicket | undefined
-  const result = await protection.admission.admitUnit(async () => {
-    const t = await quota.admit(ctx)
-    ticket = t
-    opts.beforeWrite?.(t.retryAfter !== undefined)
-    return committer.write(ctx.unit).catch((err: unknown) => {
-      quota.cancel(t)
-      if (err instanceof ApiError) throw err
-      throw Object.assign(storageUnavailable(protection.retryAfterSeconds, 'write failed'), {
-        cause: err,
-      })
+  const ticket = await quota.admit(ctx)
+  opts.beforeWrite?.(ticket.retryAfter !== undefined)
+  const result = await committer.write(ctx.unit).catch((err: unknown) => {
+    quota.cancel(ticket)
+    if (err instanceof ApiError) throw err
+    throw Object.assign(storageUnavailable(protection.retryAfterSeconds, 'write failed'), {
+      cause: err,
     })
   })
-  if (ticket === undefined) return result
   quota.settle(ticket, result.events)
   announceStored(bus, ctx.project.id, result.events)
   if (ticket.retryAfter !== undefined) {
