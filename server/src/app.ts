@@ -11,7 +11,10 @@ import { apiRoutes } from './api/index.ts'
 import type { Config } from './config.ts'
 import { installCronClock } from './crons/plugin.ts'
 import { ApiError, errorStatus } from './errors.ts'
+import { healthRoutes } from './http/health.ts'
+import { httpServerOptions } from './http/server-options.ts'
 import { KeyResolver } from './ingest/keys.ts'
+import { installIngestProtection } from './ingest/protection.ts'
 import { QuotaGate } from './ingest/quota.ts'
 import { ingestRoutes } from './ingest/routes.ts'
 import { LiveBus } from './live/bus.ts'
@@ -87,6 +90,7 @@ export async function buildApp(
     keepAliveTimeout: 10_000,
     // Per-request log lines cost throughput on the hot path; errors are still logged.
     logController: new LogController({ disableRequestLogging: true }),
+    ...httpServerOptions(config),
   })
   recordRoutes(app)
   const store = opts.store ?? (await openSqliteStore(config.databasePath))
@@ -106,6 +110,8 @@ export async function buildApp(
   }
   app.decorate('services', services)
   installCronClock(app, services)
+  installIngestProtection(app, config)
+  healthRoutes(app, services.committer)
   errorHandler(app)
 
   await app.register(async (scope) => {

@@ -39,6 +39,67 @@ export interface Config {
   smtp: SmtpConfig | undefined
   /** Alert delivery timing (`ALERT_*`); tests shorten it. */
   alerts: AlertTiming
+  /** Budgets, timeouts and guards against hostile or overwhelming clients (docs/ingest-protection.md). */
+  protection: Protection
+}
+
+/** Ingest protection settings; defaults in {@link DEFAULT_PROTECTION}. */
+export interface Protection {
+  /** Request body bytes (compressed plus decoded) all requests may hold at once (`INGEST_MAX_INFLIGHT_BYTES`). */
+  maxInflightBytes: number
+  /** Ingest units waiting for the group commit before new ones are shed (`INGEST_MAX_QUEUED_UNITS`). */
+  maxQueuedUnits: number
+  /** Queueing latency the shedding aims for, ms (`INGEST_TARGET_LATENCY_MS`); see ingest/admission.ts. */
+  targetLatencyMs: number
+  /** `Retry-After` of a shed request, s (`INGEST_SHED_RETRY_AFTER`). */
+  shedRetryAfterSeconds: number
+  /** Longest an envelope-header-only credential line may be, bytes (decoded). */
+  maxAuthLine: number
+  /** Time to receive a whole request, headers and body; then 408 (`REQUEST_TIMEOUT_MS`). */
+  requestTimeoutMs: number
+  /** Time to receive the request headers (`HEADERS_TIMEOUT_MS`). */
+  headersTimeoutMs: number
+  /** An idle socket is closed after this long (`IDLE_TIMEOUT_MS`). */
+  idleTimeoutMs: number
+  /** Open connections accepted at once; more are closed (`MAX_CONNECTIONS`, 0: no cap). */
+  maxConnections: number
+  /** Ingest refuses new data (503) while the data directory's disk has less free space (`DISK_MIN_FREE_BYTES`, 0: off). */
+  diskMinFreeBytes: number
+  /** Alert webhooks may target private, loopback and link-local addresses (`ALERT_ALLOW_PRIVATE_TARGETS=1`). */
+  allowPrivateWebhooks: boolean
+}
+
+/** Protection defaults; why each value: docs/ingest-protection.md. */
+export const DEFAULT_PROTECTION: Protection = {
+  maxInflightBytes: 256 * 1024 * 1024,
+  maxQueuedUnits: 1000,
+  targetLatencyMs: 150,
+  shedRetryAfterSeconds: 2,
+  maxAuthLine: 16 * 1024,
+  requestTimeoutMs: 30_000,
+  headersTimeoutMs: 10_000,
+  idleTimeoutMs: 65_000,
+  maxConnections: 4096,
+  diskMinFreeBytes: 256 * 1024 * 1024,
+  allowPrivateWebhooks: false,
+}
+
+function protectionFrom(env: Record<string, string | undefined>): Protection {
+  const d = DEFAULT_PROTECTION
+  const int = (name: string, fallback: number) => intFrom(env[name], fallback, name)
+  return Object.freeze({
+    maxInflightBytes: int('INGEST_MAX_INFLIGHT_BYTES', d.maxInflightBytes),
+    maxQueuedUnits: int('INGEST_MAX_QUEUED_UNITS', d.maxQueuedUnits),
+    targetLatencyMs: int('INGEST_TARGET_LATENCY_MS', d.targetLatencyMs),
+    shedRetryAfterSeconds: int('INGEST_SHED_RETRY_AFTER', d.shedRetryAfterSeconds),
+    maxAuthLine: d.maxAuthLine,
+    requestTimeoutMs: int('REQUEST_TIMEOUT_MS', d.requestTimeoutMs),
+    headersTimeoutMs: int('HEADERS_TIMEOUT_MS', d.headersTimeoutMs),
+    idleTimeoutMs: int('IDLE_TIMEOUT_MS', d.idleTimeoutMs),
+    maxConnections: int('MAX_CONNECTIONS', d.maxConnections),
+    diskMinFreeBytes: int('DISK_MIN_FREE_BYTES', d.diskMinFreeBytes),
+    allowPrivateWebhooks: isTrue(env['ALERT_ALLOW_PRIVATE_TARGETS']),
+  })
 }
 
 /** Where e-mail alerts are sent from (`SMTP_HOST`, `SMTP_PORT`, `SMTP_SECURE`, …). */
@@ -142,6 +203,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     cronClockIntervalMs: intFrom(env['CRON_CLOCK_INTERVAL_MS'], 10_000, 'CRON_CLOCK_INTERVAL_MS'),
     testClock: env['INGEST_TEST_CLOCK'] === '1',
     smtp: smtpFrom(env),
+    protection: protectionFrom(env),
     alerts: Object.freeze({
       ...DEFAULT_ALERT_TIMING,
       pollMs: intFrom(env['ALERT_POLL_MS'], DEFAULT_ALERT_TIMING.pollMs, 'ALERT_POLL_MS'),
@@ -165,6 +227,8 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     ...loadConfig({ DATA_DIR: '/tmp/ingest-test-unused', DATABASE_PATH: ':memory:' }),
     adminToken: 'test-admin-token',
     logLevel: 'silent',
+    // Tests post alerts to receivers on loopback; the guard itself is tested with it off.
+    protection: { ...DEFAULT_PROTECTION, allowPrivateWebhooks: true, diskMinFreeBytes: 0 },
     ...overrides,
   }
 }

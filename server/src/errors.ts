@@ -23,6 +23,8 @@ export const ERRORS = {
   too_large: { status: 413, reason: 'too_large' },
   envelope_mismatch: { status: 400, reason: 'invalid_envelope' },
   over_quota: { status: 429, reason: 'quota_exceeded' },
+  overloaded: { status: 429, reason: 'overloaded' },
+  storage_unavailable: { status: 503, reason: 'storage_unavailable' },
   unauthorized: { status: 401, reason: null },
   forbidden: { status: 403, reason: null },
   not_found: { status: 404, reason: null },

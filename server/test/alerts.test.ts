@@ -600,13 +600,17 @@ describe('several nodes on one database', () => {
     const second = await testApp({ databasePath, alerts: { ...FAST, pollMs: 60_000 } })
     apps.push(second)
     const log = { warn: () => {} }
-    const now = new AlertWorker(second.services.store, { ...FAST, smtp: undefined }, log)
+    const now = new AlertWorker(
+      second.services.store,
+      { ...FAST, smtp: undefined, allowPrivateTargets: true },
+      log,
+    )
     // The retry is not due yet and the dead node's lease still holds.
     expect(await now.runOnce()).toBe(0)
     // A minute later both are due: the retry's time came and the dead node's lease expired.
     const later = new AlertWorker(
       second.services.store,
-      { ...FAST, smtp: undefined, now: () => Date.now() + 61_000 },
+      { ...FAST, smtp: undefined, allowPrivateTargets: true, now: () => Date.now() + 61_000 },
       log,
     )
     expect(await later.runOnce()).toBe(2)

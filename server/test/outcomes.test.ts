@@ -135,11 +135,12 @@ describe('rejected requests', () => {
     app.services.keys.invalidate()
     const revoked = await postEnvelope(app, p.id, k.key, eventsEnvelope(4, 1))
     expect(revoked.statusCode).toBe(403)
+    // The body of a request without a valid key is never read: one item, category `default`.
     expect(await outcomeMap(app, p.id, { key_id: '0' })).toEqual({
-      'rejected:auth_invalid/error': 1,
-      'rejected:auth_missing/error': 1,
-      'rejected:revoked_key/error': 1,
-      'rejected:unknown_key/error': 1,
+      'rejected:auth_invalid/default': 1,
+      'rejected:auth_missing/default': 1,
+      'rejected:revoked_key/default': 1,
+      'rejected:unknown_key/default': 1,
     })
   })
 
@@ -147,7 +148,7 @@ describe('rejected requests', () => {
     const q = await createProject(app, 'other')
     const res = await postEnvelope(app, p.id, q.key, eventsEnvelope(1, 1))
     expect(res.statusCode).toBe(403)
-    expect(await outcomeMap(app, p.id)).toEqual({ 'rejected:wrong_project/error': 1 })
+    expect(await outcomeMap(app, p.id)).toEqual({ 'rejected:wrong_project/default': 1 })
     expect(await outcomeMap(app, q.id)).toEqual({})
   })
 

@@ -46,6 +46,8 @@ beforeAll(async () => {
       SMTP_FROM: 'alerts@ui.test',
       ALERT_POLL_MS: '50',
       ALERT_BACKOFF_MS: '50',
+      // The webhook receiver listens on loopback.
+      ALERT_ALLOW_PRIVATE_TARGETS: '1',
     },
   })
   api = new Api(server.url, server.adminToken)

@@ -40,6 +40,8 @@ beforeAll(async () => {
       SMTP_FROM: 'alerts@conformance.test',
       ALERT_POLL_MS: '50',
       ALERT_BACKOFF_MS: '50',
+      // The webhook receiver listens on loopback.
+      ALERT_ALLOW_PRIVATE_TARGETS: '1',
     },
   })
 })

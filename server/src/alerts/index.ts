@@ -24,7 +24,15 @@ declare module 'fastify' {
  */
 export function setupAlerts(app: FastifyInstance): AlertService {
   const { store, bus, config, baseUrl } = app.services
-  const worker = new AlertWorker(store, { ...config.alerts, smtp: config.smtp }, app.log)
+  const worker = new AlertWorker(
+    store,
+    {
+      ...config.alerts,
+      smtp: config.smtp,
+      allowPrivateTargets: config.protection.allowPrivateWebhooks,
+    },
+    app.log,
+  )
   const triggers = new AlertTriggers({
     store,
     baseUrl,

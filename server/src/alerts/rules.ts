@@ -3,6 +3,7 @@ import { parseInput } from '../api/validate.ts'
 import type { Config } from '../config.ts'
 import { ApiError } from '../errors.ts'
 import type { AlertChannel, AlertCondition, AlertRule, Store } from '../store/types.ts'
+import { webhookTargetProblem } from './channels/webhook-target.ts'
 
 const Condition = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('new_issue') }),
@@ -62,7 +63,7 @@ export const ruleJson = (r: AlertRule) => ({
  * for an unknown project, 400 for bad input or an e-mail rule on a server without SMTP.
  */
 export async function createAlertRule(
-  deps: { store: Store; config: Pick<Config, 'smtp'> },
+  deps: { store: Store; config: Pick<Config, 'smtp' | 'protection'> },
   projectId: number,
   input: unknown,
 ): Promise<AlertRule> {
@@ -74,6 +75,13 @@ export async function createAlertRule(
       'bad_request',
       'e-mail alerts need an SMTP server: start the server with SMTP_HOST (and SMTP_PORT, SMTP_FROM) set',
     )
+  }
+  if (body.channel.type === 'webhook') {
+    const problem = await webhookTargetProblem(
+      body.channel.url,
+      deps.config.protection.allowPrivateWebhooks,
+    )
+    if (problem !== undefined) throw new ApiError('bad_request', problem)
   }
   const conditions: AlertCondition[] = body.conditions.map((c) =>
     c.type === 'frequency'

@@ -11,6 +11,8 @@ import type { AlertMessage } from './message.ts'
 /** Options of {@link AlertWorker}: the timing plus test seams. */
 export interface AlertWorkerOptions extends AlertTiming {
   smtp: SmtpConfig | undefined
+  /** Webhooks may reach private, loopback and link-local addresses (`ALERT_ALLOW_PRIVATE_TARGETS`). */
+  allowPrivateTargets: boolean
   /** Identifies this worker's claims (default: host, pid and a random suffix). */
   workerId?: string
   /** Clock (default `Date.now`); tests move it to expire leases and reach retry times. */
@@ -116,6 +118,7 @@ export class AlertWorker {
       await sendWebhook(d.channel, m, d.id, {
         timeoutMs: this.opts.sendTimeoutMs,
         signal: this.abort.signal,
+        allowPrivate: this.opts.allowPrivateTargets,
       })
     } else {
       await this.email.send(d.channel, m, d.id)

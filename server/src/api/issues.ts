@@ -2,6 +2,7 @@ import { z } from 'zod'
 import { ApiError } from '../errors.ts'
 import type { IssueFilter, Store } from '../store/types.ts'
 import { IssueUpdate, toIssueChange } from '../triage/change.ts'
+import { Cursor } from './cursor.ts'
 import { eventJson, issueJson } from './format.ts'
 import type { ApiScope } from './openapi.ts'
 import {
@@ -26,14 +27,14 @@ export const IssueQuery = z
     /** `1`: the For review queue (unresolved, not yet triaged); `0`: the rest. */
     for_review: z.enum(['1', '0', 'true', 'false']).optional(),
     limit: z.coerce.number().int().min(1).max(1000).default(100),
-    cursor: z.string().max(64).optional(),
+    cursor: Cursor.optional(),
   })
   .describe('query')
 
 const PageQuery = z
   .object({
     limit: z.coerce.number().int().min(1).max(1000).default(100),
-    cursor: z.string().max(64).optional(),
+    cursor: Cursor.optional(),
   })
   .describe('query')
 

@@ -12,6 +12,7 @@ import type { Store } from '../store/types.ts'
 import type { ApiScope } from './openapi.ts'
 import { CheckInJson, errorResponses, MonitorJson, PathId, ProjectParams } from './schemas.ts'
 import { pathProject } from './validate.ts'
+import { Cursor } from './cursor.ts'
 
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString())
 
@@ -74,7 +75,7 @@ export const CheckInQuery = z
   .object({
     environment: z.string().max(64).optional(),
     limit: z.coerce.number().int().min(1).max(1000).default(100),
-    cursor: z.string().max(64).optional(),
+    cursor: Cursor.optional(),
   })
   .describe('query')
 

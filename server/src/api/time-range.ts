@@ -6,6 +6,9 @@ export const HOUR = 3_600_000
 /** Longest range an hourly series covers (93 days of buckets). */
 export const MAX_BUCKETS = 93 * 24
 
+/** Latest time a query may name: 9999-12-31T23:59:59.999Z. */
+const MAX_TIME_MS = 253_402_300_799_999
+
 /** A query time, ISO 8601 or Unix seconds (ms when > 1e11), parsed to epoch ms. */
 export const Instant = z
   .string()
@@ -13,7 +16,8 @@ export const Instant = z
   .transform((s, ctx) => {
     const n = /^\d+(\.\d+)?$/.test(s) ? Number(s) : Number.NaN
     const ms = Number.isFinite(n) ? (n > 1e11 ? n : n * 1000) : Date.parse(s)
-    if (!Number.isFinite(ms)) {
+    // Beyond 9999 no date formatter can print it (`until=99999999999999999999`).
+    if (!Number.isFinite(ms) || ms < 0 || ms > MAX_TIME_MS) {
       ctx.addIssue({ code: 'custom', message: 'expected an ISO 8601 time or Unix seconds' })
       return z.NEVER
     }

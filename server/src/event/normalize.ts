@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import { BOUNDS, keepEnds, TrimNotes, trimBag } from './bounds.ts'
 import type {
   Breadcrumb,
   ExceptionValue,
@@ -17,8 +18,13 @@ const str = (v: unknown, max = 8192): string | undefined =>
 const num = (v: unknown): number | undefined =>
   typeof v === 'number' && Number.isFinite(v) ? v : undefined
 const bool = (v: unknown): boolean | undefined => (typeof v === 'boolean' ? v : undefined)
-const strList = (v: unknown): string[] | undefined =>
-  Array.isArray(v) ? v.map((x) => str(x)).filter((x): x is string => x !== undefined) : undefined
+const strList = (v: unknown, max: number = BOUNDS.contextLines): string[] | undefined =>
+  Array.isArray(v)
+    ? v
+        .slice(0, max)
+        .map((x) => str(x, 1024))
+        .filter((x): x is string => x !== undefined)
+    : undefined
 
 /** Sets `key` only when the value exists (the types use exact optional properties). */
 function put<T extends object, K extends keyof T>(
@@ -41,15 +47,20 @@ export function normalizeEventId(v: unknown): string | undefined {
 /** Generates a fresh event id. */
 export const newEventId = (): string => randomUUID().replaceAll('-', '')
 
-/** Float Unix seconds or an RFC 3339 string to Unix seconds. */
+/**
+ * Float Unix seconds or an RFC 3339 string to Unix seconds; undefined for anything else and for
+ * times after 9999 (`1e20`, `"9999999999999"`), which no date formatter can print.
+ */
 export function parseTimestamp(v: unknown): number | undefined {
-  if (typeof v === 'number' && Number.isFinite(v) && v > 0) return v > 1e11 ? v / 1000 : v
-  if (typeof v === 'string' && v !== '') {
+  const sane = (s: number): number | undefined =>
+    Number.isFinite(s) && s > 0 && s <= BOUNDS.maxTimestamp ? s : undefined
+  if (typeof v === 'number' && Number.isFinite(v) && v > 0) return sane(v > 1e11 ? v / 1000 : v)
+  if (typeof v === 'string' && v !== '' && v.length <= 64) {
     const asNum = Number(v)
-    if (Number.isFinite(asNum) && asNum > 0) return asNum
+    if (Number.isFinite(asNum) && asNum > 0) return sane(asNum)
     const hasZone = /[zZ]|[+-]\d\d:?\d\d$/.test(v)
     const ms = Date.parse(hasZone ? v : `${v}Z`)
-    if (Number.isFinite(ms)) return ms / 1000
+    if (Number.isFinite(ms)) return sane(ms / 1000)
   }
   return undefined
 }
@@ -78,7 +89,7 @@ export function normalizeLevel(v: unknown): Level {
   return (typeof v === 'string' ? LEVELS[v.toLowerCase()] : undefined) ?? 'error'
 }
 
-function frame(v: unknown): Frame | undefined {
+function frame(v: unknown, notes: TrimNotes): Frame | undefined {
   if (!isObj(v)) return undefined
   const f: Frame = {}
   for (const k of [
@@ -99,23 +110,26 @@ function frame(v: unknown): Frame | undefined {
   put(f, 'in_app', bool(v['in_app']))
   put(f, 'pre_context', strList(v['pre_context']))
   put(f, 'post_context', strList(v['post_context']))
-  if (isObj(v['vars'])) f.vars = v['vars']
+  if (isObj(v['vars'])) f.vars = trimBag(v['vars'], 'frame.vars', notes) as Record<string, unknown>
   return f
 }
 
-function stacktrace(v: unknown): Stacktrace | undefined {
+function stacktrace(v: unknown, notes: TrimNotes): Stacktrace | undefined {
   if (!isObj(v) || !Array.isArray(v['frames'])) return undefined
-  const frames = v['frames'].map(frame).filter((f): f is Frame => f !== undefined)
+  if (v['frames'].length > BOUNDS.frames) notes.add('too_many_items', 'stacktrace.frames')
+  const frames = keepEnds(v['frames'], BOUNDS.frames)
+    .map((f) => frame(f, notes))
+    .filter((f): f is Frame => f !== undefined)
   return frames.length > 0 ? { frames } : undefined
 }
 
-function exceptionValue(v: unknown): ExceptionValue | undefined {
+function exceptionValue(v: unknown, notes: TrimNotes): ExceptionValue | undefined {
   if (!isObj(v)) return undefined
   const e: ExceptionValue = {}
   put(e, 'type', str(v['type'], 256))
   put(e, 'value', str(v['value']))
   put(e, 'module', str(v['module'], 256))
-  put(e, 'stacktrace', stacktrace(v['stacktrace']))
+  put(e, 'stacktrace', stacktrace(v['stacktrace'], notes))
   const m = v['mechanism']
   if (isObj(m)) {
     const mech: NonNullable<ExceptionValue['mechanism']> = {}
@@ -128,7 +142,7 @@ function exceptionValue(v: unknown): ExceptionValue | undefined {
   return e.type === undefined && e.value === undefined && e.stacktrace === undefined ? undefined : e
 }
 
-function exceptions(v: unknown): { values: ExceptionValue[] } | undefined {
+function exceptions(v: unknown, notes: TrimNotes): { values: ExceptionValue[] } | undefined {
   const list = Array.isArray(v)
     ? v
     : isObj(v)
@@ -136,11 +150,14 @@ function exceptions(v: unknown): { values: ExceptionValue[] } | undefined {
         ? v['values']
         : [v]
       : []
-  const values = list.map(exceptionValue).filter((e): e is ExceptionValue => e !== undefined)
+  if (list.length > BOUNDS.exceptions) notes.add('too_many_items', 'exception.values')
+  const values = keepEnds(list, BOUNDS.exceptions)
+    .map((e) => exceptionValue(e, notes))
+    .filter((e): e is ExceptionValue => e !== undefined)
   return values.length > 0 ? { values } : undefined
 }
 
-function logentry(raw: Obj): LogEntry | undefined {
+function logentry(raw: Obj, notes: TrimNotes): LogEntry | undefined {
   const src = isObj(raw['logentry'])
     ? raw['logentry']
     : isObj(raw['message'])
@@ -150,7 +167,8 @@ function logentry(raw: Obj): LogEntry | undefined {
   if (src !== undefined) {
     put(entry, 'message', str(src['message']))
     put(entry, 'formatted', str(src['formatted']))
-    if (Array.isArray(src['params'])) entry.params = src['params']
+    if (Array.isArray(src['params']))
+      entry.params = trimBag(src['params'], 'logentry.params', notes) as unknown[]
   }
   if (entry.formatted === undefined && typeof raw['message'] === 'string') {
     entry.formatted = raw['message'].slice(0, 8192)
@@ -158,9 +176,13 @@ function logentry(raw: Obj): LogEntry | undefined {
   return entry.message === undefined && entry.formatted === undefined ? undefined : entry
 }
 
-function tags(v: unknown): [string, string][] {
+function tags(v: unknown, notes: TrimNotes): [string, string][] {
   const pairs: [string, string][] = []
   const add = (k: unknown, val: unknown): void => {
+    if (pairs.length >= BOUNDS.tags) {
+      if (pairs.length === BOUNDS.tags) notes.add('too_many_items', 'tags')
+      return
+    }
     const key = str(k, 200)
     const value = str(val, 200) ?? (typeof val === 'boolean' ? String(val) : undefined)
     if (key !== undefined && key !== '' && value !== undefined) pairs.push([key, value])
@@ -173,7 +195,7 @@ function tags(v: unknown): [string, string][] {
   return pairs
 }
 
-function breadcrumbs(v: unknown): { values: Breadcrumb[] } | undefined {
+function breadcrumbs(v: unknown, notes: TrimNotes): { values: Breadcrumb[] } | undefined {
   const list = Array.isArray(v)
     ? v
     : isObj(v) && Array.isArray(v['values'])
@@ -181,18 +203,22 @@ function breadcrumbs(v: unknown): { values: Breadcrumb[] } | undefined {
       : undefined
   if (list === undefined) return undefined
   const values: Breadcrumb[] = []
-  for (const b of list) {
+  if (list.length > BOUNDS.breadcrumbs) notes.add('too_many_items', 'breadcrumbs')
+  for (const b of list.slice(-BOUNDS.breadcrumbs)) {
     if (!isObj(b)) continue
     const crumb: Breadcrumb = {}
-    put(crumb, 'timestamp', parseTimestamp(b['timestamp']))
+    const ts = parseTimestamp(b['timestamp'])
+    if (ts === undefined && b['timestamp'] != null)
+      notes.add('invalid_timestamp', 'breadcrumbs.timestamp')
+    put(crumb, 'timestamp', ts)
     put(crumb, 'type', str(b['type'], 64))
     put(crumb, 'category', str(b['category'], 256))
     put(crumb, 'message', str(b['message']))
     put(crumb, 'level', str(b['level'], 32))
-    if (isObj(b['data'])) crumb.data = b['data']
+    if (isObj(b['data'])) crumb.data = trimBag(b['data'], 'breadcrumbs.data', notes) as Obj
     values.push(crumb)
   }
-  return { values: values.slice(-200) }
+  return { values }
 }
 
 /**
@@ -204,12 +230,16 @@ export function normalizeEvent(
   raw: Obj,
   opts: { eventId?: string; received: number },
 ): NormalizedEvent {
+  const notes = new TrimNotes()
+  const timestamp = parseTimestamp(raw['timestamp'])
+  if (timestamp === undefined && raw['timestamp'] != null)
+    notes.add('invalid_timestamp', 'timestamp')
   const event: NormalizedEvent = {
     event_id: opts.eventId ?? normalizeEventId(raw['event_id']) ?? newEventId(),
-    timestamp: parseTimestamp(raw['timestamp']) ?? opts.received,
+    timestamp: timestamp ?? opts.received,
     platform: str(raw['platform'], 64) ?? 'other',
     level: normalizeLevel(raw['level']),
-    tags: tags(raw['tags']),
+    tags: tags(raw['tags'], notes),
   }
   for (const k of [
     'logger',
@@ -221,9 +251,9 @@ export function normalizeEvent(
   ] as const) {
     put(event, k, str(raw[k], k === 'transaction' ? 200 : 256))
   }
-  put(event, 'logentry', logentry(raw))
-  put(event, 'exception', exceptions(raw['exception']))
-  put(event, 'stacktrace', stacktrace(raw['stacktrace']))
+  put(event, 'logentry', logentry(raw, notes))
+  put(event, 'exception', exceptions(raw['exception'], notes))
+  put(event, 'stacktrace', stacktrace(raw['stacktrace'], notes))
   const threads = raw['threads']
   const threadList =
     isObj(threads) && Array.isArray(threads['values'])
@@ -232,24 +262,30 @@ export function normalizeEvent(
         ? threads
         : undefined
   if (threadList !== undefined) {
+    if (threadList.length > BOUNDS.threads) notes.add('too_many_items', 'threads')
     event.threads = {
-      values: threadList.filter(isObj).map((t) => {
-        const th: NonNullable<NormalizedEvent['threads']>['values'][number] = { id: t['id'] }
-        put(th, 'name', str(t['name'], 256))
-        put(th, 'crashed', bool(t['crashed']))
-        put(th, 'current', bool(t['current']))
-        put(th, 'stacktrace', stacktrace(t['stacktrace']))
-        return th
-      }),
+      values: threadList
+        .slice(0, BOUNDS.threads)
+        .filter(isObj)
+        .map((t) => {
+          const th: NonNullable<NormalizedEvent['threads']>['values'][number] = {
+            id: typeof t['id'] === 'string' ? t['id'].slice(0, 64) : (num(t['id']) ?? null),
+          }
+          put(th, 'name', str(t['name'], 256))
+          put(th, 'crashed', bool(t['crashed']))
+          put(th, 'current', bool(t['current']))
+          put(th, 'stacktrace', stacktrace(t['stacktrace'], notes))
+          return th
+        }),
     }
   }
-  const fp = strList(raw['fingerprint'])
+  const fp = strList(raw['fingerprint'], BOUNDS.fingerprint)
   if (fp !== undefined && fp.length > 0) event.fingerprint = fp
   for (const k of ['user', 'contexts', 'request', 'extra'] as const) {
     const v = raw[k]
-    if (isObj(v)) event[k] = v
+    if (isObj(v)) event[k] = trimBag(v, k, notes) as Obj
   }
-  put(event, 'breadcrumbs', breadcrumbs(raw['breadcrumbs']))
+  put(event, 'breadcrumbs', breadcrumbs(raw['breadcrumbs'], notes))
   const sdk = raw['sdk']
   if (isObj(sdk)) {
     const s: NonNullable<NormalizedEvent['sdk']> = {}
@@ -257,5 +293,7 @@ export function normalizeEvent(
     put(s, 'version', str(sdk['version'], 64))
     event.sdk = s
   }
+  const noted = notes.list()
+  if (noted.length > 0) event.errors = noted
   return event
 }

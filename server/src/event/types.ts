@@ -1,3 +1,4 @@
+import type { TrimNote } from './bounds.ts'
 /**
  * The event shape the service works with after normalisation (`ingest/normalize.ts`).
  * Stock SDKs send many legacy shapes (exception as list or object, tags as pairs or map,
@@ -103,4 +104,6 @@ export interface NormalizedEvent {
   request?: Record<string, unknown>
   sdk?: { name?: string; version?: string }
   extra?: Record<string, unknown>
+  /** What normalisation cut or dropped (Relay's processing errors); see event/bounds.ts. */
+  errors?: TrimNote[]
 }

@@ -2,11 +2,20 @@ import type { IncomingMessage } from 'node:http'
 import { Transform, type TransformCallback } from 'node:stream'
 import zlib from 'node:zlib'
 import { ApiError } from '../errors.ts'
+import type { ByteReservation } from './admission.ts'
 
 /** Caps applied while a body is read: before and after decompression. */
 export interface BodyCaps {
   maxCompressed: number
   maxDecoded: number
+  /** Global in-flight budget: every byte received and decoded is held against it. */
+  budget?: ByteReservation
+  /**
+   * Called once with the first line (decoded) before anything past it is read; the body is
+   * paused until it settles, and its rejection ends the read. No newline within `cap` decoded
+   * bytes fails with `tooLong`. Lets envelope-only credentials be checked before the body is read.
+   */
+  firstLine?: { cap: number; check: (line: Buffer) => Promise<void>; tooLong: () => ApiError }
 }
 
 type Decoder = 'identity' | 'gzip' | 'deflate' | 'br'
@@ -27,6 +36,8 @@ export function decoderFor(header: string | string[] | undefined): Decoder {
 /** Deflate as sent in practice: zlib-wrapped (RFC 1950) per the spec, raw deflate tolerated. */
 class LenientInflate extends Transform {
   private inner: zlib.Inflate | zlib.InflateRaw | undefined
+  /** The deflate stream ended before the body did (trailing bytes): zlib already emitted 'end'. */
+  private innerEnded = false
 
   override _transform(chunk: Buffer, _enc: BufferEncoding, done: TransformCallback): void {
     if (this.inner === undefined) {
@@ -35,12 +46,15 @@ class LenientInflate extends Transform {
       this.inner = zlibWrapped ? zlib.createInflate() : zlib.createInflateRaw()
       this.inner.on('data', (d: Buffer) => this.push(d))
       this.inner.on('error', (e) => this.destroy(e))
+      this.inner.once('end', () => {
+        this.innerEnded = true
+      })
     }
     this.inner.write(chunk, () => done())
   }
 
   override _flush(done: TransformCallback): void {
-    if (this.inner === undefined) {
+    if (this.inner === undefined || this.innerEnded) {
       done()
       return
     }
@@ -83,6 +97,9 @@ export function readBody(req: IncomingMessage, caps: BodyCaps): Promise<Buffer> 
     let rawSeen = 0
     let decodedSeen = 0
     let settled = false
+    let lineState: 'waiting' | 'checking' | 'done' =
+      caps.firstLine === undefined ? 'done' : 'waiting'
+    let endedWhileChecking = false
     const fail = (err: ApiError): void => {
       if (settled) return
       settled = true
@@ -93,8 +110,46 @@ export function readBody(req: IncomingMessage, caps: BodyCaps): Promise<Buffer> 
     }
     const finish = (): void => {
       if (settled) return
+      if (lineState === 'waiting') {
+        // A body of one line (an envelope header alone): check it whole.
+        startCheck(Buffer.concat(chunks, decodedSeen), true)
+        return
+      }
+      if (lineState === 'checking') {
+        endedWhileChecking = true
+        return
+      }
       settled = true
       resolve(Buffer.concat(chunks, decodedSeen))
+    }
+    const startCheck = (line: Buffer, atEnd: boolean): void => {
+      const gate = caps.firstLine
+      if (gate === undefined) return
+      lineState = 'checking'
+      endedWhileChecking = atEnd
+      req.pause()
+      gate.check(line).then(
+        () => {
+          lineState = 'done'
+          if (endedWhileChecking) finish()
+          else req.resume()
+        },
+        (err: unknown) =>
+          fail(
+            err instanceof ApiError
+              ? err
+              : new ApiError('bad_auth', 'could not check the envelope credentials'),
+          ),
+      )
+    }
+    const hold = (n: number): boolean => {
+      try {
+        caps.budget?.add(n)
+        return true
+      } catch (err) {
+        fail(err instanceof ApiError ? err : new ApiError('bad_request', String(err)))
+        return false
+      }
     }
     const sink = (chunk: Buffer): void => {
       if (settled) return
@@ -108,10 +163,20 @@ export function readBody(req: IncomingMessage, caps: BodyCaps): Promise<Buffer> 
         )
         return
       }
+      if (!hold(chunk.length)) return
       chunks.push(chunk)
+      if (lineState === 'waiting' && caps.firstLine !== undefined) {
+        const all = Buffer.concat(chunks, decodedSeen)
+        const nl = all.indexOf(10)
+        if (nl !== -1 && nl <= caps.firstLine.cap) startCheck(all.subarray(0, nl), false)
+        else if (decodedSeen > caps.firstLine.cap) fail(caps.firstLine.tooLong())
+      }
     }
     function onData(chunk: Buffer): void {
+      if (settled) return
       rawSeen += chunk.length
+      // The compressed bytes are held too while they are being decoded (released with the rest).
+      if (inflate !== undefined && !hold(chunk.length)) return
       if (rawSeen > caps.maxCompressed) {
         fail(
           new ApiError(

@@ -70,14 +70,45 @@ export function countRejections(app: FastifyInstance, deps: RejectionDeps): void
     }
   }
 
+  // Shed and storage-refused requests arrive in bursts: their counts are summed in memory and
+  // written once a second, so shedding adds no per-request work to the queue it protects.
+  const deferred = new Map<string, OutcomeDelta>()
+  let flushTimer: NodeJS.Timeout | undefined
+  const flushDeferred = (): void => {
+    flushTimer = undefined
+    const outcomes = [...deferred.values()]
+    deferred.clear()
+    if (outcomes.length === 0) return
+    deps.committer.write({ events: [], outcomes }).catch((err: unknown) => {
+      app.log.error({ err }, 'could not count shed requests')
+    })
+  }
+  const defer = (d: OutcomeDelta): void => {
+    const hour = Math.floor(d.at / 3_600_000)
+    const k = `${d.projectId}|${d.keyId}|${hour}|${d.reason}|${d.category}`
+    const hit = deferred.get(k)
+    if (hit !== undefined) hit.quantity += d.quantity
+    else deferred.set(k, { ...d })
+    if (flushTimer === undefined) {
+      flushTimer = setTimeout(flushDeferred, 1000)
+      flushTimer.unref()
+    }
+  }
+  app.addHook('onClose', async () => {
+    clearTimeout(flushTimer)
+    flushDeferred()
+  })
+
   app.addHook('onError', async (req, _reply, err: FastifyError | ApiError) => {
     if (err instanceof ApiError && err.code === 'over_quota') return
+    const burst =
+      err instanceof ApiError && (err.code === 'overloaded' || err.code === 'storage_unavailable')
     const raw = (req.params as { projectId?: string } | undefined)?.projectId ?? ''
     if (!/^\d{1,15}$/.test(raw)) return
     const projectId = Number(raw)
     try {
       if (!(await projectExists(projectId))) return
-      const keyId = await keyIdOf(req, projectId)
+      const keyId = req.ingestKey?.key.id ?? (burst ? 0 : await keyIdOf(req, projectId))
       const isStore = (req.routeOptions.url ?? '').endsWith('/store/')
       const reason = rejectionReason(err)
       const at = Date.now()
@@ -85,7 +116,8 @@ export function countRejections(app: FastifyInstance, deps: RejectionDeps): void
       for (const [category, quantity] of rejectedItems(req.ingestBody, isStore)) {
         outcomes.push({ projectId, keyId, at, outcome: 'rejected', reason, category, quantity })
       }
-      await deps.committer.write({ events: [], outcomes })
+      if (burst) for (const o of outcomes) defer(o)
+      else await deps.committer.write({ events: [], outcomes })
     } catch (countErr) {
       req.log.error({ err: countErr }, 'could not count a rejected request')
     }

@@ -5,15 +5,15 @@ import { normalizeEventId } from '../event/normalize.ts'
 import type { LiveBus } from '../live/bus.ts'
 import type { GroupCommitter } from '../store/group-commit.ts'
 import type { ProjectStore } from '../store/types.ts'
-import { credentialsFromDsn, credentialsFromRequest } from './auth.ts'
-import { readBody } from './body.ts'
-import { announceStored } from './commit.ts'
+import { readAuthenticatedBody } from './authenticated-body.ts'
 import { IngestContext } from './context.ts'
-import { type Envelope, parseEnvelope, parseEnvelopeHeader } from './envelope.ts'
+import { parseEnvelope } from './envelope.ts'
 import { handleEventItem } from './items/event.ts'
 import { handleItems } from './items/index.ts'
 import type { KeyResolver, ResolvedKey } from './keys.ts'
-import { type QuotaGate, type QuotaTicket, rateLimitHeaders } from './quota.ts'
+import { budgetHooks } from './protection.ts'
+import type { QuotaGate } from './quota.ts'
+import { commitWithQuota } from './quota-commit.ts'
 import { countRejections } from './rejections.ts'
 import { pathProject, requireRequestCredentials } from './request.ts'
 import { decodeStoreBody } from './store-body.ts'
@@ -44,12 +44,16 @@ function reply200(reply: FastifyReply, body: object, limit?: Record<string, stri
 export async function ingestRoutes(app: FastifyInstance, deps: IngestDeps): Promise<void> {
   const { config, keys, committer, bus, quota } = deps
   countRejections(app, deps)
+  budgetHooks(app)
   app.removeAllContentTypeParsers()
   // Any or no Content-Type: Node sends none, browsers text/plain, others x-sentry-envelope.
+  // The key is checked before the body is read (authenticated-body.ts).
   app.addContentTypeParser('*', (req, payload, done) => {
-    readBody(payload, {
+    readAuthenticatedBody(req, payload, {
+      keys,
       maxCompressed: config.limits.maxCompressedBody,
       maxDecoded: config.limits.maxEnvelope,
+      envelopeAuth: !(req.routeOptions.url ?? '').endsWith('/store/'),
     })
       .then((buf) => {
         req.ingestBody = buf
@@ -58,28 +62,14 @@ export async function ingestRoutes(app: FastifyInstance, deps: IngestDeps): Prom
       .catch((err: unknown) => done(err as Error))
   })
 
-  // Quota is charged per event before the commit and refunded for duplicates after it.
-  const commit = async (ctx: IngestContext): Promise<void> => {
-    const ticket = await quota.admit(ctx)
-    const result = await committer.write(ctx.unit).catch((err: unknown) => {
-      quota.cancel(ticket)
-      throw err
+  const commit = (ctx: IngestContext) =>
+    commitWithQuota({ quota, committer, bus, protection: app.ingestProtection }, ctx, {
+      noun: 'event(s)',
     })
-    quota.settle(ticket, result.events)
-    announceStored(bus, ctx.project.id, result.events)
-    overQuota(ticket)
-  }
 
-  // What was within the quota is stored; refused events make the answer a 429.
-  const overQuota = (ticket: QuotaTicket): void => {
-    if (ticket.retryAfter === undefined) return
-    throw new ApiError(
-      'over_quota',
-      `event quota exceeded: ${ticket.refused} event(s) refused, retry after ${ticket.retryAfter} s`,
-      [],
-      rateLimitHeaders(ticket.retryAfter, true),
-    )
-  }
+  /** The key checked before the body was read; a request without a body is checked here. */
+  const keyOf = async (req: FastifyRequest, projectId: number): Promise<ResolvedKey> =>
+    req.ingestKey ?? keys.resolve(requireRequestCredentials(req), projectId)
 
   const body = (req: FastifyRequest): Buffer => {
     const b = req.ingestBody
@@ -90,26 +80,9 @@ export async function ingestRoutes(app: FastifyInstance, deps: IngestDeps): Prom
   const envelopeHandler = async (req: FastifyRequest, reply: FastifyReply) => {
     const projectId = pathProject(req)
     const received = Date.now()
+    const resolved = await keyOf(req, projectId)
     const buf = body(req)
-    const fromRequest = credentialsFromRequest(req.query as Record<string, unknown>, req.headers)
-    let resolved: ResolvedKey
-    let envelope: Envelope
-    if (fromRequest !== undefined) {
-      resolved = await keys.resolve(fromRequest, projectId)
-      envelope = parseEnvelope(buf)
-    } else {
-      let header: Record<string, unknown>
-      try {
-        header = parseEnvelopeHeader(buf)
-      } catch {
-        throw new ApiError(
-          'missing_auth',
-          'missing authorization, and the envelope header is not JSON',
-        )
-      }
-      resolved = await keys.resolve(credentialsFromDsn(header['dsn']), projectId)
-      envelope = parseEnvelope(buf)
-    }
+    const envelope = parseEnvelope(buf)
     const ctx = new IngestContext(resolved, received, envelope.header)
     const out = handleItems(envelope.items, ctx, config.limits)
     await commit(ctx)
@@ -120,8 +93,7 @@ export async function ingestRoutes(app: FastifyInstance, deps: IngestDeps): Prom
   const storeHandler = async (req: FastifyRequest, reply: FastifyReply) => {
     const projectId = pathProject(req)
     const received = Date.now()
-    const creds = requireRequestCredentials(req)
-    const resolved = await keys.resolve(creds, projectId)
+    const resolved = await keyOf(req, projectId)
     const buf = body(req)
     if (String(req.headers['content-type'] ?? '').startsWith('application/x-sentry-envelope')) {
       const envelope = parseEnvelope(buf)

@@ -1,11 +1,11 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Config } from '../config.ts'
 import { ApiError } from '../errors.ts'
-import { readBody } from '../ingest/body.ts'
-import { announceStored } from '../ingest/commit.ts'
+import { readAuthenticatedBody } from '../ingest/authenticated-body.ts'
 import { IngestContext } from '../ingest/context.ts'
 import type { KeyResolver } from '../ingest/keys.ts'
-import { type QuotaGate, rateLimitHeaders } from '../ingest/quota.ts'
+import type { QuotaGate } from '../ingest/quota.ts'
+import { commitWithQuota } from '../ingest/quota-commit.ts'
 import { pathProject, requireRequestCredentials } from '../ingest/request.ts'
 import type { LiveBus } from '../live/bus.ts'
 import type { GroupCommitter } from '../store/group-commit.ts'
@@ -99,10 +99,13 @@ export async function otlpRoutes(app: FastifyInstance, deps: OtlpDeps): Promise<
   otlpErrorHandler(app)
   app.removeAllContentTypeParsers()
   // Read every body with the ingest caps; the handler answers 415 for types OTLP does not have.
+  // The key is checked before the body is read (ingest/authenticated-body.ts).
   app.addContentTypeParser('*', (req, payload, done) => {
-    readBody(payload, {
+    readAuthenticatedBody(req, payload, {
+      keys,
       maxCompressed: config.limits.maxCompressedBody,
       maxDecoded: Math.min(config.limits.maxEnvelope, MAX_OTLP_DECODED),
+      envelopeAuth: false,
     })
       .then((buf) => {
         req.otlpBody = buf
@@ -115,8 +118,8 @@ export async function otlpRoutes(app: FastifyInstance, deps: OtlpDeps): Promise<
     const projectId = pathProject(req)
     const received = Date.now()
     // Credentials as on the other ingest endpoints: query, then header (no envelope here).
-    const creds = requireRequestCredentials(req)
-    const resolved = await keys.resolve(creds, projectId)
+    const resolved =
+      req.ingestKey ?? (await keys.resolve(requireRequestCredentials(req), projectId))
     const encoding = otlpEncoding(req.headers['content-type'])
     if (encoding === undefined) {
       const type = String(req.headers['content-type'] ?? '').slice(0, 100)
@@ -136,27 +139,15 @@ export async function otlpRoutes(app: FastifyInstance, deps: OtlpDeps): Promise<
     for (const row of digest.events) ctx.addEvent(row)
 
     // Quota: one charge per error event; events over it are removed from the unit and counted.
-    const ticket = await quota.admit(ctx)
-    const limited = ticket.retryAfter !== undefined
     // A 429 is retried whole by the exporter: the other records are counted by the retry.
-    if (!limited) {
-      if (digest.dropped > 0) ctx.outcome('unsupported', 'log', 'log_item', digest.dropped)
-      if (digest.tooLarge > 0) ctx.outcome('rejected', 'too_large', 'error', digest.tooLarge)
-    }
-    const result = await committer.write(ctx.unit).catch((err: unknown) => {
-      quota.cancel(ticket)
-      throw err
+    await commitWithQuota({ quota, committer, bus, protection: app.ingestProtection }, ctx, {
+      noun: 'error record(s)',
+      beforeWrite: (limited) => {
+        if (limited) return
+        if (digest.dropped > 0) ctx.outcome('unsupported', 'log', 'log_item', digest.dropped)
+        if (digest.tooLarge > 0) ctx.outcome('rejected', 'too_large', 'error', digest.tooLarge)
+      },
     })
-    quota.settle(ticket, result.events)
-    announceStored(bus, ctx.project.id, result.events)
-    if (limited) {
-      throw new ApiError(
-        'over_quota',
-        `event quota exceeded: ${ticket.refused} error record(s) refused, retry after ${ticket.retryAfter ?? 1} s`,
-        [],
-        rateLimitHeaders(ticket.retryAfter ?? 1, true),
-      )
-    }
     const message =
       digest.tooLarge > 0
         ? `${digest.tooLarge} error record(s) exceed the event size limit of ${config.limits.maxEvent} bytes`

@@ -1,46 +1,65 @@
+/** One throttled key: how many failures in a row and when the last one was, ms. */
+interface Failures {
+  count: number
+  last: number
+}
+
+/** Free failures and back-off of one kind of key. */
+export interface ThrottleRule {
+  /** Failures allowed before back-off starts. */
+  free: number
+}
+
 /**
- * Slows password guessing: after `limit` failed logins for one e-mail or one client address in
- * a window, further attempts are refused until the window has passed. In memory: a restart
- * forgets, which is acceptable for a single-process server.
+ * Slows password guessing with exponential back-off instead of a lock-out: after `free`
+ * failures for a key, each further try waits 1, 2, 4 … s (at most `maxWaitMs`) after the last
+ * failure. Keys are per client address *and* account (so a stranger's failures never hold back
+ * the real user signing in from elsewhere) and per address alone with a larger allowance (one
+ * address spraying many accounts). Failures are forgotten after `forgetMs` without any. In memory:
+ * a restart forgets, acceptable for a single-process server.
  */
 export class LoginThrottle {
-  readonly #failures = new Map<string, number[]>()
-  readonly #limit: number
-  readonly #windowMs: number
+  readonly #failures = new Map<string, Failures>()
+  readonly #maxWaitMs: number
+  readonly #forgetMs: number
 
-  constructor(limit = 10, windowMs = 15 * 60_000) {
-    this.#limit = limit
-    this.#windowMs = windowMs
+  constructor(opts: { maxWaitMs?: number; forgetMs?: number } = {}) {
+    this.#maxWaitMs = opts.maxWaitMs ?? 15 * 60_000
+    this.#forgetMs = opts.forgetMs ?? 60 * 60_000
   }
 
-  #recent(key: string, now: number): number[] {
-    const list = (this.#failures.get(key) ?? []).filter((t) => now - t < this.#windowMs)
-    if (list.length === 0) this.#failures.delete(key)
-    else this.#failures.set(key, list)
-    return list
+  #get(key: string, now: number): Failures | undefined {
+    const f = this.#failures.get(key)
+    if (f !== undefined && now - f.last > this.#forgetMs) {
+      this.#failures.delete(key)
+      return undefined
+    }
+    return f
   }
 
   /** Seconds to wait before another try for any of these keys, or 0 when allowed. */
-  retryAfter(keys: readonly string[], now = Date.now()): number {
+  retryAfter(keys: readonly (readonly [string, ThrottleRule])[], now = Date.now()): number {
     let wait = 0
-    for (const key of keys) {
-      const list = this.#recent(key, now)
-      const oldest = list[0]
-      if (list.length >= this.#limit && oldest !== undefined) {
-        wait = Math.max(wait, Math.ceil((oldest + this.#windowMs - now) / 1000))
-      }
+    for (const [key, rule] of keys) {
+      const f = this.#get(key, now)
+      if (f === undefined || f.count < rule.free) continue
+      const delay = Math.min(this.#maxWaitMs, 1000 * 2 ** Math.min(30, f.count - rule.free))
+      wait = Math.max(wait, Math.ceil((f.last + delay - now) / 1000))
     }
     return wait
   }
 
   /** Records a failed attempt under each key. */
-  fail(keys: readonly string[], now = Date.now()): void {
-    if (this.#failures.size > 10_000) this.#failures.clear()
-    for (const key of keys) this.#failures.set(key, [...this.#recent(key, now), now])
+  fail(keys: readonly (readonly [string, ThrottleRule])[], now = Date.now()): void {
+    if (this.#failures.size > 100_000) this.#failures.clear()
+    for (const [key] of keys) {
+      const f = this.#get(key, now)
+      this.#failures.set(key, { count: (f?.count ?? 0) + 1, last: now })
+    }
   }
 
   /** Forgets the failures of a successful login's keys. */
-  succeed(keys: readonly string[]): void {
-    for (const key of keys) this.#failures.delete(key)
+  succeed(keys: readonly (readonly [string, ThrottleRule])[]): void {
+    for (const [key] of keys) this.#failures.delete(key)
   }
 }

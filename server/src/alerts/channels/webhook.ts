@@ -1,6 +1,7 @@
 import type { AlertChannel } from '../../store/types.ts'
 import { type AlertMessage, facts, summary } from '../message.ts'
 import { describeError, SendError } from './send-error.ts'
+import { webhookTargetProblem } from './webhook-target.ts'
 
 type WebhookChannel = Extract<AlertChannel, { type: 'webhook' }>
 
@@ -48,8 +49,10 @@ export async function sendWebhook(
   channel: WebhookChannel,
   m: AlertMessage,
   deliveryId: number,
-  opts: { timeoutMs: number; signal: AbortSignal },
+  opts: { timeoutMs: number; signal: AbortSignal; allowPrivate: boolean },
 ): Promise<void> {
+  const problem = await webhookTargetProblem(channel.url, opts.allowPrivate)
+  if (problem !== undefined) throw new SendError(problem, true)
   let res: Response
   try {
     res = await fetch(channel.url, {

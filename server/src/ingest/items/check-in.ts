@@ -9,6 +9,9 @@ import type { CheckInToWrite } from '../../store/monitor-types.ts'
 import type { IngestContext } from '../context.ts'
 import { digestEvent } from './event.ts'
 
+/** Longest check-in duration kept, s (366 days). */
+const MAX_DURATION_S = 366 * 24 * 3600
+
 /** Sentry's slug length for monitors. */
 const MAX_SLUG = 50
 
@@ -84,7 +87,9 @@ export function handleCheckInItem(payload: Buffer, ctx: IngestContext, maxSize: 
   }
   const environment = (c.environment ?? '').trim().slice(0, 64) || 'production'
   const release = c.release?.trim() || null
-  const durationMs = c.duration == null ? null : Math.round(c.duration * 1000)
+  // A duration beyond a year is no run's (`1e13`): dropped, the run's own span is used instead.
+  const durationMs =
+    c.duration == null || c.duration > MAX_DURATION_S ? null : Math.round(c.duration * 1000)
   const traceId = traceIdOf(c.contexts)
   const checkIn: CheckInToWrite = {
     projectId: ctx.project.id,

@@ -1,4 +1,5 @@
 import { ApiError } from '../../errors.ts'
+import { TrimNotes, trimBag } from '../../event/bounds.ts'
 import { normalizeEvent, normalizeEventId } from '../../event/normalize.ts'
 import type { NormalizedEvent } from '../../event/types.ts'
 import { groupEvent } from '../../grouping/index.ts'
@@ -37,7 +38,14 @@ export function digestEvent(
   if (component !== null && !event.tags.some(([k]) => k === 'component')) {
     event.tags.push(['component', component])
   }
-  const payload = JSON.stringify({ ...raw, ...event, title: group.title, culprit: group.culprit })
+  // Unknown top-level keys are kept for display, trimmed like every other databag.
+  const extraNotes = new TrimNotes()
+  const rest: Record<string, unknown> = {}
+  for (const [k, v] of Object.entries(raw)) {
+    if (!(k in event)) rest[k] = trimBag(v, k, extraNotes, 1)
+  }
+  if (extraNotes.notes.length > 0) event.errors = [...(event.errors ?? []), ...extraNotes.list()]
+  const payload = JSON.stringify({ ...rest, ...event, title: group.title, culprit: group.culprit })
   return {
     event,
     row: {

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance } from 'fastify'
 import { z } from 'zod'
 import { hashPassword, verifyPassword } from '../../accounts/passwords.ts'
 import type { UiDeps } from '../context.ts'
@@ -13,17 +13,35 @@ const LoginForm = z.object({
   next: z.string().max(2000).optional(),
 })
 
-/** Only same-site paths are followed after login (no open redirect to `//evil` or `https:`). */
+const SAME = 'http://same-origin.invalid'
+
+/**
+ * Only same-origin relative paths are followed after login: no `//evil`, `https:`, and no
+ * `/\t/evil` either (browsers drop tabs and newlines inside URLs and read `\` as `/`, WHATWG URL
+ * spec). The result is re-serialised by the URL parser, so it is ASCII and a valid header value.
+ */
 export function safeNext(next: unknown): string {
   if (typeof next !== 'string' || !next.startsWith('/') || next.startsWith('//')) return '/'
-  if (next.includes('\\') || /[\r\n]/.test(next)) return '/'
-  return next
+  for (const ch of next) {
+    const c = ch.charCodeAt(0)
+    if (c <= 0x20 || c === 0x7f || ch === '\\') return '/'
+  }
+  let url: URL
+  try {
+    url = new URL(next, SAME)
+  } catch {
+    return '/'
+  }
+  if (url.origin !== SAME) return '/'
+  return `${url.pathname}${url.search}${url.hash}`
 }
+
+/** Failures before back-off: per address and account, and per address over all accounts. */
+const PER_ACCOUNT = { free: 10 }
+const PER_ADDRESS = { free: 30 }
 
 // A hash to verify against when the e-mail is unknown, so both paths cost one scrypt.
 let dummyHash: Promise<string> | undefined
-
-const clientKey = (req: FastifyRequest) => `ip:${req.ip}`
 
 /** Login form, sign-in and sign-out. */
 export async function authRoutes(app: FastifyInstance, deps: UiDeps): Promise<void> {
@@ -54,12 +72,18 @@ export async function authRoutes(app: FastifyInstance, deps: UiDeps): Promise<vo
     const form = LoginForm.safeParse(req.body ?? {})
     const { email, password, next } = form.success ? form.data : { email: '', password: '' }
     const target = safeNext(next)
-    const keys = [clientKey(req), `email:${email.toLowerCase()}`]
+    const keys = [
+      [`ip:${req.ip}|${email.toLowerCase()}`, PER_ACCOUNT],
+      [`ip:${req.ip}`, PER_ADDRESS],
+    ] as const
     const wait = deps.throttle.retryAfter(keys)
     const token = loginCsrfToken(req, reply, config)
     if (wait > 0) {
       reply.header('retry-after', String(wait))
-      const msg = `Too many failed sign-ins. Try again in ${Math.ceil(wait / 60)} min.`
+      const msg =
+        wait < 120
+          ? `Too many failed sign-ins. Try again in ${wait} s.`
+          : `Too many failed sign-ins. Try again in ${Math.ceil(wait / 60)} min.`
       return sendPage(reply, loginPage(token, target, email, msg), 429)
     }
     const user = email === '' ? undefined : await store.findUserByEmail(email)

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { z } from 'zod'
+import { Cursor } from '../../api/cursor.ts'
 import { parseInput } from '../../api/validate.ts'
 import type { Issue, Project } from '../../store/types.ts'
 import { pageContext, projectParam, type UiDeps } from '../context.ts'
@@ -18,7 +19,7 @@ export const ListQuery = z.object({
   environment: z.string().max(256).default(''),
   release: z.string().max(256).default(''),
   component: z.string().max(64).default(''),
-  cursor: z.string().max(64).optional(),
+  cursor: Cursor.optional(),
 })
 type ListQuery = z.infer<typeof ListQuery>
 

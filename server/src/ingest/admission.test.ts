@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest'
+import { ApiError } from '../errors.ts'
+import { AdmissionController, MIN_UNITS } from './admission.ts'
+
+const limits = {
+  maxInflightBytes: 1000,
+  maxQueuedUnits: 500,
+  targetLatencyMs: 100,
+  retryAfterSeconds: 3,
+}
+
+describe('AdmissionController', () => {
+  it('holds bytes against the budget and refuses past it with 429 + Retry-After', () => {
+    const a = new AdmissionController(limits)
+    const r1 = a.reserveBytes()
+    const r2 = a.reserveBytes()
+    r1.add(600)
+    expect(() => r2.add(500)).toThrowError(ApiError)
+    try {
+      r2.add(500)
+    } catch (err) {
+      expect((err as ApiError).status).toBe(429)
+      expect((err as ApiError).headers['retry-after']).toBe('3')
+      expect((err as ApiError).headers['x-sentry-rate-limits']).toBe('3::organization:overloaded')
+    }
+    r1.release()
+    r1.release()
+    r2.add(500)
+    expect(a.usage().bytes).toBe(500)
+  })
+
+  it('bounds the queue by the measured commit rate times the target latency', async () => {
+    const a = new AdmissionController(limits)
+    expect(a.unitBound()).toBe(MIN_UNITS)
+    // Units committing quickly for longer than a rate window raise the bound above the minimum.
+    const start = performance.now()
+    while (performance.now() - start < 400) {
+      const leaves = Array.from({ length: 16 }, () => a.enter())
+      await Promise.resolve()
+      for (const leave of leaves) leave()
+    }
+    expect(a.unitBound()).toBeGreaterThan(MIN_UNITS)
+    expect(a.unitBound()).toBeLessThanOrEqual(limits.maxQueuedUnits)
+  })
+
+  it('sheds at once when the queue holds its bound, and admits again when it drains', async () => {
+    const a = new AdmissionController({ ...limits, maxQueuedUnits: 2 })
+    const held = [a.enter(), a.enter()]
+    expect(() => a.enter()).toThrowError(expect.objectContaining({ status: 429 }))
+    for (const leave of held) {
+      leave()
+      leave()
+    }
+    expect(a.usage().units).toBe(0)
+    a.enter()()
+  })
+})

@@ -1,0 +1,133 @@
+import { ApiError } from '../errors.ts'
+
+/** Bounds of the ingest admission controller (see docs/ingest-protection.md). */
+export interface AdmissionLimits {
+  /** Request body bytes (compressed plus decoded) held by all requests at once. */
+  maxInflightBytes: number
+  /** Ingest requests in flight (being read, parsed or waiting for the group commit): the hard bound. */
+  maxQueuedUnits: number
+  /**
+   * Latency the queue may add, ms: the bound in force is the measured commit rate times this
+   * (at least {@link MIN_UNITS}, at most `maxQueuedUnits`), so the queue holds only what the
+   * committer clears within the target whatever the machine's speed.
+   */
+  targetLatencyMs: number
+  /** Seconds announced in `Retry-After` and the rate-limit header when a request is shed. */
+  retryAfterSeconds: number
+}
+
+/** Units always admitted, however slow the measured rate: keeps a cold or idle server going. */
+export const MIN_UNITS = 32
+
+/** Length of one window of the commit-rate measurement, ms. */
+const RATE_WINDOW_MS = 250
+
+/** Reason code of shed requests, in rate-limit headers and `rejected` outcomes. */
+export const SHED_REASON = 'overloaded'
+
+/**
+ * Headers of a shed answer: `Retry-After` plus a rate-limit entry without categories, which
+ * stock SDKs read as "every category is limited" and so stop sending for that long
+ * (protocol.md §5.1; Relay's `X-Sentry-Rate-Limits` grammar).
+ */
+export function shedHeaders(seconds: number): Record<string, string> {
+  const value = `${seconds}::organization:${SHED_REASON}`
+  return {
+    'retry-after': String(seconds),
+    'x-sentry-rate-limits': value,
+    'x-ingest-rate-limits': value,
+  }
+}
+
+/** The bytes one request holds; released once when its response is done. */
+export interface ByteReservation {
+  /** Holds `n` more bytes, or throws a 429 when the global budget has no room for them. */
+  add(n: number): void
+  /** Gives every held byte back (idempotent). */
+  release(): void
+}
+
+/**
+ * Counts the work ingest holds in memory — body bytes being read and decoded, units waiting
+ * for the group commit — and refuses new work past either bound at once with a 429, instead
+ * of letting it queue: under overload, accepted requests keep a short latency and memory stays
+ * bounded, and SDKs back off on the rate-limit header. One instance per app.
+ */
+export class AdmissionController {
+  private bytes = 0
+  private units = 0
+  /** Units committed in the current rate window, its start (performance.now()) and the EWMA rate, units/s. */
+  private done = 0
+  private windowStart = performance.now()
+  private rate = 0
+  private readonly limits: AdmissionLimits
+
+  constructor(limits: AdmissionLimits) {
+    this.limits = limits
+  }
+
+  /** Current use and the queue bound in force, for tests and diagnostics. */
+  usage(): { bytes: number; units: number; unitBound: number } {
+    return { bytes: this.bytes, units: this.units, unitBound: this.unitBound() }
+  }
+
+  /** The queue bound in force: measured commit rate × target latency, clamped. */
+  unitBound(): number {
+    const byRate = Math.ceil((this.rate * this.limits.targetLatencyMs) / 1000)
+    return Math.min(this.limits.maxQueuedUnits, Math.max(MIN_UNITS, byRate))
+  }
+
+  private committed(): void {
+    this.done++
+    const now = performance.now()
+    const elapsed = now - this.windowStart
+    if (elapsed < RATE_WINDOW_MS) return
+    const windowRate = (this.done * 1000) / elapsed
+    // A busy window counts fully at once (rate rises fast); quiet ones decay it slowly.
+    this.rate = windowRate > this.rate ? windowRate : this.rate * 0.7 + windowRate * 0.3
+    this.done = 0
+    this.windowStart = now
+  }
+
+  private shed(what: string): ApiError {
+    return new ApiError(
+      'overloaded',
+      `server overloaded (${what}): retry after ${this.limits.retryAfterSeconds} s`,
+      [],
+      shedHeaders(this.limits.retryAfterSeconds),
+    )
+  }
+
+  /** Opens a byte reservation for one request body. */
+  reserveBytes(): ByteReservation {
+    let held = 0
+    return {
+      add: (n) => {
+        if (this.bytes + n > this.limits.maxInflightBytes) throw this.shed('request bytes')
+        this.bytes += n
+        held += n
+      },
+      release: () => {
+        this.bytes -= held
+        held = 0
+      },
+    }
+  }
+
+  /**
+   * Admits one ingest request, or throws a 429 at once when the requests in flight already
+   * hold the bound: called when the request arrives, before its body is read or parsed, so a
+   * shed request costs almost nothing. Call the returned function once when it is answered.
+   */
+  enter(): () => void {
+    if (this.units >= this.unitBound()) throw this.shed('ingest queue')
+    this.units++
+    let left = false
+    return () => {
+      if (left) return
+      left = true
+      this.units--
+      this.committed()
+    }
+  }
+}

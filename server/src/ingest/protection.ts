@@ -1,0 +1,80 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { Config } from '../config.ts'
+import { ApiError } from '../errors.ts'
+import { AdmissionController, type ByteReservation } from './admission.ts'
+import { DiskGuard } from './disk-guard.ts'
+
+/** The app's ingest guards, shared by the envelope, store and OTLP routes and `/readyz`. */
+export interface IngestProtection {
+  admission: AdmissionController
+  disk: DiskGuard
+  /** Seconds announced when storage refuses data. */
+  retryAfterSeconds: number
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    ingestProtection: IngestProtection
+  }
+  interface FastifyRequest {
+    /** Body bytes this request holds against the global budget (ingest routes only). */
+    ingestBudget?: ByteReservation
+    /** Gives the request's place in the ingest queue back (ingest routes only). */
+    ingestLeave?: () => void
+  }
+}
+
+/** How often the disk guard reads free space, ms. */
+const DISK_CHECK_MS = 2000
+
+/** The 503 answered while storage cannot take data (disk guard or a failed write). */
+export function storageUnavailable(retryAfterSeconds: number, why: string): ApiError {
+  return new ApiError('storage_unavailable', `storage unavailable (${why}): retry later`, [], {
+    'retry-after': String(retryAfterSeconds),
+  })
+}
+
+/**
+ * Creates the admission controller and the disk guard, decorates the app with them, and caps
+ * open connections.
+ */
+export function installIngestProtection(app: FastifyInstance, config: Config): void {
+  const p = config.protection
+  const disk = new DiskGuard(config.dataDir, p.diskMinFreeBytes)
+  disk.start(DISK_CHECK_MS)
+  app.decorate('ingestProtection', {
+    admission: new AdmissionController({
+      maxInflightBytes: p.maxInflightBytes,
+      maxQueuedUnits: p.maxQueuedUnits,
+      targetLatencyMs: p.targetLatencyMs,
+      retryAfterSeconds: p.shedRetryAfterSeconds,
+    }),
+    disk,
+    retryAfterSeconds: Math.max(p.shedRetryAfterSeconds, 5),
+  })
+  app.addHook('onClose', async () => disk.stop())
+  // Node closes connections past this at accept, before any parsing (net.Server#maxConnections).
+  if (p.maxConnections > 0) app.server.maxConnections = p.maxConnections
+}
+
+/**
+ * Hooks of an ingest scope: each request takes a place in the bounded ingest queue when it
+ * arrives (or is shed with a 429 before anything is read) and a byte reservation; both are
+ * given back when its answer is sent or the client goes away.
+ */
+export function budgetHooks(app: FastifyInstance): void {
+  const done = async (req: FastifyRequest): Promise<void> => {
+    req.ingestBudget?.release()
+    req.ingestLeave?.()
+  }
+  app.addHook('onRequest', async (req, reply) => {
+    if (req.method !== 'POST') return
+    req.ingestLeave = app.ingestProtection.admission.enter()
+    req.ingestBudget = app.ingestProtection.admission.reserveBytes()
+    // 'close' comes in every case, also when the client hung up before the answer was written
+    // (then Fastify runs no onResponse hook); both paths are idempotent.
+    reply.raw.once('close', () => void done(req))
+  })
+  app.addHook('onResponse', done)
+  app.addHook('onRequestAbort', done)
+}

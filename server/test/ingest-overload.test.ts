@@ -1,0 +1,132 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { FastifyInstance } from 'fastify'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { buildApp } from '../src/app.ts'
+import { DEFAULT_PROTECTION, testConfig } from '../src/config.ts'
+import { ADMIN, createProject, eid, eventEnvelope, type TestProject } from './helpers.ts'
+import { openRaw, postHead, readResponse } from './raw-http.ts'
+
+// Real overload at a small scale, over real sockets, on a database file (real fsyncs): past
+// the bounds requests are shed at once with 429 + Retry-After, every accepted one is answered
+// and stored, and memory stays bounded.
+const dir = mkdtempSync(join(tmpdir(), 'ingest-overload-'))
+let app: FastifyInstance
+let p: TestProject
+let port: number
+
+const BUDGET = 64 * 1024
+
+beforeAll(async () => {
+  app = await buildApp(
+    testConfig({
+      databasePath: join(dir, 'overload.sqlite'),
+      commitDelayMs: 20,
+      protection: {
+        ...DEFAULT_PROTECTION,
+        maxQueuedUnits: 8,
+        maxInflightBytes: BUDGET,
+        diskMinFreeBytes: 0,
+      },
+    }),
+  )
+  await app.listen({ host: '127.0.0.1', port: 0 })
+  const addr = app.server.address()
+  port = typeof addr === 'object' && addr !== null ? addr.port : 0
+  p = await createProject(app)
+})
+afterAll(async () => {
+  await app.close()
+  rmSync(dir, { recursive: true, force: true })
+})
+
+const url = () => `http://127.0.0.1:${port}/api/${p.id}/envelope/?sentry_key=${p.key}`
+
+describe('load shedding', () => {
+  it('sheds past the queue bound with 429 + Retry-After; accepted requests are answered and stored', async () => {
+    const rssBefore = process.memoryUsage().rss
+    const N = 400
+    const results = await Promise.all(
+      Array.from({ length: N }, async (_, i) => {
+        const res = await fetch(url(), {
+          method: 'POST',
+          body: eventEnvelope({ event_id: eid(10_000 + i), message: `load ${i % 7}` }),
+        })
+        const body = await res.text()
+        return { i, status: res.status, headers: res.headers, body }
+      }),
+    )
+    const ok = results.filter((r) => r.status === 200)
+    const shed = results.filter((r) => r.status === 429)
+    expect(ok.length + shed.length, JSON.stringify(results.find((r) => r.status >= 500))).toBe(N)
+    expect(shed.length).toBeGreaterThan(0)
+    expect(ok.length).toBeGreaterThan(0)
+    for (const r of shed) {
+      expect(r.headers.get('retry-after')).toBe(String(DEFAULT_PROTECTION.shedRetryAfterSeconds))
+      expect(r.headers.get('x-sentry-rate-limits')).toMatch(/^\d+::organization:overloaded$/)
+      expect(JSON.parse(r.body).detail).toMatch(/overloaded/)
+    }
+    // Every acknowledged event is stored.
+    for (const r of ok.slice(0, 50)) {
+      const ev = await app.inject({
+        url: `/api/0/projects/${p.id}/events/${eid(10_000 + r.i)}/`,
+        headers: ADMIN,
+      })
+      expect(ev.statusCode).toBe(200)
+    }
+    // The queue drains: a request after the burst is accepted.
+    const after = await fetch(url(), {
+      method: 'POST',
+      body: eventEnvelope({ event_id: eid(20_000), message: 'after' }),
+    })
+    expect(after.status).toBe(200)
+    expect(process.memoryUsage().rss - rssBefore).toBeLessThan(200 * 1024 * 1024)
+    // Shed requests are counted as outcomes (summed in memory, written within about a second).
+    const deadline = Date.now() + 15_000
+    let counted = 0
+    while (Date.now() < deadline) {
+      const res = await app.inject({ url: `/api/0/projects/${p.id}/outcomes/`, headers: ADMIN })
+      const rows = res.json<{ totals: { outcome: string; reason: string; quantity: number }[] }>()
+        .totals
+      counted = rows
+        .filter((r) => r.outcome === 'rejected' && r.reason === 'overloaded')
+        .reduce((a, r) => a + r.quantity, 0)
+      if (counted >= shed.length) break
+      await new Promise((r) => setTimeout(r, 100))
+    }
+    expect(counted).toBe(shed.length)
+  }, 60_000)
+
+  it('refuses a body past the global byte budget at once, and accepts again once it is free', async () => {
+    const held = eventEnvelope({ event_id: eid(1), message: 'x'.repeat(BUDGET * 0.75) })
+    const s = await openRaw(
+      port,
+      postHead(`/api/${p.id}/envelope/?sentry_key=${p.key}`, {
+        'content-length': Buffer.byteLength(held),
+      }),
+      held.slice(0, Math.floor(BUDGET * 0.7)),
+    )
+    // Wait until the held request's bytes are counted.
+    const deadline = Date.now() + 10_000
+    while (app.ingestProtection.admission.usage().bytes < BUDGET * 0.6 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 20))
+    }
+    const refused = await fetch(url(), {
+      method: 'POST',
+      body: eventEnvelope({ event_id: eid(2), message: 'y'.repeat(BUDGET / 2) }),
+    })
+    expect(refused.status).toBe(429)
+    expect(refused.headers.get('retry-after')).not.toBeNull()
+    s.write(held.slice(Math.floor(BUDGET * 0.7)))
+    const first = await readResponse(s)
+    s.destroy()
+    expect(first.status).toBe(200)
+    const again = await fetch(url(), {
+      method: 'POST',
+      body: eventEnvelope({ event_id: eid(2), message: 'y'.repeat(BUDGET / 2) }),
+    })
+    expect(again.status).toBe(200)
+    expect(app.ingestProtection.admission.usage().bytes).toBe(0)
+  }, 30_000)
+})
