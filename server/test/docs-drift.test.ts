@@ -42,7 +42,10 @@ const firstColumn = (markdown: string, heading: string): string[] =>
 describe('README configuration table', () => {
   it('lists every environment variable config.ts reads, and nothing it does not', () => {
     const source = read('server/src/config.ts')
-    const read_ = new Set([...source.matchAll(/env\[['"]([A-Z0-9_]+)['"]\]/g)].map((m) => m[1]))
+    // `env['X']` and the protection block's `int('X', default)` helper.
+    const read_ = new Set(
+      [...source.matchAll(/(?:env\[|\bint\()['"]([A-Z0-9_]+)['"]/g)].map((m) => m[1]),
+    )
     expect(read_.size).toBeGreaterThan(10)
     const table = new Set(firstColumn(read('README.md'), '## Configuration'))
     expect([...read_].filter((v) => !table.has(v ?? ''))).toEqual([])

@@ -39,6 +39,10 @@ export const OUTCOME_DESCRIPTIONS: Record<string, string> = {
   'rejected:invalid_envelope': 'Rejected (400): malformed envelope.',
   'rejected:invalid_json': 'Rejected (400): an item payload is not a JSON object.',
   'rejected:too_large': 'Rejected (413): over the size limits.',
+  'rejected:overloaded':
+    'Refused with 429: the server was shedding load (bytes or requests in flight over its budget); the SDK retries after Retry-After.',
+  'rejected:storage_unavailable':
+    'Refused with 503: the disk is nearly full or the database refused the write; nothing was stored, the SDK retries.',
   'rejected:invalid_client_report': 'Ignored: a client report that could not be read.',
   'rejected:invalid_request': 'Rejected (4xx): the request could not be read.',
   'rejected:internal_error': 'Failed (5xx): a server error; please report it.',
