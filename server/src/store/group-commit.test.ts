@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest'
-import { row } from './contract.ts'
+import { row } from '../../test/store-contract/contract.ts'
 import { GroupCommitter } from './group-commit.ts'
 import { openSqliteStore } from './sqlite/index.ts'
 import type { IngestStore, WriteUnit } from './types.ts'

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { triageAlertContract } from '../triage-alerts-contract.ts'
+import { triageAlertContract } from '../../../test/store-contract/triage-alerts-contract.ts'
 import type { Issue } from '../types.ts'
 import { openSqliteStore } from './index.ts'
 import { applyChange } from './triage.ts'

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { EventToWrite, Store } from './types.ts'
+import type { EventToWrite, Store } from '../../src/store/types.ts'
 
 let seq = 0
 
