@@ -12,6 +12,7 @@ import { ingestRoutes } from './ingest/routes.ts'
 import { LiveBus } from './live/bus.ts'
 import { otlpRoutes } from './otlp/routes.ts'
 import { GroupCommitter } from './store/group-commit.ts'
+import { installRetention } from './store/retention.ts'
 import { openSqliteStore } from './store/sqlite/index.ts'
 import type { Store } from './store/types.ts'
 import { setupTriage } from './triage/index.ts'
@@ -115,6 +116,7 @@ export async function buildApp(
   }
   app.decorate('services', services)
   installCronClock(app, services)
+  installRetention(app, store, config.retentionDays)
   errorHandler(app)
 
   await app.register(async (scope) => {

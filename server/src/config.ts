@@ -39,6 +39,8 @@ export interface Config {
   smtp: SmtpConfig | undefined
   /** Alert delivery timing (`ALERT_*`); tests shorten it. */
   alerts: AlertTiming
+  /** Days events, health sessions and outcomes are kept (`RETENTION_DAYS`); 0: forever. */
+  retentionDays: number
 }
 
 /** Where e-mail alerts are sent from (`SMTP_HOST`, `SMTP_PORT`, `SMTP_SECURE`, …). */
@@ -142,6 +144,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     cronClockIntervalMs: intFrom(env['CRON_CLOCK_INTERVAL_MS'], 10_000, 'CRON_CLOCK_INTERVAL_MS'),
     testClock: env['INGEST_TEST_CLOCK'] === '1',
     smtp: smtpFrom(env),
+    retentionDays: intFrom(env['RETENTION_DAYS'], 90, 'RETENTION_DAYS'),
     alerts: Object.freeze({
       ...DEFAULT_ALERT_TIMING,
       pollMs: intFrom(env['ALERT_POLL_MS'], DEFAULT_ALERT_TIMING.pollMs, 'ALERT_POLL_MS'),
@@ -165,6 +168,8 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     ...loadConfig({ DATA_DIR: '/tmp/ingest-test-unused', DATABASE_PATH: ':memory:' }),
     adminToken: 'test-admin-token',
     logLevel: 'silent',
+    // Off: a sweep at start-up would race tests that write fixed old timestamps.
+    retentionDays: 0,
     ...overrides,
   }
 }
