@@ -11,24 +11,36 @@ export const RETENTION_BATCH = 500
 const SWEEP_INTERVAL_MS = 3_600_000
 
 /**
+ * The share of wall time a sweep may hold the database: after a batch that took t ms it rests
+ * t × (1 / share − 1) ms. Back-to-back batches cut ingest to 20 % of its rate on SQLite while
+ * they ran (scripts/measure-retention.ts, 100k old events); expiry is not urgent, so the
+ * sweep yields most of the time to the writer instead.
+ */
+export const RETENTION_DUTY_CYCLE = 0.1
+
+/**
  * Removes everything older than `days` before `now`, batch after batch until a batch comes back
- * short, yielding to the event loop between batches so requests interleave. Returns the totals.
+ * short, resting between batches (see `RETENTION_DUTY_CYCLE`). Returns the totals.
  */
 export async function sweepRetention(
   store: RetentionStore,
   days: number,
   now: number,
-  batch = RETENTION_BATCH,
+  opts: { batch?: number; dutyCycle?: number } = {},
 ): Promise<PruneResult> {
+  const batch = opts.batch ?? RETENTION_BATCH
+  const duty = Math.min(1, Math.max(0.01, opts.dutyCycle ?? RETENTION_DUTY_CYCLE))
   const cutoff = now - days * DAY
   const total: PruneResult = { events: 0, sessions: 0, outcomes: 0 }
   for (;;) {
+    const t0 = performance.now()
     const r = await store.pruneBefore(cutoff, batch)
     total.events += r.events
     total.sessions += r.sessions
     total.outcomes += r.outcomes
     if (r.events < batch && r.sessions < batch && r.outcomes < batch) return total
-    await new Promise<void>((resolve) => setImmediate(resolve))
+    const rest = (performance.now() - t0) * (1 / duty - 1)
+    await new Promise<void>((resolve) => setTimeout(resolve, rest))
   }
 }
 

@@ -49,7 +49,7 @@ export function retentionContract(name: string, open: () => Promise<Store>): voi
       ])
       const issueId = result?.events[0]?.issueId ?? 0
       // A batch of 3 makes the sweep loop several times.
-      const removed = await sweepRetention(store, 90, NOW, 3)
+      const removed = await sweepRetention(store, 90, NOW, { batch: 3, dutyCycle: 1 })
       expect(removed.events).toBe(7)
       expect(removed.outcomes).toBeGreaterThanOrEqual(1)
       expect(removed.sessions).toBeGreaterThanOrEqual(1)
