@@ -128,6 +128,26 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
       await store.close()
     })
 
+    it('filters issues by text in title or culprit, ignoring case, wildcards literal', async () => {
+      const { store, project, key } = await setup()
+      await store.write([
+        {
+          events: [
+            row(project.id, key.id, 'a', { title: 'Disk 100% full', culprit: 'disk.js' }),
+            row(project.id, key.id, 'b', { title: 'Disk 1000 full', culprit: 'Worker_Pool' }),
+          ],
+          outcomes: [],
+        },
+      ])
+      const titles = async (query: string) =>
+        (await store.listIssues(project.id, { query }, { limit: 10 })).issues.map((i) => i.title)
+      expect(await titles('DISK 100%')).toEqual(['Disk 100% full'])
+      expect(await titles('worker_pool')).toEqual(['Disk 1000 full'])
+      expect(await titles('worker%pool')).toEqual([])
+      expect((await titles('disk')).sort()).toEqual(['Disk 100% full', 'Disk 1000 full'])
+      await store.close()
+    })
+
     it('sums outcome counters per hour range', async () => {
       const { store, project, key } = await setup()
       const hour = 3_600_000
