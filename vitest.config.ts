@@ -11,12 +11,14 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['server/src/**/*.test.ts', 'conformance/src/harness/**/*.test.ts'],
+          globalSetup: ['scripts/postgres/vitest-global-setup.ts'],
         },
       },
       {
         test: {
           name: 'integration',
           include: ['server/test/**/*.test.ts', 'scripts/**/*.test.ts'],
+          globalSetup: ['scripts/postgres/vitest-global-setup.ts'],
           testTimeout: 20_000,
         },
       },

@@ -1,124 +1,159 @@
-/**
- * A throwaway PostgreSQL for the bench and tests: initdb and postgres from Debian's
- * `/usr/lib/postgresql/<version>/bin` in a temporary directory, listening on a free loopback
- * port with trust authentication, removed by `stop()`. PostgreSQL refuses to run as root, so
- * as root both run as the Debian `postgres` user (`runuser -u postgres --`).
- */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
-import {
-  chmodSync,
-  chownSync,
-  existsSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-} from 'node:fs'
+import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
-/** The newest installed PostgreSQL's bin directory. */
-function binDir(): string {
+/** A running throw-away PostgreSQL server: a superuser connection URL and the way to stop it. */
+export interface TempPostgres {
+  url: string
+  stop(): Promise<void>
+}
+
+/**
+ * Finds Debian's server binaries (`postgresql-NN` installs them under
+ * `/usr/lib/postgresql/NN/bin`, not on PATH); the newest version wins. `PG_BIN` overrides.
+ */
+function findBinDir(): string {
+  const override = process.env['PG_BIN']
+  if (override !== undefined && override !== '') return override
   const root = '/usr/lib/postgresql'
   const versions = existsSync(root)
     ? readdirSync(root)
-        .filter((v) => existsSync(join(root, v, 'bin', 'postgres')))
+        .filter((v) => /^\d+$/.test(v) && existsSync(join(root, v, 'bin', 'initdb')))
         .sort((a, b) => Number(b) - Number(a))
     : []
-  if (versions[0] === undefined) {
-    throw new Error(`no PostgreSQL under ${root} (Debian: apt-get install postgresql)`)
-  }
-  return join(root, versions[0], 'bin')
+  const newest = versions[0]
+  if (newest === undefined)
+    throw new Error('PostgreSQL not found under /usr/lib/postgresql (apt-get install postgresql)')
+  return join(root, newest, 'bin')
 }
 
-/** A port that was free a moment ago (bind to 0, read, close). */
+/** Asks the kernel for a free loopback port (port 0), then releases it for postgres to bind. */
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
-    const s = createServer()
-    s.once('error', reject)
-    s.listen(0, '127.0.0.1', () => {
-      const addr = s.address()
+    const srv = createServer()
+    srv.once('error', reject)
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address()
       const port = typeof addr === 'object' && addr !== null ? addr.port : 0
-      s.close(() => resolve(port))
+      srv.close(() => resolve(port))
     })
   })
 }
 
-const asRoot = process.getuid?.() === 0
-
-/** The command, run as `postgres` when we are root. */
-function cmd(bin: string, args: string[]): [string, string[]] {
-  return asRoot ? ['runuser', ['-u', 'postgres', '--', bin, ...args]] : [bin, args]
+/**
+ * `postgres` refuses to run as root (CI runs as root): then the binaries run as Debian's
+ * `postgres` system user through `runuser`, and the data directory is handed to that user.
+ */
+function asUser(): {
+  wrap: (cmd: string, args: string[]) => [string, string[]]
+  uid?: number
+  gid?: number
+} {
+  if (process.getuid?.() !== 0) return { wrap: (cmd, args) => [cmd, args] }
+  const id = spawnSync('id', ['-u', 'postgres'], { encoding: 'utf8' })
+  const gid = spawnSync('id', ['-g', 'postgres'], { encoding: 'utf8' })
+  if (id.status !== 0) throw new Error('running as root needs the Debian "postgres" user')
+  return {
+    wrap: (cmd, args) => ['runuser', ['-u', 'postgres', '--', cmd, ...args]],
+    uid: Number(id.stdout.trim()),
+    gid: Number(gid.stdout.trim()),
+  }
 }
 
-/** Starts a fresh PostgreSQL; `url` connects as the superuser `postgres` to database `postgres`. */
-export async function startTempPostgres(): Promise<{ url: string; stop(): Promise<void> }> {
-  const bin = binDir()
-  const dir = mkdtempSync(join(tmpdir(), 'temp-postgres-'))
+/** Polls until the server accepts connections (pg_isready), within a generous budget. */
+async function waitReady(bin: string, port: number, child: ChildProcess, log: () => string) {
+  const deadline = Date.now() + 60_000
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`postgres exited early:\n${log()}`)
+    const r = spawnSync(join(bin, 'pg_isready'), ['-h', '127.0.0.1', '-p', String(port), '-q'])
+    if (r.status === 0) return
+    await new Promise((r2) => setTimeout(r2, 100))
+  }
+  throw new Error(`postgres did not become ready within 60 s:\n${log()}`)
+}
+
+/**
+ * Starts a private PostgreSQL for tests and benchmarks: `initdb` into a fresh temp directory
+ * (trust auth on loopback only, fsync off because the data is thrown away), `postgres` on a free
+ * port with its socket in that directory. `stop()` shuts it down (fast mode) and removes the
+ * directory. Used by the vitest global setup and by `npm run bench -- --db postgres`.
+ */
+export async function startTempPostgres(): Promise<TempPostgres> {
+  const bin = findBinDir()
+  const user = asUser()
+  const dir = mkdtempSync(join(tmpdir(), 'ingest-pg-'))
   const data = join(dir, 'data')
-  if (asRoot) {
-    const id = spawnSync('id', ['-u', 'postgres'], { encoding: 'utf8' })
-    const gid = spawnSync('id', ['-g', 'postgres'], { encoding: 'utf8' })
-    if (id.status !== 0) throw new Error('running as root needs the Debian postgres user')
-    chownSync(dir, Number(id.stdout.trim()), Number(gid.stdout.trim()))
+  if (user.uid !== undefined && user.gid !== undefined) {
+    chownSync(dir, user.uid, user.gid)
     chmodSync(dir, 0o700)
   }
-  const [initBin, initArgs] = cmd(join(bin, 'initdb'), [
+  const [initCmd, initArgs] = user.wrap(join(bin, 'initdb'), [
     '-D',
     data,
     '-U',
     'postgres',
-    '-A',
-    'trust',
-    '-E',
-    'UTF8',
-    '--no-locale',
+    '--auth=trust',
+    '--encoding=UTF8',
+    '--locale=C',
+    '--no-sync',
   ])
-  const init = spawnSync(initBin, initArgs, { encoding: 'utf8' })
+  const init = spawnSync(initCmd, initArgs, { encoding: 'utf8' })
   if (init.status !== 0) {
     rmSync(dir, { recursive: true, force: true })
-    throw new Error(`initdb failed: ${init.stderr}`)
+    throw new Error(`initdb failed: ${init.stderr || init.stdout}`)
   }
   const port = await freePort()
-  const [pgBin, pgArgs] = cmd(join(bin, 'postgres'), [
+  const [cmd, args] = user.wrap(join(bin, 'postgres'), [
     '-D',
     data,
     '-p',
     String(port),
-    '-k',
-    dir,
     '-c',
     'listen_addresses=127.0.0.1',
+    '-c',
+    `unix_socket_directories=${dir}`,
+    '-c',
+    'fsync=off',
+    '-c',
+    'synchronous_commit=off',
+    '-c',
+    'full_page_writes=off',
+    '-c',
+    'max_connections=200',
   ])
-  const server: ChildProcess = spawn(pgBin, pgArgs, { stdio: ['ignore', 'ignore', 'pipe'] })
-  let log = ''
-  server.stderr?.on('data', (d: Buffer) => {
-    log += d.toString()
+  let output = ''
+  const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true })
+  child.stdout?.on('data', (b: Buffer) => {
+    output += b.toString()
   })
-  const exited = new Promise<void>((r) => server.once('exit', () => r()))
+  child.stderr?.on('data', (b: Buffer) => {
+    output += b.toString()
+  })
+  try {
+    await waitReady(bin, port, child, () => output)
+  } catch (err) {
+    child.kill('SIGKILL')
+    rmSync(dir, { recursive: true, force: true })
+    throw err
+  }
   const stop = async () => {
-    if (server.exitCode === null && server.signalCode === null) {
-      // runuser does not pass signals on to its child: signal the postmaster itself (its pid is
-      // the first line of postmaster.pid). SIGINT is PostgreSQL's fast shutdown.
-      const pidFile = join(data, 'postmaster.pid')
-      const pid = existsSync(pidFile) ? Number(readFileSync(pidFile, 'utf8').split('\n')[0]) : 0
-      if (pid > 0) process.kill(pid, 'SIGINT')
-      else server.kill('SIGINT')
+    if (child.exitCode === null) {
+      const exited = new Promise<void>((r) => child.once('exit', () => r()))
+      // pg_ctl as the server's own user: signalling `runuser` would reach our process group.
+      const [stopCmd, stopArgs] = user.wrap(join(bin, 'pg_ctl'), [
+        '-D',
+        data,
+        '-m',
+        'fast',
+        '-w',
+        'stop',
+      ])
+      spawnSync(stopCmd, stopArgs, { stdio: 'ignore' })
       await exited
     }
     rmSync(dir, { recursive: true, force: true })
-  }
-  // Ready when it accepts connections (pg_isready), within a generous budget on a busy machine.
-  const deadline = Date.now() + 60_000
-  for (;;) {
-    const ready = spawnSync(join(bin, 'pg_isready'), ['-h', '127.0.0.1', '-p', String(port)])
-    if (ready.status === 0) break
-    if (server.exitCode !== null || Date.now() > deadline) {
-      await stop()
-      throw new Error(`postgres did not start: ${log}`)
-    }
-    await new Promise((r) => setTimeout(r, 100))
   }
   return { url: `postgres://postgres@127.0.0.1:${port}/postgres`, stop }
 }

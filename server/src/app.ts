@@ -22,6 +22,7 @@ import { otlpRoutes } from './otlp/routes.ts'
 import { recordRoutes } from './route-table.ts'
 import type { Services } from './services.ts'
 import { GroupCommitter } from './store/group-commit.ts'
+import { installRetention } from './store/retention.ts'
 import { openSqliteStore } from './store/sqlite/index.ts'
 import type { Store } from './store/types.ts'
 import { setupTriage } from './triage/index.ts'
@@ -112,6 +113,7 @@ export async function buildApp(
   installCronClock(app, services)
   installIngestProtection(app, config)
   healthRoutes(app, services.committer)
+  installRetention(app, store, config.retentionDays)
   errorHandler(app)
 
   await app.register(async (scope) => {

@@ -41,6 +41,8 @@ export interface Config {
   alerts: AlertTiming
   /** Budgets, timeouts and guards against hostile or overwhelming clients (docs/ingest-protection.md). */
   protection: Protection
+  /** Days events, health sessions and outcomes are kept (`RETENTION_DAYS`); 0: forever. */
+  retentionDays: number
 }
 
 /** Ingest protection settings; defaults in {@link DEFAULT_PROTECTION}. */
@@ -204,6 +206,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     testClock: env['INGEST_TEST_CLOCK'] === '1',
     smtp: smtpFrom(env),
     protection: protectionFrom(env),
+    retentionDays: intFrom(env['RETENTION_DAYS'], 90, 'RETENTION_DAYS'),
     alerts: Object.freeze({
       ...DEFAULT_ALERT_TIMING,
       pollMs: intFrom(env['ALERT_POLL_MS'], DEFAULT_ALERT_TIMING.pollMs, 'ALERT_POLL_MS'),
@@ -229,6 +232,8 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     logLevel: 'silent',
     // Tests post alerts to receivers on loopback; the guard itself is tested with it off.
     protection: { ...DEFAULT_PROTECTION, allowPrivateWebhooks: true, diskMinFreeBytes: 0 },
+    // Off: a sweep at start-up would race tests that write fixed old timestamps.
+    retentionDays: 0,
     ...overrides,
   }
 }

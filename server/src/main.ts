@@ -1,3 +1,4 @@
+import { keyJson } from './api/format.ts'
 import { buildApp } from './app.ts'
 import { bootstrap } from './bootstrap.ts'
 import { loadConfig } from './config.ts'
@@ -10,19 +11,22 @@ import { loadConfig } from './config.ts'
 async function main(): Promise<void> {
   const config = loadConfig(process.env)
   const app = await buildApp(config)
+  // Start-up work before listening: the first request already sees the default project.
+  const report = await bootstrap(app.services.store, config)
   await app.listen({ host: config.host, port: config.port })
   const addr = app.server.address()
   const port = typeof addr === 'object' && addr !== null ? addr.port : config.port
   const host = config.host.includes(':') ? `[${config.host}]` : config.host
   const url = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`
   app.services.setBaseUrl(url)
-  const report = await bootstrap(app.services.store, config, app.services.baseUrl())
+  const defaultDsn =
+    report.defaultKey === undefined ? '' : keyJson(report.defaultKey, app.services.baseUrl()).dsn
   const out = (line: string) => process.stdout.write(`${line}\n`)
   out(`Web UI:       ${url}/`)
   out(
     `Admin login:  ${report.adminEmail}${report.generatedPassword !== undefined ? ` / ${report.generatedPassword} (generated, shown once)` : ''}`,
   )
-  out(`Default DSN:  ${report.defaultDsn}`)
+  out(`Default DSN:  ${defaultDsn}`)
   out(JSON.stringify({ msg: 'listening', url }))
   let closing = false
   const close = (signal: string) => {

@@ -9,10 +9,10 @@ import type {
   MonitorEnvStatus,
 } from '../store/monitor-types.ts'
 import type { Store } from '../store/types.ts'
+import { Cursor } from './cursor.ts'
 import type { ApiScope } from './openapi.ts'
 import { CheckInJson, errorResponses, MonitorJson, PathId, ProjectParams } from './schemas.ts'
 import { pathProject } from './validate.ts'
-import { Cursor } from './cursor.ts'
 
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString())
 

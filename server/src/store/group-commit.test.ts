@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest'
-import { row } from './contract.ts'
+import { row } from '../../test/store-contract/contract.ts'
 import { GroupCommitter } from './group-commit.ts'
 import { openSqliteStore } from './sqlite/index.ts'
 import type { IngestStore, WriteUnit } from './types.ts'
@@ -60,7 +60,7 @@ describe('GroupCommitter', () => {
     await store.close()
   })
 
-  it('splits very large queues into batches and rejects every unit of a failed batch', async () => {
+  it('splits very large queues into batches and rejects a unit that cannot be written', async () => {
     const store = await openSqliteStore(':memory:')
     const { project, key } = await store.createProject('P', 'p', 'c'.repeat(32))
     const committer = new GroupCommitter(store, { delayMs: 1, maxBatch: 4 })
@@ -73,5 +73,55 @@ describe('GroupCommitter', () => {
     const bad = committer.write({ events: [row(999_999, key.id, 'x')], outcomes: [] })
     await expect(bad).rejects.toThrow(/FOREIGN KEY/)
     await store.close()
+  })
+
+  it('retries the units of a failed group alone: only the failing unit is rejected', async () => {
+    const store = await openSqliteStore(':memory:')
+    const { project, key } = await store.createProject('P', 'p', 'e'.repeat(32))
+    const groups: number[] = []
+    const counting: IngestStore = {
+      write: (units: WriteUnit[]) => {
+        groups.push(units.length)
+        return store.write(units)
+      },
+    }
+    const committer = new GroupCommitter(counting, { delayMs: 20 })
+    const good = Array.from({ length: 3 }, () =>
+      committer.write({ events: [row(project.id, key.id, 'x')], outcomes: [] }),
+    )
+    const bad = committer.write({ events: [row(999_999, key.id, 'x')], outcomes: [] })
+    await expect(Promise.all(good)).resolves.toHaveLength(3)
+    await expect(bad).rejects.toThrow(/FOREIGN KEY/)
+    // One group of four failed, then each unit alone.
+    expect(groups).toEqual([4, 1, 1, 1, 1])
+    const { issues } = await store.listIssues(project.id, {}, { limit: 10 })
+    expect(issues[0]?.timesSeen).toBe(3)
+    await store.close()
+  })
+
+  it('keeps up to maxInFlight groups committing at once', async () => {
+    let open = 0
+    let peak = 0
+    const releases: (() => void)[] = []
+    const slow: IngestStore = {
+      write: async (units: WriteUnit[]) => {
+        open++
+        peak = Math.max(peak, open)
+        await new Promise<void>((resolve) => releases.push(resolve))
+        open--
+        return units.map(() => ({ events: [] }))
+      },
+    }
+    const committer = new GroupCommitter(slow, { delayMs: 1, maxBatch: 2, maxInFlight: 3 })
+    const writes = Array.from({ length: 10 }, () => committer.write({ events: [], outcomes: [] }))
+    await vi.waitFor(() => expect(open).toBe(3), { timeout: 2000 })
+    while (releases.length > 0 || open > 0) {
+      releases.splice(0).forEach((r) => {
+        r()
+      })
+      await new Promise((r) => setTimeout(r, 5))
+    }
+    await expect(Promise.all(writes)).resolves.toHaveLength(10)
+    expect(peak).toBe(3)
   })
 })

@@ -15,19 +15,29 @@ interface Pending {
  * A group is written once its oldest unit waited `delayMs` or it is full, also right after the
  * previous commit: a store that commits off the event loop (the SQLite writer thread) would
  * otherwise be handed a small group after each quick commit and spend one fsync on each.
+ *
+ * `maxInFlight` groups may commit at once: 1 for SQLite (one writer anyway), up to the pool
+ * size for PostgreSQL, whose row locks let disjoint groups commit in parallel. When a group
+ * fails, its transaction rolled back as a whole, so each of its units is retried alone: a unit
+ * that cannot be written fails only its own request, never the others grouped with it.
  */
 export class GroupCommitter {
   private queue: Pending[] = []
   private timer: NodeJS.Timeout | undefined
-  private flushing: Promise<void> | undefined
+  private readonly inFlight = new Set<Promise<void>>()
   private readonly store: IngestStore
   private readonly delayMs: number
   private readonly maxBatch: number
+  private readonly maxInFlight: number
 
-  constructor(store: IngestStore, opts: { delayMs: number; maxBatch?: number }) {
+  constructor(
+    store: IngestStore,
+    opts: { delayMs: number; maxBatch?: number; maxInFlight?: number },
+  ) {
     this.store = store
     this.delayMs = opts.delayMs
     this.maxBatch = opts.maxBatch ?? 500
+    this.maxInFlight = Math.max(1, opts.maxInFlight ?? 1)
   }
 
   /** Queues a unit; resolves with its results once committed. */
@@ -40,7 +50,8 @@ export class GroupCommitter {
   }
 
   private kick(delay: number): void {
-    if (this.flushing !== undefined) return
+    // With every commit slot busy, the drain waiting for a slot picks the queue up.
+    if (this.inFlight.size >= this.maxInFlight) return
     if (delay === 0 && this.timer !== undefined) {
       clearTimeout(this.timer)
       this.timer = undefined
@@ -53,17 +64,18 @@ export class GroupCommitter {
     }
   }
 
-  /** Writes everything queued now; resolves when the queue is empty. */
-  flush(): Promise<void> {
-    return this.drain(true)
+  /** Writes everything queued now; resolves when the queue is empty and every commit ended. */
+  async flush(): Promise<void> {
+    await this.drain(true)
+    while (this.inFlight.size > 0) await Promise.all(this.inFlight)
   }
 
   /** Writes groups until the queue is empty; unless `now`, a later group waits out its delay. */
   private async drain(now: boolean): Promise<void> {
     let first = true
     while (this.queue.length > 0) {
-      if (this.flushing !== undefined) {
-        await this.flushing
+      if (this.inFlight.size >= this.maxInFlight) {
+        await Promise.race(this.inFlight)
         continue
       }
       const oldest = this.queue[0]?.at ?? 0
@@ -74,24 +86,42 @@ export class GroupCommitter {
       }
       first = false
       const batch = this.queue.splice(0, this.maxBatch)
-      this.flushing = this.store
-        .write(batch.map((p) => p.unit))
-        .then(
-          (results) => {
-            batch.forEach((p, i) => {
-              const r = results[i]
-              if (r === undefined) p.reject(new Error('store returned fewer results than units'))
-              else p.resolve(r)
-            })
-          },
-          (err: unknown) => {
-            for (const p of batch) p.reject(err)
-          },
-        )
-        .finally(() => {
-          this.flushing = undefined
-        })
-      await this.flushing
+      const commit: Promise<void> = this.commit(batch).finally(() => {
+        this.inFlight.delete(commit)
+        // Several slots: this drain did not wait, so a freed slot restarts the queue.
+        if (this.maxInFlight > 1 && this.queue.length > 0) this.kick(0)
+      })
+      this.inFlight.add(commit)
+      // One slot: wait for this commit, then gather the next group (see the class comment).
+      if (this.maxInFlight === 1) await commit
     }
+  }
+
+  /** Commits one group; on failure retries each unit alone so only the failing one rejects. */
+  private async commit(batch: Pending[]): Promise<void> {
+    let results: WriteUnitResult[]
+    try {
+      results = await this.store.write(batch.map((p) => p.unit))
+    } catch (err) {
+      if (batch.length === 1) {
+        batch[0]?.reject(err)
+        return
+      }
+      for (const p of batch) {
+        try {
+          const [r] = await this.store.write([p.unit])
+          if (r === undefined) p.reject(new Error('store returned no result for the unit'))
+          else p.resolve(r)
+        } catch (own) {
+          p.reject(own)
+        }
+      }
+      return
+    }
+    batch.forEach((p, i) => {
+      const r = results[i]
+      if (r === undefined) p.reject(new Error('store returned fewer results than units'))
+      else p.resolve(r)
+    })
   }
 }

@@ -425,6 +425,22 @@ export interface AlertStore {
   ): Promise<{ deliveries: AlertDelivery[]; next?: string }>
 }
 
+/** Rows removed by one retention batch, per kind (retention.ts). */
+export interface PruneResult {
+  events: number
+  sessions: number
+  outcomes: number
+}
+
+/**
+ * Removes data older than the retention cutoff in small batches: events (issues and their
+ * `times_seen` stay), single health sessions and their hourly rollups, outcome counters.
+ */
+export interface RetentionStore {
+  /** Deletes at most `limit` rows of each kind older than `cutoff` (epoch ms). */
+  pruneBefore(cutoff: number, limit: number): Promise<PruneResult>
+}
+
 /** The whole storage interface. */
 export interface Store
   extends ProjectStore,
@@ -438,7 +454,8 @@ export interface Store
     TriageStore,
     AlertStore,
     ReleaseHealthStore,
-    MonitorStore {
+    MonitorStore,
+    RetentionStore {
   readonly dialect: 'sqlite' | 'postgres'
   close(): Promise<void>
 }

@@ -1,4 +1,4 @@
-import { healthAndCronContract } from '../health-crons-contract.ts'
+import { healthAndCronContract } from '../../../test/store-contract/health-crons-contract.ts'
 import { openSqliteStore } from './index.ts'
 
 healthAndCronContract('sqlite', () => openSqliteStore(':memory:'))

@@ -14,6 +14,7 @@ import { sqliteOutcomes } from './outcomes.ts'
 import { sqliteProjects } from './projects.ts'
 import { sqliteQuotas } from './quotas.ts'
 import { sqliteReleaseHealth } from './release-health.ts'
+import { sqliteRetention } from './retention.ts'
 import { sqliteSessions } from './sessions.ts'
 import { sqliteTriage } from './triage.ts'
 import { sqliteUiReads } from './ui-reads.ts'
@@ -47,6 +48,7 @@ export async function openSqliteStore(
     ...sqliteAlerts(db),
     ...sqliteReleaseHealth(db),
     ...sqliteMonitors(db),
+    ...sqliteRetention(db),
     close: async () => {
       await writer?.close()
       db.close()

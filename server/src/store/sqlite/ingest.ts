@@ -1,8 +1,10 @@
 import type Database from 'better-sqlite3'
+import { triageOnEvent } from '../issue-rules.ts'
 import type {
   EventToWrite,
   EventWriteResult,
   IngestStore,
+  IssueStatus,
   OutcomeDelta,
   WriteUnit,
 } from '../types.ts'
@@ -10,6 +12,16 @@ import { sqliteCheckInWriter } from './monitors.ts'
 import { sqliteHealthWriter } from './release-health.ts'
 
 const HOUR = 3_600_000
+
+/** A grouping hash with the triage columns of its issue. */
+interface HashedIssueRow {
+  issue_id: number
+  status: IssueStatus
+  for_review: number
+  ignore_until: number | null
+  ignore_until_seen: number | null
+  times_seen: number
+}
 
 /** The columns of one `events` row, in insert order. */
 type EventParams = [
@@ -34,9 +46,10 @@ export function sqliteIngest(db: Database.Database): IngestStore {
   const eventExists = db.prepare<[number, string], { one: number }>(
     'SELECT 1 AS one FROM events WHERE project_id = ? AND event_id = ?',
   )
-  // The issue's status comes along: a resolved issue regresses (one lookup, not two).
-  const findHash = db.prepare<[number, string], { issue_id: number; status: string }>(
-    `SELECT g.issue_id, i.status FROM grouphashes g JOIN issues i ON i.id = g.issue_id
+  // The issue's triage columns come along: the rules (issue-rules.ts) decide in code.
+  const findHash = db.prepare<[number, string], HashedIssueRow>(
+    `SELECT g.issue_id, i.status, i.for_review, i.ignore_until, i.ignore_until_seen, i.times_seen
+     FROM grouphashes g JOIN issues i ON i.id = g.issue_id
      WHERE g.project_id = ? AND g.hash = ?`,
   )
   const insertIssue = db.prepare<
@@ -49,20 +62,13 @@ export function sqliteIngest(db: Database.Database): IngestStore {
   const insertHash = db.prepare<[number, string, string, number]>(
     'INSERT INTO grouphashes (project_id, hash, grouping_version, issue_id) VALUES (?, ?, ?, ?)',
   )
-  // A resolved issue regresses; an ignored one whose ignore condition is met comes back
-  // (time passed, or seen the N more times). Either way: unresolved and For review (issue 7b).
-  const reopens = `(status = 'resolved' OR (status = 'ignored'
-    AND (ignore_until <= @received OR times_seen + 1 >= ignore_until_seen)))`
   const touchIssue = db.prepare<
-    [{ received: number; title: string; culprit: string; level: string; id: number }]
+    [number, string, string, string, string, number, number | null, number | null, number]
   >(
-    `UPDATE issues SET times_seen = times_seen + 1, last_seen = max(last_seen, @received),
-       title = @title, culprit = @culprit, level = @level,
-       for_review = CASE WHEN ${reopens} THEN 1 ELSE for_review END,
-       ignore_until = CASE WHEN ${reopens} THEN NULL ELSE ignore_until END,
-       ignore_until_seen = CASE WHEN ${reopens} THEN NULL ELSE ignore_until_seen END,
-       status = CASE WHEN ${reopens} THEN 'unresolved' ELSE status END
-     WHERE id = @id`,
+    `UPDATE issues SET times_seen = times_seen + 1, last_seen = max(last_seen, ?),
+       title = ?, culprit = ?, level = ?, status = ?, for_review = ?, ignore_until = ?,
+       ignore_until_seen = ?
+     WHERE id = ?`,
   )
   // Positional parameters: binding by name costs a lookup per parameter on the hottest insert.
   const insertEvent = db.prepare<EventParams>(
@@ -107,9 +113,28 @@ export function sqliteIngest(db: Database.Database): IngestStore {
       issueCreated = true
     } else {
       issueId = hash.issue_id
-      regressed = hash.status === 'resolved'
-      const { received, title, culprit, level } = e
-      touchIssue.run({ received, title, culprit, level, id: issueId })
+      const t = triageOnEvent(
+        {
+          status: hash.status,
+          forReview: hash.for_review === 1,
+          ignoreUntil: hash.ignore_until,
+          ignoreUntilSeen: hash.ignore_until_seen,
+          timesSeen: hash.times_seen,
+        },
+        e.received,
+      )
+      regressed = t.regressed
+      touchIssue.run(
+        e.received,
+        e.title,
+        e.culprit,
+        e.level,
+        t.status,
+        t.forReview ? 1 : 0,
+        t.ignoreUntil,
+        t.ignoreUntilSeen,
+        issueId,
+      )
     }
     insertEvent.run(
       e.projectId,

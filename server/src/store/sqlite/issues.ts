@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3'
+import { substringPattern } from '../text-filter.ts'
 import type { Issue, IssueStatus, IssueStore, StoredEvent } from '../types.ts'
 
 /** An `issues` row. */
@@ -97,7 +98,7 @@ export function sqliteIssues(db: Database.Database): IssueStore {
       }
       if (filter.query !== undefined && filter.query !== '') {
         where.push("(i.title LIKE ? ESCAPE '\\' OR i.culprit LIKE ? ESCAPE '\\')")
-        const like = `%${filter.query.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
+        const like = substringPattern(filter.query)
         args.push(like, like)
       }
       for (const col of ['environment', 'release', 'component'] as const) {

@@ -1,52 +1,47 @@
-import { readdirSync } from 'node:fs'
 import type Database from 'better-sqlite3'
+import {
+  type AppliedMigration,
+  loadMigrationDir,
+  type Migration,
+  migrationChecksum,
+  pendingMigrations,
+} from '../migration-plan.ts'
 
-/** A schema migration file: `migrations/NNN-name.ts` exporting `sql`. */
-interface Migration {
-  version: number
-  name: string
-  sql: string
+/** Loads the SQLite migrations (`migrations/NNN-name.ts`). */
+export function loadMigrations(): Promise<Migration[]> {
+  return loadMigrationDir(new URL('./migrations/', import.meta.url))
 }
-
-const FILE = /^(\d{3})-([a-z0-9-]+)\.(ts|js)$/
 
 /**
- * Loads `migrations/NNN-name.ts` files. Append only: a shipped migration is never edited; a new
- * area adds its own numbered file, so parallel work does not touch a shared list.
+ * Applies every migration not yet recorded, all inside one `BEGIN IMMEDIATE` transaction: the
+ * write lock is the migration lock, so two processes opening the same file at once apply each
+ * migration once (the second waits on the busy timeout, then finds nothing pending). Refuses a
+ * database whose applied migrations differ from the code's (migration-plan.ts).
  */
-export async function loadMigrations(): Promise<Migration[]> {
-  const dir = new URL('./migrations/', import.meta.url)
-  const found: Migration[] = []
-  for (const file of readdirSync(dir)) {
-    const m = FILE.exec(file)
-    if (m === null) continue
-    const mod: unknown = await import(new URL(file, dir).href)
-    const sql = (mod as { sql?: unknown }).sql
-    if (typeof sql !== 'string') throw new Error(`migration ${file} exports no sql string`)
-    found.push({ version: Number(m[1]), name: m[2] ?? file, sql })
-  }
-  return found.sort((a, b) => a.version - b.version)
-}
-
-/** Applies every migration not yet recorded, each in its own transaction. */
 export function migrate(db: Database.Database, migrations: Migration[]): void {
-  db.exec(
-    'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)',
-  )
-  const applied = new Set(
-    db
-      .prepare<[], { version: number }>('SELECT version FROM schema_migrations')
+  db.transaction(() => {
+    db.exec(
+      'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)',
+    )
+    const cols = db.prepare<[], { name: string }>('PRAGMA table_info(schema_migrations)').all()
+    if (!cols.some((c) => c.name === 'checksum'))
+      db.exec('ALTER TABLE schema_migrations ADD COLUMN checksum TEXT')
+    const applied = db
+      .prepare<[], AppliedMigration>('SELECT version, name, checksum FROM schema_migrations')
       .all()
-      .map((r) => r.version),
-  )
-  const record = db.prepare(
-    'INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)',
-  )
-  for (const m of migrations) {
-    if (applied.has(m.version)) continue
-    db.transaction(() => {
+    const pending = pendingMigrations(applied, migrations)
+    // Databases from before checksums: record the code's, trusting the append-only rule once.
+    const fill = db.prepare('UPDATE schema_migrations SET checksum = ? WHERE version = ?')
+    for (const a of applied) {
+      const m = migrations.find((x) => x.version === a.version)
+      if (a.checksum === null && m !== undefined) fill.run(migrationChecksum(m.sql), a.version)
+    }
+    const record = db.prepare(
+      'INSERT INTO schema_migrations (version, name, applied_at, checksum) VALUES (?, ?, ?, ?)',
+    )
+    for (const m of pending) {
       db.exec(m.sql)
-      record.run(m.version, m.name, Date.now())
-    })()
-  }
+      record.run(m.version, m.name, Date.now(), migrationChecksum(m.sql))
+    }
+  }).immediate()
 }

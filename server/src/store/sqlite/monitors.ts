@@ -7,6 +7,7 @@ import {
   nextRun,
   type Schedule,
 } from '../../crons/schedule.ts'
+import { decideCheckIn } from '../checkin-rules.ts'
 import type {
   CheckInRecord,
   CheckInToWrite,
@@ -306,53 +307,40 @@ export function sqliteCheckInWriter(
     if (run !== undefined && run.environment_id !== env.id) {
       return outcome('rejected', 'checkin_environment_mismatch')
     }
-    const maxRuntime = monitor.max_runtime * MINUTE
-    const closing = c.status !== 'in_progress'
-    let failed = false
-    let envStatus: MonitorEnvStatus = env.status
-    if (run === undefined) {
-      // A new run; a closing check-in without an open run is a run of its own.
-      const dateAdded = c.received - (c.durationMs ?? 0)
+    const decision = decideCheckIn(
+      run === undefined
+        ? undefined
+        : { status: run.status, dateAdded: run.date_added, timeoutAt: run.timeout_at },
+      env,
+      c,
+      monitor.max_runtime * MINUTE,
+    )
+    if (decision.kind === 'rejected') return outcome('rejected', decision.reason)
+    if (decision.kind === 'unchanged') return outcome('accepted')
+    const { failed, envStatus, failures } = decision
+    const w = decision.run
+    if (w.kind === 'insert')
       insertRun.run({
         monitorId: monitor.id,
         environmentId: env.id,
         checkInId,
-        status: c.status,
-        dateAdded,
+        status: w.status,
+        dateAdded: w.dateAdded,
         received: c.received,
         expected: env.next_checkin,
-        timeoutAt: closing ? null : dateAdded + maxRuntime,
-        duration: closing ? c.durationMs : null,
+        timeoutAt: w.timeoutAt,
+        duration: w.duration,
         release: c.release,
         traceId: c.traceId,
       })
-      failed = c.status === 'error'
-      if (c.status !== 'in_progress') envStatus = c.status
-    } else if (run.status === 'ok' || run.status === 'error') {
-      // A finished run: a late in_progress is ignored, a second closing is refused (Sentry).
-      return closing ? outcome('rejected', 'checkin_already_completed') : outcome('accepted')
-    } else if (run.status === 'in_progress') {
+    else if (run !== undefined)
       updateRun.run({
         id: run.id,
-        status: c.status,
+        status: w.status,
         received: c.received,
-        timeoutAt: closing ? null : c.received + maxRuntime,
-        duration: closing ? (c.durationMs ?? c.received - run.date_added) : null,
+        timeoutAt: w.timeoutAt,
+        duration: w.duration,
       })
-      failed = c.status === 'error'
-      if (c.status !== 'in_progress') envStatus = c.status
-    } else {
-      // A run the clock already called overrunning (or missed): only its duration is recorded.
-      if (!closing) return outcome('accepted')
-      updateRun.run({
-        id: run.id,
-        status: run.status,
-        received: c.received,
-        timeoutAt: run.timeout_at,
-        duration: c.durationMs ?? c.received - run.date_added,
-      })
-    }
-    const failures = failed ? env.failures + 1 : c.status === 'ok' ? 0 : env.failures
     const next = safeNextRun(scheduleOf(monitor), monitor.timezone, c.received)
     updateEnv.run({
       id: env.id,

@@ -1,4 +1,4 @@
-import { quotaOutcomeContract } from '../quota-outcome-contract.ts'
+import { quotaOutcomeContract } from '../../../test/store-contract/quota-outcome-contract.ts'
 import { openSqliteStore } from './index.ts'
 
 quotaOutcomeContract('sqlite', () => openSqliteStore(':memory:'))

@@ -1,6 +1,5 @@
 import type Database from 'better-sqlite3'
 import {
-  categoryRank,
   type HealthCounts,
   type HealthRange,
   type ReleaseHealthStore,
@@ -9,6 +8,7 @@ import {
   type SessionCategory,
   type SessionUpdate,
 } from '../release-health-types.ts'
+import { foldSession, type StoredSession } from '../session-folding.ts'
 import type { WriteUnit } from '../types.ts'
 
 const HOUR = 3_600_000
@@ -23,14 +23,6 @@ const oneHot = (rank: number, by = 1): Vector => {
   return v
 }
 
-interface SessionRow {
-  release: string
-  environment: string
-  hour: number
-  did: string | null
-  category: number
-}
-
 /**
  * The release-health part of the ingest transaction: folds `session` updates and `sessions`
  * buckets of a write unit into the hourly rollups. A session id is counted once; a later
@@ -38,17 +30,17 @@ interface SessionRow {
  * and out-of-order updates give the same figures.
  */
 export function sqliteHealthWriter(db: Database.Database): (unit: WriteUnit) => void {
-  const getSession = db.prepare<[number, string], SessionRow>(
-    'SELECT release, environment, hour, did, category FROM health_sessions WHERE project_id = ? AND sid = ?',
+  const getSession = db.prepare<[number, string], StoredSession>(
+    `SELECT release, environment, hour, did, category, status, errors, updated
+     FROM health_sessions WHERE project_id = ? AND sid = ?`,
   )
   const insertSession = db.prepare(
     `INSERT INTO health_sessions (project_id, sid, release, environment, hour, did, category, status, errors, started, updated)
      VALUES (@projectId, @sid, @release, @environment, @hour, @did, @category, @status, @errors, @started, @updated)`,
   )
   const updateSession = db.prepare(
-    `UPDATE health_sessions SET category = max(category, @category), errors = max(errors, @errors),
-       status = CASE WHEN @category >= category THEN @status ELSE status END,
-       did = coalesce(did, @did), updated = max(updated, @updated)
+    `UPDATE health_sessions SET category = @category, errors = @errors, status = @status,
+       did = @did, updated = @updated
      WHERE project_id = @projectId AND sid = @sid`,
   )
   const cols = SESSION_CATEGORIES.join(', ')
@@ -73,24 +65,18 @@ export function sqliteHealthWriter(db: Database.Database): (unit: WriteUnit) => 
   }
 
   const writeUpdate = (s: SessionUpdate): void => {
-    const rank = categoryRank(s.category)
     const old = getSession.get(s.projectId, s.sid)
-    if (old === undefined) {
-      const hour = hourOf(s.started)
-      insertSession.run({ ...s, hour, category: rank, updated: s.timestamp })
-      count(s.projectId, { ...s, hour }, 1, oneHot(rank))
-      if (s.did !== null) upsertUser.run(s.projectId, s.release, s.environment, hour, s.did, rank)
-      return
+    const { row, newSessions, moved } = foldSession(old, s)
+    if (old === undefined)
+      insertSession.run({ ...row, projectId: s.projectId, sid: s.sid, started: s.started })
+    else updateSession.run({ ...row, projectId: s.projectId, sid: s.sid })
+    if (moved !== null) {
+      const v = oneHot(moved.to)
+      if (moved.from !== null) v[moved.from] = -1
+      count(s.projectId, row, newSessions, v)
     }
-    updateSession.run({ ...s, category: rank, updated: s.timestamp })
-    const now = Math.max(old.category, rank)
-    if (now !== old.category) {
-      const v = oneHot(now)
-      v[old.category] = -1
-      count(s.projectId, old, 0, v)
-    }
-    const did = old.did ?? s.did
-    if (did !== null) upsertUser.run(s.projectId, old.release, old.environment, old.hour, did, now)
+    if (row.did !== null)
+      upsertUser.run(s.projectId, row.release, row.environment, row.hour, row.did, row.category)
   }
 
   const writeBucket = (b: SessionBucket): void => {

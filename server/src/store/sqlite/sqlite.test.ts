@@ -1,4 +1,4 @@
-import { storeContract } from '../contract.ts'
+import { storeContract } from '../../../test/store-contract/contract.ts'
 import { openSqliteStore } from './index.ts'
 
 storeContract('sqlite', () => openSqliteStore(':memory:'))

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import { triageAlertContract } from '../triage-alerts-contract.ts'
+import { triageAlertContract } from '../../../test/store-contract/triage-alerts-contract.ts'
+import { applyChange } from '../issue-rules.ts'
 import type { Issue } from '../types.ts'
 import { openSqliteStore } from './index.ts'
-import { applyChange } from './triage.ts'
 
 const issue = (over: Partial<Issue> = {}): Issue => ({
   id: 1,

@@ -1,40 +1,7 @@
 import type Database from 'better-sqlite3'
-import type { Issue, IssueChange, IssueStatus, TriageStore } from '../types.ts'
+import { applyChange } from '../issue-rules.ts'
+import type { Issue, IssueChange, TriageStore } from '../types.ts'
 import { type IssueRow, toIssue } from './issues.ts'
-
-/** The triage columns of an issue after a change. */
-interface TriageState {
-  status: IssueStatus
-  forReview: boolean
-  ignoreUntil: number | null
-  ignoreUntilSeen: number | null
-}
-
-/**
- * The state an issue ends in after a change. Resolving and ignoring take it out of For review
- * and clear old ignore conditions; reopening by hand keeps it out (someone looked at it).
- */
-export function applyChange(issue: Issue, change: IssueChange): TriageState {
-  const next: TriageState = {
-    status: issue.status,
-    forReview: issue.forReview,
-    ignoreUntil: issue.ignoreUntil,
-    ignoreUntilSeen: issue.ignoreUntilSeen,
-  }
-  if (change.status !== undefined) {
-    next.forReview =
-      change.status === 'unresolved' && issue.status === 'unresolved' && next.forReview
-    next.status = change.status
-    next.ignoreUntil = change.status === 'ignored' ? (change.ignoreUntil ?? null) : null
-    next.ignoreUntilSeen =
-      change.status === 'ignored' && change.ignoreCount !== undefined
-        ? issue.timesSeen + change.ignoreCount
-        : null
-  }
-  if (change.reviewed !== undefined) next.forReview = !change.reviewed
-  if (next.status !== 'unresolved') next.forReview = false
-  return next
-}
 
 /** Triage writes on SQLite. */
 export function sqliteTriage(db: Database.Database): TriageStore {

@@ -1,4 +1,4 @@
-import { uiStoreContract } from '../ui-contract.ts'
+import { uiStoreContract } from '../../../test/store-contract/ui-contract.ts'
 import { openSqliteStore } from './index.ts'
 
 uiStoreContract('sqlite', () => openSqliteStore(':memory:'))

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest'
+import type { CheckInToWrite } from '../../src/store/monitor-types.ts'
+import type { SessionUpdate } from '../../src/store/release-health-types.ts'
+import type { Store } from '../../src/store/types.ts'
 import { row } from './contract.ts'
 import { openWithProject } from './contract-setup.ts'
-import type { CheckInToWrite } from './monitor-types.ts'
-import type { SessionUpdate } from './release-health-types.ts'
-import type { Store } from './types.ts'
 
 const HOUR = 3_600_000
 const MINUTE = 60_000

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
+import type { OutcomeDelta, Store } from '../../src/store/types.ts'
 import { row } from './contract.ts'
 import { openWithProject } from './contract-setup.ts'
-import type { OutcomeDelta, Store } from './types.ts'
 
 const HOUR = 3_600_000
 /** A fixed hour to write at: the store must not depend on the wall clock. */

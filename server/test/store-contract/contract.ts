@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { EventToWrite, Store } from './types.ts'
+import type { EventToWrite, Store } from '../../src/store/types.ts'
 
 let seq = 0
 
@@ -125,6 +125,26 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
       expect(workers.issues).toHaveLength(5)
       const staging = await store.listIssues(project.id, { environment: 'staging' }, { limit: 100 })
       expect(staging.issues).toHaveLength(13)
+      await store.close()
+    })
+
+    it('filters issues by text in title or culprit, ignoring case, wildcards literal', async () => {
+      const { store, project, key } = await setup()
+      await store.write([
+        {
+          events: [
+            row(project.id, key.id, 'a', { title: 'Disk 100% full', culprit: 'disk.js' }),
+            row(project.id, key.id, 'b', { title: 'Disk 1000 full', culprit: 'Worker_Pool' }),
+          ],
+          outcomes: [],
+        },
+      ])
+      const titles = async (query: string) =>
+        (await store.listIssues(project.id, { query }, { limit: 10 })).issues.map((i) => i.title)
+      expect(await titles('DISK 100%')).toEqual(['Disk 100% full'])
+      expect(await titles('worker_pool')).toEqual(['Disk 1000 full'])
+      expect(await titles('worker%pool')).toEqual([])
+      expect((await titles('disk')).sort()).toEqual(['Disk 100% full', 'Disk 1000 full'])
       await store.close()
     })
 

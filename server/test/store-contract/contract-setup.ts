@@ -1,4 +1,4 @@
-import type { Store } from './types.ts'
+import type { Store } from '../../src/store/types.ts'
 
 /**
  * Opens a store and creates one project with a random slug and public key: the set-up every

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
+import type { Store } from '../../src/store/types.ts'
 import { row } from './contract.ts'
 import { openWithProject } from './contract-setup.ts'
-import type { Store } from './types.ts'
 
 /** A fixed time to write at: the store must not depend on the wall clock. */
 const T0 = Date.UTC(2026, 2, 1, 12, 0, 0)

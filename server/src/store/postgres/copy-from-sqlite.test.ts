@@ -1,0 +1,70 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import pg from 'pg'
+import { afterEach, describe, expect, it } from 'vitest'
+import { row } from '../../../test/store-contract/contract.ts'
+import { openWithProject } from '../../../test/store-contract/contract-setup.ts'
+import { createTestDatabase, type TestDatabase } from '../../../test/support/postgres-database.ts'
+import { openSqliteStore } from '../sqlite/index.ts'
+import { CopyRefusedError, copySqliteToPostgres } from './copy-from-sqlite.ts'
+
+let db: TestDatabase | undefined
+let pool: pg.Pool | undefined
+let dir: string | undefined
+afterEach(async () => {
+  await pool?.end()
+  await db?.drop()
+  if (dir !== undefined) rmSync(dir, { recursive: true, force: true })
+  db = pool = dir = undefined
+})
+
+describe('copy SQLite → PostgreSQL', () => {
+  it('copies every table, verifies counts, continues ids, and refuses a non-empty target', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'ingest-copy-'))
+    const path = join(dir, 'ingest.sqlite')
+    const { store, project, key } = await openWithProject(() =>
+      openSqliteStore(path, { writerThread: false }),
+    )
+    await store.createUser('a@b.c', 'hash', true)
+    await store.write([
+      {
+        events: [
+          row(project.id, key.id, 'x'),
+          row(project.id, key.id, 'x'),
+          row(project.id, key.id, 'y'),
+        ],
+        outcomes: [
+          {
+            projectId: project.id,
+            keyId: key.id,
+            at: Date.now(),
+            outcome: 'rejected',
+            reason: 'no_data',
+            category: 'error',
+            quantity: 2,
+          },
+        ],
+      },
+    ])
+    await store.close()
+
+    db = await createTestDatabase()
+    pool = new pg.Pool({ connectionString: db.url, max: 2 })
+    const report = await copySqliteToPostgres(path, pool)
+    const count = (t: string) => report.find((r) => r.table === t)
+    expect(count('events')).toEqual({ table: 'events', sqlite: 3, postgres: 3 })
+    expect(count('issues')?.postgres).toBe(2)
+    expect(count('outcomes')?.postgres).toBeGreaterThanOrEqual(1)
+    expect(report.every((r) => r.sqlite === r.postgres)).toBe(true)
+    const ids = await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM event_ids')
+    expect(ids.rows[0]?.n).toBe(3)
+    // Identity sequences continue after the copied ids: a new project does not collide.
+    const next = await pool.query<{ id: string }>(
+      "INSERT INTO projects (slug, name, created_at) VALUES ('new', 'New', 0) RETURNING id",
+    )
+    expect(Number(next.rows[0]?.id)).toBeGreaterThan(project.id)
+
+    await expect(copySqliteToPostgres(path, pool)).rejects.toThrow(CopyRefusedError)
+  })
+})
