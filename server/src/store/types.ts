@@ -302,7 +302,7 @@ export interface EventNeighbours {
 export interface UiReadStore {
   /** Events of an issue per bucket of `bucketMs` ms received at or after `since`, oldest first. */
   issueHistogram(issueId: number, since: number, bucketMs: number): Promise<TimeBucket[]>
-  /** Environments, releases and components seen in the project's most recent events. */
+  /** Environments, releases and components the project's issues have seen (at most 200 each). */
   projectFacets(projectId: number): Promise<ProjectFacets>
   issueCountsByStatus(projectId: number): Promise<Record<IssueStatus, number>>
   eventNeighbours(issueId: number, eventId: string): Promise<EventNeighbours>

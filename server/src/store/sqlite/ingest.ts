@@ -127,6 +127,11 @@ export function sqliteIngest(db: Database.Database): IngestStore {
     return { eventId: e.eventId, issueId, duplicate: false, issueCreated, regressed }
   }
 
+  // The issue list's filters read `issue_facets` (migration 007), not `events`.
+  const addFacet = db.prepare<[number, string, string, number]>(
+    'INSERT OR IGNORE INTO issue_facets (issue_id, kind, value, project_id) VALUES (?, ?, ?, ?)',
+  )
+
   const writeOutcome = (o: OutcomeDelta): void => {
     addOutcome.run({
       projectId: o.projectId,
@@ -164,10 +169,25 @@ export function sqliteIngest(db: Database.Database): IngestStore {
       if (c === undefined) counters.set(k, { ...o, at: hour })
       else c.quantity += o.quantity
     }
+    // Like the counters, facet rows are deduplicated per group commit: one statement per
+    // distinct (issue, kind, value), almost always a no-op lookup of an existing row.
+    const facets = new Map<string, [number, string, string, number]>()
+    const facet = (issueId: number, kind: string, value: string | null, projectId: number) => {
+      if (value === null || value === '') return
+      const k = `${issueId}\0${kind}\0${value}`
+      if (!facets.has(k)) facets.set(k, [issueId, kind, value, projectId])
+    }
+    const facetsOf = (e: EventToWrite, r: EventWriteResult): void => {
+      if (r.duplicate) return
+      facet(r.issueId, 'environment', e.environment, e.projectId)
+      facet(r.issueId, 'release', e.release, e.projectId)
+      facet(r.issueId, 'component', e.component, e.projectId)
+    }
     const results = units.map((u) => {
       const events = u.events.map((e) => {
         const r = writeEvent(e)
         count(eventOutcome(e, r))
+        facetsOf(e, r)
         return r
       })
       for (const o of u.outcomes) count(o)
@@ -175,6 +195,7 @@ export function sqliteIngest(db: Database.Database): IngestStore {
       const countedEvent = (e: EventToWrite): EventWriteResult => {
         const r = writeEvent(e)
         count(eventOutcome(e, r))
+        facetsOf(e, r)
         return r
       }
       for (const c of u.checkIns ?? []) {
@@ -184,6 +205,7 @@ export function sqliteIngest(db: Database.Database): IngestStore {
       return { events }
     })
     for (const o of counters.values()) writeOutcome(o)
+    for (const f of facets.values()) addFacet.run(...f)
     return results
   })
 

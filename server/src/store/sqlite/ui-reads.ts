@@ -1,8 +1,8 @@
 import type Database from 'better-sqlite3'
 import type { EventNeighbours, IssueStatus, UiReadStore } from '../types.ts'
 
-/** How many of a project's newest events the filter choices are drawn from. */
-const FACET_WINDOW = 5000
+/** At most this many choices per filter (the select would be unusable beyond). */
+const FACET_LIMIT = 200
 
 /** Reads for the web UI's charts, filters and event stepping on SQLite. */
 export function sqliteUiReads(db: Database.Database): UiReadStore {
@@ -10,10 +10,11 @@ export function sqliteUiReads(db: Database.Database): UiReadStore {
     `SELECT CAST((received - ?) / ? AS INTEGER) AS bucket, COUNT(*) AS n FROM events
      WHERE issue_id = ? AND received >= ? GROUP BY bucket ORDER BY bucket`,
   )
-  const facet = (col: 'environment' | 'release' | 'component') =>
+  // Distinct values through `issue_facets_project`: bounded by the project's issues, not events.
+  const facet = (kind: 'environment' | 'release' | 'component') =>
     db.prepare<[number, number], { v: string }>(
-      `SELECT DISTINCT v FROM (SELECT ${col} AS v FROM events WHERE project_id = ?
-         ORDER BY id DESC LIMIT ?) WHERE v IS NOT NULL AND v != '' ORDER BY v LIMIT 200`,
+      `SELECT DISTINCT value AS v FROM issue_facets WHERE project_id = ? AND kind = '${kind}'
+       ORDER BY value LIMIT ?`,
     )
   const environments = facet('environment')
   const releases = facet('release')
@@ -48,7 +49,7 @@ export function sqliteUiReads(db: Database.Database): UiReadStore {
         .map((r) => ({ start: since + r.bucket * bucketMs, count: r.n })),
     projectFacets: async (projectId) => {
       const values = (stmt: typeof environments) =>
-        stmt.all(projectId, FACET_WINDOW).map((r) => r.v)
+        stmt.all(projectId, FACET_LIMIT).map((r) => r.v)
       const fromKeys = keyComponents.all(projectId).map((r) => r.v)
       return {
         environments: values(environments),
