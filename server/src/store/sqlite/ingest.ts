@@ -127,9 +127,13 @@ export function sqliteIngest(db: Database.Database): IngestStore {
     return { eventId: e.eventId, issueId, duplicate: false, issueCreated, regressed }
   }
 
-  // The issue list's filters read `issue_facets` (migration 007), not `events`.
+  // The pages read these summaries (migration 007), never a scan of `events`.
   const addFacet = db.prepare<[number, string, string, number]>(
     'INSERT OR IGNORE INTO issue_facets (issue_id, kind, value, project_id) VALUES (?, ?, ?, ?)',
+  )
+  const addHour = db.prepare<[number, number, number]>(
+    `INSERT INTO issue_hours (issue_id, hour, events) VALUES (?, ?, ?)
+     ON CONFLICT (issue_id, hour) DO UPDATE SET events = events + excluded.events`,
   )
 
   const writeOutcome = (o: OutcomeDelta): void => {
@@ -169,25 +173,31 @@ export function sqliteIngest(db: Database.Database): IngestStore {
       if (c === undefined) counters.set(k, { ...o, at: hour })
       else c.quantity += o.quantity
     }
-    // Like the counters, facet rows are deduplicated per group commit: one statement per
-    // distinct (issue, kind, value), almost always a no-op lookup of an existing row.
+    // Like the counters, the page summaries are deduplicated per group commit: one statement
+    // per distinct (issue, kind, value) and per distinct (issue, hour).
     const facets = new Map<string, [number, string, string, number]>()
+    const hours = new Map<string, [number, number, number]>()
     const facet = (issueId: number, kind: string, value: string | null, projectId: number) => {
       if (value === null || value === '') return
       const k = `${issueId}\0${kind}\0${value}`
       if (!facets.has(k)) facets.set(k, [issueId, kind, value, projectId])
     }
-    const facetsOf = (e: EventToWrite, r: EventWriteResult): void => {
+    const summarise = (e: EventToWrite, r: EventWriteResult): void => {
       if (r.duplicate) return
       facet(r.issueId, 'environment', e.environment, e.projectId)
       facet(r.issueId, 'release', e.release, e.projectId)
       facet(r.issueId, 'component', e.component, e.projectId)
+      const hour = Math.floor(e.received / HOUR) * HOUR
+      const k = `${r.issueId}\0${hour}`
+      const h = hours.get(k)
+      if (h === undefined) hours.set(k, [r.issueId, hour, 1])
+      else h[2] += 1
     }
     const results = units.map((u) => {
       const events = u.events.map((e) => {
         const r = writeEvent(e)
         count(eventOutcome(e, r))
-        facetsOf(e, r)
+        summarise(e, r)
         return r
       })
       for (const o of u.outcomes) count(o)
@@ -195,7 +205,7 @@ export function sqliteIngest(db: Database.Database): IngestStore {
       const countedEvent = (e: EventToWrite): EventWriteResult => {
         const r = writeEvent(e)
         count(eventOutcome(e, r))
-        facetsOf(e, r)
+        summarise(e, r)
         return r
       }
       for (const c of u.checkIns ?? []) {
@@ -206,6 +216,7 @@ export function sqliteIngest(db: Database.Database): IngestStore {
     })
     for (const o of counters.values()) writeOutcome(o)
     for (const f of facets.values()) addFacet.run(...f)
+    for (const h of hours.values()) addHour.run(...h)
     return results
   })
 
