@@ -105,7 +105,7 @@ export function sqliteIssues(db: Database.Database): IssueStore {
         if (v === undefined || v === '') continue
         // A primary-key lookup in `issue_facets` per issue walked, never a scan of `events`.
         where.push(
-          'EXISTS (SELECT 1 FROM issue_facets f WHERE f.issue_id = i.id AND f.kind = ? AND f.value = ?)',
+          'EXISTS (SELECT 1 FROM issue_facets WHERE issue_id = i.id AND kind = ? AND value = ?)',
         )
         args.push(col, v)
       }
