@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { ISSUE_COUNT_CAP } from '../src/store/types.ts'
 import { ADMIN, createProject, freezeDate, testApp } from './helpers.ts'
 import { SCALE, writeScaleHistory } from './scale-data.ts'
 import { createUser, signIn, type UiClient } from './ui-helpers.ts'
@@ -54,6 +55,35 @@ describe(`pages over ${SCALE.events} events in ${SCALE.issues} issues`, () => {
     expect(rowsOf(release).every((n) => n % SCALE.releases === 7)).toBe(true)
     const none = await page(`/projects/${projectId}/issues?environment=nowhere&query=scale`)
     expect(none).toContain('No issues match.')
+  })
+
+  it('shows a tab count past the cap as 10,000+', async () => {
+    const p = await createProject(app, 'many')
+    const key = (await app.services.store.listKeys(p.id))[0]
+    if (key === undefined) throw new Error('no key')
+    const events = Array.from({ length: ISSUE_COUNT_CAP + 1 }, (_, n) => ({
+      projectId: p.id,
+      keyId: key.id,
+      eventId: `d${n.toString(16).padStart(31, '0')}`,
+      timestamp: NOW,
+      received: NOW,
+      level: 'error',
+      title: `many ${n}`,
+      culprit: '',
+      type: null,
+      value: null,
+      release: null,
+      environment: null,
+      component: null,
+      hash: `many-${n}`,
+      groupingVersion: 'test',
+      payload: '{}',
+    }))
+    await app.services.store.write([{ events, outcomes: [] }])
+    const list = await page(`/projects/${p.id}/issues`)
+    expect(list).toMatch(/For review<span class="count">10,000\+<\/span>/)
+    expect(list).toMatch(/Unresolved<span class="count">10,000\+<\/span>/)
+    expect(list).toMatch(/Resolved<span class="count">0<\/span>/)
   })
 
   it('answers the API list with the same filters', async () => {
