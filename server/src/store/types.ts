@@ -298,12 +298,20 @@ export interface EventNeighbours {
   oldest?: string
 }
 
+/**
+ * Tab counts stop counting past this many issues: a count walks one index entry per issue, so an
+ * exact count of a million issues would hold the thread for about as long as a list of them.
+ * Sentry's issue stream caps its hit counts the same way (`max_hits`, shown as "1000+").
+ */
+export const ISSUE_COUNT_CAP = 10_000
+
 /** Reads only the web UI needs: charts, filter choices, tab counts and event stepping (7a). */
 export interface UiReadStore {
   /** Events of an issue per bucket of `bucketMs` ms received at or after `since`, oldest first. */
   issueHistogram(issueId: number, since: number, bucketMs: number): Promise<TimeBucket[]>
-  /** Environments, releases and components seen in the project's most recent events. */
+  /** Environments, releases and components the project's issues have seen (at most 200 each). */
   projectFacets(projectId: number): Promise<ProjectFacets>
+  /** Issues per status, each counted up to `ISSUE_COUNT_CAP + 1` (shown as "10,000+"). */
   issueCountsByStatus(projectId: number): Promise<Record<IssueStatus, number>>
   eventNeighbours(issueId: number, eventId: string): Promise<EventNeighbours>
 }
@@ -325,7 +333,10 @@ export interface TriageStore {
   triageIssues(projectId: number, ids: readonly number[], change: IssueChange): Promise<Issue[]>
   /** Ignored issues whose ignore time passed at `now` go back to unresolved and For review. */
   expireIgnores(now: number): Promise<number>
-  /** How many of a project's issues wait in the For review queue (the UI's tab count). */
+  /**
+   * How many of a project's issues wait in the For review queue (the UI's tab count), counted up
+   * to `ISSUE_COUNT_CAP + 1`.
+   */
   countForReview(projectId: number): Promise<number>
 }
 

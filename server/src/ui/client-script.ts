@@ -1,3 +1,5 @@
+import { ISSUE_COUNT_CAP } from '../store/types.ts'
+
 /**
  * The UI's only script, served at `/ui/static/app.js` (same origin, so the CSP can forbid every
  * inline script). It enhances server-rendered pages and is never needed to read them:
@@ -38,7 +40,7 @@ export const CLIENT_JS = `
           try { counts = JSON.parse(r.headers.get('x-tab-counts') || '{}') } catch (err) {}
           Object.keys(counts).forEach(function (tab) {
             var el = document.querySelector('.tabs a[data-tab="' + tab + '"] .count')
-            if (el && typeof counts[tab] === 'number') el.textContent = counts[tab].toLocaleString('en-US')
+            if (el && typeof counts[tab] === 'number') el.textContent = counts[tab] > ${ISSUE_COUNT_CAP} ? '${ISSUE_COUNT_CAP.toLocaleString('en-US')}+' : counts[tab].toLocaleString('en-US')
           })
           return r.text()
         })

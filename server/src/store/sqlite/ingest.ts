@@ -152,6 +152,15 @@ export function sqliteIngest(db: Database.Database): IngestStore {
     return { eventId: e.eventId, issueId, duplicate: false, issueCreated, regressed }
   }
 
+  // The pages read these summaries (migration 007), never a scan of `events`.
+  const addFacet = db.prepare<[number, string, string, number]>(
+    'INSERT OR IGNORE INTO issue_facets (issue_id, kind, value, project_id) VALUES (?, ?, ?, ?)',
+  )
+  const addHour = db.prepare<[number, number, number]>(
+    `INSERT INTO issue_hours (issue_id, hour, events) VALUES (?, ?, ?)
+     ON CONFLICT (issue_id, hour) DO UPDATE SET events = events + excluded.events`,
+  )
+
   const writeOutcome = (o: OutcomeDelta): void => {
     addOutcome.run({
       projectId: o.projectId,
@@ -189,10 +198,31 @@ export function sqliteIngest(db: Database.Database): IngestStore {
       if (c === undefined) counters.set(k, { ...o, at: hour })
       else c.quantity += o.quantity
     }
+    // Like the counters, the page summaries are deduplicated per group commit: one statement
+    // per distinct (issue, kind, value) and per distinct (issue, hour).
+    const facets = new Map<string, [number, string, string, number]>()
+    const hours = new Map<string, [number, number, number]>()
+    const facet = (issueId: number, kind: string, value: string | null, projectId: number) => {
+      if (value === null || value === '') return
+      const k = `${issueId}\0${kind}\0${value}`
+      if (!facets.has(k)) facets.set(k, [issueId, kind, value, projectId])
+    }
+    const summarise = (e: EventToWrite, r: EventWriteResult): void => {
+      if (r.duplicate) return
+      facet(r.issueId, 'environment', e.environment, e.projectId)
+      facet(r.issueId, 'release', e.release, e.projectId)
+      facet(r.issueId, 'component', e.component, e.projectId)
+      const hour = Math.floor(e.received / HOUR) * HOUR
+      const k = `${r.issueId}\0${hour}`
+      const h = hours.get(k)
+      if (h === undefined) hours.set(k, [r.issueId, hour, 1])
+      else h[2] += 1
+    }
     const results = units.map((u) => {
       const events = u.events.map((e) => {
         const r = writeEvent(e)
         count(eventOutcome(e, r))
+        summarise(e, r)
         return r
       })
       for (const o of u.outcomes) count(o)
@@ -200,6 +230,7 @@ export function sqliteIngest(db: Database.Database): IngestStore {
       const countedEvent = (e: EventToWrite): EventWriteResult => {
         const r = writeEvent(e)
         count(eventOutcome(e, r))
+        summarise(e, r)
         return r
       }
       for (const c of u.checkIns ?? []) {
@@ -209,6 +240,8 @@ export function sqliteIngest(db: Database.Database): IngestStore {
       return { events }
     })
     for (const o of counters.values()) writeOutcome(o)
+    for (const f of facets.values()) addFacet.run(...f)
+    for (const h of hours.values()) addHour.run(...h)
     return results
   })
 

@@ -104,8 +104,11 @@ export function sqliteIssues(db: Database.Database): IssueStore {
       for (const col of ['environment', 'release', 'component'] as const) {
         const v = filter[col]
         if (v === undefined || v === '') continue
-        where.push(`EXISTS (SELECT 1 FROM events e WHERE e.issue_id = i.id AND e.${col} = ?)`)
-        args.push(v)
+        // A primary-key lookup in `issue_facets` per issue walked, never a scan of `events`.
+        where.push(
+          'EXISTS (SELECT 1 FROM issue_facets WHERE issue_id = i.id AND kind = ? AND value = ?)',
+        )
+        args.push(col, v)
       }
       const after = decodeCursor(page.cursor)
       if (after !== undefined) {

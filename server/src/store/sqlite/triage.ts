@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3'
 import { applyChange } from '../issue-rules.ts'
-import type { Issue, IssueChange, TriageStore } from '../types.ts'
+import { ISSUE_COUNT_CAP, type Issue, type IssueChange, type TriageStore } from '../types.ts'
 import { type IssueRow, toIssue } from './issues.ts'
 
 /** Triage writes on SQLite. */
@@ -17,8 +17,9 @@ export function sqliteTriage(db: Database.Database): TriageStore {
        ignore_until_seen = NULL
      WHERE ignore_until <= ? AND ignore_until IS NOT NULL AND status = 'ignored'`,
   )
-  const forReview = db.prepare<[number], { n: number }>(
-    `SELECT COUNT(*) AS n FROM issues WHERE project_id = ? AND status = 'unresolved' AND for_review = 1`,
+  const forReview = db.prepare<[number, number], { n: number }>(
+    `SELECT COUNT(*) AS n FROM (SELECT 1 FROM issues
+       WHERE project_id = ? AND status = 'unresolved' AND for_review = 1 LIMIT ?)`,
   )
   const triage = db.transaction((projectId: number, ids: readonly number[], c: IssueChange) => {
     const out: Issue[] = []
@@ -41,6 +42,6 @@ export function sqliteTriage(db: Database.Database): TriageStore {
     // IMMEDIATE: it reads before it writes, and nodes sharing the file must not race between.
     triageIssues: async (projectId, ids, change) => triage.immediate(projectId, ids, change),
     expireIgnores: async (now) => expire.run(now).changes,
-    countForReview: async (projectId) => forReview.get(projectId)?.n ?? 0,
+    countForReview: async (projectId) => forReview.get(projectId, ISSUE_COUNT_CAP + 1)?.n ?? 0,
   }
 }

@@ -1,19 +1,33 @@
 import type Database from 'better-sqlite3'
-import type { EventNeighbours, IssueStatus, UiReadStore } from '../types.ts'
+import {
+  type EventNeighbours,
+  ISSUE_COUNT_CAP,
+  type IssueStatus,
+  type UiReadStore,
+} from '../types.ts'
 
-/** How many of a project's newest events the filter choices are drawn from. */
-const FACET_WINDOW = 5000
+/** At most this many choices per filter (the select would be unusable beyond). */
+const FACET_LIMIT = 200
+
+const HOUR = 3_600_000
 
 /** Reads for the web UI's charts, filters and event stepping on SQLite. */
 export function sqliteUiReads(db: Database.Database): UiReadStore {
+  // Hour-aligned charts (every chart the pages draw) sum `issue_hours`: at most 24 rows a day
+  // whatever the issue's size. Other alignments count the issue's events in the time index.
+  const hourHistogram = db.prepare<[number, number, number, number], { bucket: number; n: number }>(
+    `SELECT CAST((hour - ?) / ? AS INTEGER) AS bucket, SUM(events) AS n FROM issue_hours
+     WHERE issue_id = ? AND hour >= ? GROUP BY bucket ORDER BY bucket`,
+  )
   const histogram = db.prepare<[number, number, number, number], { bucket: number; n: number }>(
     `SELECT CAST((received - ?) / ? AS INTEGER) AS bucket, COUNT(*) AS n FROM events
      WHERE issue_id = ? AND received >= ? GROUP BY bucket ORDER BY bucket`,
   )
-  const facet = (col: 'environment' | 'release' | 'component') =>
+  // Distinct values through `issue_facets_project`: bounded by the project's issues, not events.
+  const facet = (kind: 'environment' | 'release' | 'component') =>
     db.prepare<[number, number], { v: string }>(
-      `SELECT DISTINCT v FROM (SELECT ${col} AS v FROM events WHERE project_id = ?
-         ORDER BY id DESC LIMIT ?) WHERE v IS NOT NULL AND v != '' ORDER BY v LIMIT 200`,
+      `SELECT DISTINCT value AS v FROM issue_facets WHERE project_id = ? AND kind = '${kind}'
+       ORDER BY value LIMIT ?`,
     )
   const environments = facet('environment')
   const releases = facet('release')
@@ -21,8 +35,9 @@ export function sqliteUiReads(db: Database.Database): UiReadStore {
   const keyComponents = db.prepare<[number], { v: string }>(
     'SELECT DISTINCT component AS v FROM project_keys WHERE project_id = ? AND component IS NOT NULL',
   )
-  const byStatus = db.prepare<[number], { status: IssueStatus; n: number }>(
-    'SELECT status, COUNT(*) AS n FROM issues WHERE project_id = ? GROUP BY status',
+  // One capped count per status through `issues_project_status`.
+  const byStatus = db.prepare<[number, IssueStatus, number], { n: number }>(
+    'SELECT COUNT(*) AS n FROM (SELECT 1 FROM issues WHERE project_id = ? AND status = ? LIMIT ?)',
   )
   // Through the (project_id, event_id) unique index, not a scan of the issue's events.
   const rowOf = db.prepare<[number, string, number], { id: number }>(
@@ -43,12 +58,11 @@ export function sqliteUiReads(db: Database.Database): UiReadStore {
   )
   return {
     issueHistogram: async (issueId, since, bucketMs) =>
-      histogram
+      (since % HOUR === 0 && bucketMs % HOUR === 0 ? hourHistogram : histogram)
         .all(since, bucketMs, issueId, since)
         .map((r) => ({ start: since + r.bucket * bucketMs, count: r.n })),
     projectFacets: async (projectId) => {
-      const values = (stmt: typeof environments) =>
-        stmt.all(projectId, FACET_WINDOW).map((r) => r.v)
+      const values = (stmt: typeof environments) => stmt.all(projectId, FACET_LIMIT).map((r) => r.v)
       const fromKeys = keyComponents.all(projectId).map((r) => r.v)
       return {
         environments: values(environments),
@@ -57,9 +71,9 @@ export function sqliteUiReads(db: Database.Database): UiReadStore {
       }
     },
     issueCountsByStatus: async (projectId) => {
-      const counts: Record<IssueStatus, number> = { unresolved: 0, resolved: 0, ignored: 0 }
-      for (const r of byStatus.all(projectId)) counts[r.status] = r.n
-      return counts
+      const n = (status: IssueStatus) =>
+        byStatus.get(projectId, status, ISSUE_COUNT_CAP + 1)?.n ?? 0
+      return { unresolved: n('unresolved'), resolved: n('resolved'), ignored: n('ignored') }
     },
     eventNeighbours: async (issueId, eventId) => {
       const out: EventNeighbours = {}

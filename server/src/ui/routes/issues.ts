@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import { z } from 'zod'
 import { Cursor } from '../../api/cursor.ts'
 import { parseInput } from '../../api/validate.ts'
-import type { Issue, Project } from '../../store/types.ts'
+import { ISSUE_COUNT_CAP, type Issue, type Project } from '../../store/types.ts'
 import { pageContext, projectParam, type UiDeps } from '../context.ts'
 import { count, relTime, truncate } from '../format.ts'
 import { html, type SafeHtml } from '../html.ts'
@@ -29,6 +29,11 @@ export function listUrl(projectId: number, q: Partial<ListQuery>, path = 'issues
   for (const [k, v] of Object.entries(q)) if (typeof v === 'string' && v !== '') params.set(k, v)
   const s = params.toString()
   return `${projectUrl(projectId, path)}${s === '' ? '' : `?${s}`}`
+}
+
+/** A tab's count: the store stops counting past the cap, so more reads "10,000+". */
+function tabCount(n: number): string {
+  return n > ISSUE_COUNT_CAP ? `${count(ISSUE_COUNT_CAP)}+` : count(n)
 }
 
 /** The issue rows (the part the live refresh replaces). */
@@ -134,7 +139,7 @@ export async function issueListRoutes(app: FastifyInstance, deps: UiDeps): Promi
     ])
     const tabs = html`<div class="tabs">${TABS.map(
       (t) =>
-        html`<a href="${listUrl(project.id, { ...q, tab: t.id, cursor: '' })}" class="${t.id === q.tab ? 'on' : ''}" data-tab="${t.id}">${t.label}<span class="count">${count(counts[t.id])}</span></a>`,
+        html`<a href="${listUrl(project.id, { ...q, tab: t.id, cursor: '' })}" class="${t.id === q.tab ? 'on' : ''}" data-tab="${t.id}">${t.label}<span class="count">${tabCount(counts[t.id])}</span></a>`,
     )}</div>`
     const fragment = listUrl(project.id, q, 'issues/fragment')
     const body = html`<div class="spread"><h1>${project.name}: issues</h1><span class="live-note" data-live-note>Live updates</span></div>
