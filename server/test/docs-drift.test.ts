@@ -71,11 +71,15 @@ describe('docs/errors.md', () => {
     for (const kind of OUTCOME_KINDS) expect(rows.map((r) => r[0])).toContain(`\`${kind}\``)
     // Reasons of catalogue errors, plus the generic ones of ingest/rejections.ts and the
     // client-report item: each has a description, shown in the Outcomes view and here.
-    // Check-in reasons are chosen in the store (`store/sqlite/monitors.ts`) and found here by
-    // reading the source: any `outcome('rejected', '…')` or returned `'…_…'` reason counts.
-    const monitors = read('server/src/store/sqlite/monitors.ts')
+    // Check-in reasons are chosen by the check-in rules and the store that applies them, found
+    // here by reading the source: any `outcome('rejected', '…')`, `reason: '…'` of a rejection,
+    // or returned monitor reason counts.
+    const monitors = ['server/src/store/sqlite/monitors.ts', 'server/src/store/checkin-rules.ts']
+      .map(read)
+      .join('\n')
     const fromStore = [
       ...monitors.matchAll(/outcome\('rejected', '([a-z_]+)'\)/g),
+      ...monitors.matchAll(/kind: 'rejected',? reason: '([a-z_]+)'/g),
       ...monitors.matchAll(/'(monitor_not_found|invalid_monitor_config)'/g),
     ].map((m) => m[1] ?? '')
     expect(fromStore.length).toBeGreaterThanOrEqual(4)
