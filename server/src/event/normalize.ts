@@ -40,6 +40,8 @@ const HEX32 = /^[0-9a-f]{32}$/
 /** Accepts 32 hex or a dashed UUID, any case; returns 32 lowercase hex or undefined. */
 export function normalizeEventId(v: unknown): string | undefined {
   if (typeof v !== 'string') return undefined
+  // SDKs send the canonical form; it is checked twice per event, so skip the copies for it.
+  if (v.length === 32 && HEX32.test(v)) return v
   const id = v.replaceAll('-', '').toLowerCase()
   return HEX32.test(id) ? id : undefined
 }

@@ -40,12 +40,17 @@ export function digestEvent(
   }
   // Unknown top-level keys are kept for display, trimmed like every other databag.
   const extraNotes = new TrimNotes()
-  const rest: Record<string, unknown> = {}
-  for (const [k, v] of Object.entries(raw)) {
-    if (!(k in event)) rest[k] = trimBag(v, k, extraNotes, 1)
+  const stored: Record<string, unknown> = {}
+  for (const k in raw) {
+    if (Object.hasOwn(raw, k) && !(k in event)) stored[k] = trimBag(raw[k], k, extraNotes, 1)
   }
   if (extraNotes.notes.length > 0) event.errors = [...(event.errors ?? []), ...extraNotes.list()]
-  const payload = JSON.stringify({ ...rest, ...event, title: group.title, culprit: group.culprit })
+  // The one serialisation of the event (unknown keys first, then the normalised event, then the
+  // labels), built in place: a spread into a fresh object cost a copy of every key per event.
+  Object.assign(stored, event)
+  stored['title'] = group.title
+  stored['culprit'] = group.culprit
+  const payload = JSON.stringify(stored)
   return {
     event,
     row: {

@@ -1,11 +1,15 @@
 import type { Worker } from 'node:worker_threads'
-import type { IngestStore, WriteUnit, WriteUnitResult } from '../types.ts'
+import type { IngestStore, WriteUnitResult } from '../types.ts'
 import { spawnWorker } from './spawn-worker.ts'
+import { encodeUnits } from './unit-codec.ts'
 
-/** A message to the writer thread; `db` names one open database file. */
+/**
+ * A message to the writer thread; `db` names one open database file. A write's units come as
+ * one transferred buffer (unit-codec.ts), not cloned objects.
+ */
 export type WriterRequest =
   | { type: 'open'; id: number; db: number; path: string }
-  | { type: 'write'; id: number; db: number; units: WriteUnit[] }
+  | { type: 'write'; id: number; db: number; units: ArrayBuffer }
   | { type: 'close'; id: number; db: number }
 
 /** The writer thread's answer to one request: the results, or the error that rolled it back. */
@@ -62,7 +66,8 @@ function request(msg: WriterRequest): Promise<WriteUnitResult[]> {
   return new Promise((resolve, reject) => {
     w.waiting.set(msg.id, { resolve, reject })
     w.worker.ref()
-    w.worker.postMessage(msg)
+    if (msg.type === 'write') w.worker.postMessage(msg, [msg.units])
+    else w.worker.postMessage(msg)
   })
 }
 
@@ -90,7 +95,7 @@ export function sqliteIngestThread(path: string): IngestStore & { close(): Promi
     write: (units) => {
       if (closed) return Promise.reject(new Error('the store is closed'))
       ensureOpen()
-      return request({ type: 'write', id: nextId++, db, units })
+      return request({ type: 'write', id: nextId++, db, units: encodeUnits(units) })
     },
     close: async () => {
       if (closed) return

@@ -7,6 +7,7 @@ import type { IngestStore } from '../types.ts'
 import { openConnection } from './connection.ts'
 import { sqliteIngest } from './ingest.ts'
 import type { WriterReply, WriterRequest } from './ingest-thread.ts'
+import { decodeUnits } from './unit-codec.ts'
 
 const port = parentPort
 if (port === null) throw new Error('ingest-worker.ts runs as a worker thread')
@@ -45,7 +46,7 @@ port.on('message', (msg: WriterRequest) => {
       if (store === undefined) {
         throw failedOpens.get(msg.db) ?? new Error(`database ${msg.db} is not open in the writer`)
       }
-      store.ingest.write(msg.units).then(
+      store.ingest.write(decodeUnits(msg.units)).then(
         (results) => reply({ id: msg.id, results }),
         (err: unknown) => reply(failure(msg.id, err)),
       )

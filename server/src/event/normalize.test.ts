@@ -1,0 +1,19 @@
+import { describe, expect, it } from 'vitest'
+import { normalizeEventId } from './normalize.ts'
+
+describe('normalizeEventId', () => {
+  it('keeps the canonical form and canonicalises a dashed, upper-case UUID', () => {
+    expect(normalizeEventId('0123456789abcdef0123456789abcdef')).toBe(
+      '0123456789abcdef0123456789abcdef',
+    )
+    expect(normalizeEventId('01234567-89AB-CDEF-0123-456789ABCDEF')).toBe(
+      '0123456789abcdef0123456789abcdef',
+    )
+  })
+
+  it('refuses anything that is not 32 hex digits', () => {
+    for (const v of ['0123456789abcdef0123456789abcdeg', 'abc', '', 42, null, undefined]) {
+      expect(normalizeEventId(v)).toBeUndefined()
+    }
+  })
+})

@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest'
+import type { EventToWrite, WriteUnit } from '../types.ts'
+import { decodeUnits, encodeUnits } from './unit-codec.ts'
+
+const event = (eventId: string, payload: string): EventToWrite => ({
+  projectId: 1,
+  keyId: 2,
+  eventId,
+  timestamp: 1_700_000_000_123,
+  received: 1_700_000_000_456,
+  level: 'error',
+  title: 'TypeError: "quoted" \u00e9\u{1f600}',
+  culprit: 'app.js in handler',
+  type: 'TypeError',
+  value: null,
+  release: null,
+  environment: 'production',
+  component: null,
+  hash: 'ab'.repeat(32),
+  groupingVersion: 'v1',
+  payload,
+})
+
+describe('unit codec', () => {
+  it('round-trips units with ASCII, non-ASCII and empty payloads into one buffer', () => {
+    const units: WriteUnit[] = [
+      {
+        events: [
+          event('a'.repeat(32), JSON.stringify({ message: 'plain', n: 1 })),
+          event('b'.repeat(32), JSON.stringify({ message: 'caf\u00e9 \u{1f600} \u4e2d\n"x"\\' })),
+          // JSON.stringify escapes a lone surrogate, so it survives UTF-8.
+          event('c'.repeat(32), JSON.stringify({ broken: '\ud800' })),
+          event('d'.repeat(32), ''),
+        ],
+        outcomes: [
+          {
+            projectId: 1,
+            keyId: 2,
+            at: 5,
+            outcome: 'filtered',
+            reason: 'x',
+            category: 'error',
+            quantity: 3,
+          },
+        ],
+      },
+      { events: [], outcomes: [] },
+      { events: [event('e'.repeat(32), '{"k":"\u00fc"}')], outcomes: [] },
+    ]
+    const ab = encodeUnits(units)
+    expect(ab).toBeInstanceOf(ArrayBuffer)
+    expect(decodeUnits(ab)).toEqual(units)
+  })
+
+  it('refuses a buffer with bytes it cannot account for', () => {
+    const ab = encodeUnits([{ events: [event('f'.repeat(32), '{}')], outcomes: [] }])
+    const longer = new Uint8Array(ab.byteLength + 1)
+    longer.set(new Uint8Array(ab))
+    expect(() => decodeUnits(longer.buffer)).toThrow(/left over/)
+  })
+})
