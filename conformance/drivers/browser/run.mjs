@@ -8,28 +8,12 @@
 // opens it in headless Debian Chromium through playwright-core and runs the scenario in the
 // page. Prints one JSON line: {"sdk":{"package","version"},"scenario","event_ids","groups"}.
 // Exit code 0 only if the SDK reports a complete flush.
-import { mkdtemp, rm } from 'node:fs/promises'
-import { createServer } from 'node:http'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { build } from 'esbuild'
-import { chromium } from 'playwright-core'
+import { servePage, withChromium } from '../page-host.mjs'
 
 const USAGE = 'usage: run.mjs <scenario> [--sdk <package>]'
 const PACKAGES = ['@sentry/browser', 'sentry-browser-10']
-const CHROMIUM = '/usr/bin/chromium'
-/** The flags every Chromium of the suite runs with (no network beyond loopback, no sync). */
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-]
 
 function parseArgs(argv) {
   let sdk = '@sentry/browser'
@@ -64,55 +48,45 @@ const bundle = bundled.outputFiles[0].text
 const page =
   '<!doctype html><meta charset="utf-8"><title>browser driver</title><script src="/bundle.js"></script>'
 
-const server = createServer((req, res) => {
-  const path = new URL(req.url ?? '/', 'http://x').pathname
-  if (path === '/bundle.js') {
-    res.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8' }).end(bundle)
-  } else if (path === '/' || path === '/index.html') {
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page)
-  } else {
-    res.writeHead(404).end()
-  }
-})
-await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve))
-const port = server.address().port
-const userDataDir = await mkdtemp(join(tmpdir(), 'browser-driver-'))
+const html = { type: 'text/html; charset=utf-8', body: Buffer.from(page) }
+const host = await servePage(
+  new Map([
+    ['/', html],
+    ['/index.html', html],
+    ['/bundle.js', { type: 'text/javascript; charset=utf-8', body: Buffer.from(bundle) }],
+  ]),
+)
 
 let exitCode = 1
-const context = await chromium.launchPersistentContext(userDataDir, {
-  executablePath: CHROMIUM,
-  headless: true,
-  args: CHROMIUM_ARGS,
-})
 try {
-  const tab = await context.newPage()
-  const problems = []
-  tab.on('pageerror', (err) => {
-    if (!String(err).includes('conformance uncaught')) problems.push(String(err))
+  await withChromium('browser-driver-', async (context) => {
+    const tab = await context.newPage()
+    const problems = []
+    tab.on('pageerror', (err) => {
+      if (!String(err).includes('conformance uncaught')) problems.push(String(err))
+    })
+    const query = new URLSearchParams({ dsn })
+    // `localhost` while the server is `127.0.0.1`: a different origin, so ingest is cross-origin.
+    await tab.goto(`${host.origin}/index.html?${query}`)
+    await tab.waitForFunction(() => window.__ready === true, undefined, { timeout: 10_000 })
+    const result = await tab.evaluate((name) => window.__run(name), scenario)
+    // Leaving the page: the SDK sends its client reports now.
+    await tab.evaluate(() => {
+      Object.defineProperty(document, 'visibilityState', { value: 'hidden', configurable: true })
+      document.dispatchEvent(new Event('visibilitychange'))
+    })
+    await tab.waitForTimeout(300)
+    if (problems.length > 0) throw new Error(`page errors: ${problems.join('; ')}`)
+    const report = {
+      sdk: { package: sdk, version: result.version },
+      scenario,
+      event_ids: Object.values(result.groups).flat(),
+      groups: result.groups,
+    }
+    process.stdout.write(`${JSON.stringify(report)}\n`)
+    exitCode = result.flushed ? 0 : 1
   })
-  const query = new URLSearchParams({ dsn })
-  // `localhost` while the server is `127.0.0.1`: a different origin, so ingest is cross-origin.
-  await tab.goto(`http://localhost:${port}/index.html?${query}`)
-  await tab.waitForFunction(() => window.__ready === true, undefined, { timeout: 10_000 })
-  const result = await tab.evaluate((name) => window.__run(name), scenario)
-  // Leaving the page: the SDK sends its client reports now.
-  await tab.evaluate(() => {
-    Object.defineProperty(document, 'visibilityState', { value: 'hidden', configurable: true })
-    document.dispatchEvent(new Event('visibilitychange'))
-  })
-  await tab.waitForTimeout(300)
-  if (problems.length > 0) throw new Error(`page errors: ${problems.join('; ')}`)
-  const report = {
-    sdk: { package: sdk, version: result.version },
-    scenario,
-    event_ids: Object.values(result.groups).flat(),
-    groups: result.groups,
-  }
-  process.stdout.write(`${JSON.stringify(report)}\n`)
-  exitCode = result.flushed ? 0 : 1
 } finally {
-  await context.close()
-  server.close()
-  await rm(userDataDir, { recursive: true, force: true })
+  host.close()
 }
 process.exitCode = exitCode

@@ -11,25 +11,11 @@
 // the SDK's hook started the request with the panic event and the `crashed` session, so the
 // driver waits until every envelope request has been answered instead of calling back in.
 // Prints one JSON line: {"sdk":{"package","version"},"scenario","event_ids","groups"}.
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
-import { createServer } from 'node:http'
-import { tmpdir } from 'node:os'
+import { readdir, readFile } from 'node:fs/promises'
 import { extname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { chromium } from 'playwright-core'
+import { servePage, withChromium } from '../page-host.mjs'
 
-const CHROMIUM = '/usr/bin/chromium'
-/** The flags every Chromium of the suite runs with (no network beyond loopback, no sync). */
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-]
 /** Budget for the last envelope requests after the panic. */
 const SETTLE_MS = 15_000
 
@@ -76,62 +62,49 @@ for (const entry of await readdir(pkgDir, { recursive: true, withFileTypes: true
   files.set(`/pkg/${path.slice(pkgDir.length)}`, { type, body: await readFile(path) })
 }
 
-const server = createServer((req, res) => {
-  const file = files.get(new URL(req.url ?? '/', 'http://x').pathname)
-  if (file === undefined) res.writeHead(404).end()
-  else res.writeHead(200, { 'content-type': file.type }).end(file.body)
-})
-await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve))
-const port = server.address().port
-const userDataDir = await mkdtemp(join(tmpdir(), 'rust-wasm-app-'))
-
-const context = await chromium.launchPersistentContext(userDataDir, {
-  executablePath: CHROMIUM,
-  headless: true,
-  args: CHROMIUM_ARGS,
-})
+const host = await servePage(files)
 try {
-  const tab = await context.newPage()
-  const problems = []
-  let inFlight = 0
-  const isEnvelope = (req) => req.url().includes('/envelope/') && req.method() === 'POST'
-  tab.on('request', (req) => {
-    if (isEnvelope(req)) inFlight += 1
+  await withChromium('rust-wasm-app-', async (context) => {
+    const tab = await context.newPage()
+    const problems = []
+    let inFlight = 0
+    const isEnvelope = (req) => req.url().includes('/envelope/') && req.method() === 'POST'
+    tab.on('request', (req) => {
+      if (isEnvelope(req)) inFlight += 1
+    })
+    // `response` rather than `requestfinished`: the SDK reads only status and headers, never
+    // the bodies, so these requests never count as finished.
+    tab.on('response', (res) => {
+      if (isEnvelope(res.request())) inFlight -= 1
+    })
+    tab.on('requestfailed', (req) => {
+      if (isEnvelope(req)) inFlight -= 1
+      problems.push(`request failed: ${req.method()} ${req.url()}: ${req.failure()?.errorText}`)
+    })
+    // The panic's abort may show up as a console error; expected, so it goes to stderr for
+    // diagnosis only.
+    tab.on('console', (msg) => {
+      if (msg.type() === 'error') process.stderr.write(`console error: ${msg.text()}\n`)
+    })
+    await tab.goto(`${host.origin}/`)
+    await tab.waitForFunction(() => window.__ready === true, undefined, { timeout: 10_000 })
+    const result = await tab.evaluate((d) => window.__run(d), dsn)
+    if (!result.panicked) throw new Error('crash() returned instead of aborting')
+    const deadline = Date.now() + SETTLE_MS
+    while (inFlight > 0 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+    if (inFlight > 0) problems.push(`${inFlight} envelope requests still open after the panic`)
+    if (problems.length > 0) throw new Error(problems.join('\n'))
+    const groups = { exception: result.errors }
+    const report = {
+      sdk: { package: 'ingest-wasm-app (wasm-pack, browser)', version },
+      scenario: 'app',
+      event_ids: result.errors,
+      groups,
+    }
+    process.stdout.write(`${JSON.stringify(report)}\n`)
   })
-  // `response` rather than `requestfinished`: the SDK reads only status and headers, never
-  // the bodies, so these requests never count as finished.
-  tab.on('response', (res) => {
-    if (isEnvelope(res.request())) inFlight -= 1
-  })
-  tab.on('requestfailed', (req) => {
-    if (isEnvelope(req)) inFlight -= 1
-    problems.push(`request failed: ${req.method()} ${req.url()}: ${req.failure()?.errorText}`)
-  })
-  // The panic's abort may show up as a console error; expected, so it goes to stderr for
-  // diagnosis only.
-  tab.on('console', (msg) => {
-    if (msg.type() === 'error') process.stderr.write(`console error: ${msg.text()}\n`)
-  })
-  await tab.goto(`http://localhost:${port}/`)
-  await tab.waitForFunction(() => window.__ready === true, undefined, { timeout: 10_000 })
-  const result = await tab.evaluate((d) => window.__run(d), dsn)
-  if (!result.panicked) throw new Error('crash() returned instead of aborting')
-  const deadline = Date.now() + SETTLE_MS
-  while (inFlight > 0 && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-  if (inFlight > 0) problems.push(`${inFlight} envelope requests still open after the panic`)
-  if (problems.length > 0) throw new Error(problems.join('\n'))
-  const groups = { exception: result.errors }
-  const report = {
-    sdk: { package: 'ingest-wasm-app (wasm-pack, browser)', version },
-    scenario: 'app',
-    event_ids: result.errors,
-    groups,
-  }
-  process.stdout.write(`${JSON.stringify(report)}\n`)
 } finally {
-  await context.close()
-  server.close()
-  await rm(userDataDir, { recursive: true, force: true })
+  host.close()
 }

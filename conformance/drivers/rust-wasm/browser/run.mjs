@@ -11,25 +11,10 @@
 // initialises the SDK, captures, and resolves after `close_async` awaited the last requests.
 // Prints one JSON line: {"sdk":{"package","version"},"scenario","event_ids","groups"}. Fails on a
 // page error or a failed request (a CORS refusal shows as one).
-import { mkdtemp, readFile, rm } from 'node:fs/promises'
-import { createServer } from 'node:http'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { chromium } from 'playwright-core'
+import { readFile } from 'node:fs/promises'
+import { servePage, withChromium } from '../../page-host.mjs'
 
 const SCENARIOS = ['error', 'grouping', 'ratelimit']
-const CHROMIUM = '/usr/bin/chromium'
-/** The flags every Chromium of the suite runs with (no network beyond loopback, no sync). */
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-]
 
 const scenario = process.argv[2]
 if (!SCENARIOS.includes(scenario ?? '')) {
@@ -71,48 +56,35 @@ const files = new Map([
   ],
 ])
 
-const server = createServer((req, res) => {
-  const file = files.get(new URL(req.url ?? '/', 'http://x').pathname)
-  if (file === undefined) res.writeHead(404).end()
-  else res.writeHead(200, { 'content-type': file.type }).end(file.body)
-})
-await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve))
-const port = server.address().port
-const userDataDir = await mkdtemp(join(tmpdir(), 'rust-wasm-browser-'))
-
-const context = await chromium.launchPersistentContext(userDataDir, {
-  executablePath: CHROMIUM,
-  headless: true,
-  args: CHROMIUM_ARGS,
-})
+const host = await servePage(files)
 try {
-  const tab = await context.newPage()
-  const problems = []
-  tab.on('pageerror', (err) => problems.push(`page error: ${err}`))
-  tab.on('requestfailed', (req) => {
-    problems.push(`request failed: ${req.method()} ${req.url()}: ${req.failure()?.errorText}`)
-  })
-  // Console errors include expected ones (Chromium logs the 429 of the ratelimit scenario);
-  // they go to stderr for diagnosis only.
-  tab.on('console', (msg) => {
-    if (msg.type() === 'error' || msg.type() === 'warning') {
-      process.stderr.write(`console ${msg.type()}: ${msg.text()}\n`)
+  await withChromium('rust-wasm-browser-', async (context) => {
+    const tab = await context.newPage()
+    const problems = []
+    tab.on('pageerror', (err) => problems.push(`page error: ${err}`))
+    tab.on('requestfailed', (req) => {
+      problems.push(`request failed: ${req.method()} ${req.url()}: ${req.failure()?.errorText}`)
+    })
+    // Console errors include expected ones (Chromium logs the 429 of the ratelimit scenario);
+    // they go to stderr for diagnosis only.
+    tab.on('console', (msg) => {
+      if (msg.type() === 'error' || msg.type() === 'warning') {
+        process.stderr.write(`console ${msg.type()}: ${msg.text()}\n`)
+      }
+    })
+    // `localhost` while the server is `127.0.0.1`: a different origin, so ingest is cross-origin.
+    await tab.goto(`${host.origin}/`)
+    await tab.waitForFunction(() => window.__ready === true, undefined, { timeout: 10_000 })
+    const groups = JSON.parse(await tab.evaluate(([d, s]) => window.__run(d, s), [dsn, scenario]))
+    if (problems.length > 0) throw new Error(problems.join('\n'))
+    const report = {
+      sdk: { package: 'ingest-sdk (wasm32, browser)', version },
+      scenario,
+      event_ids: Object.values(groups).flat(),
+      groups,
     }
+    process.stdout.write(`${JSON.stringify(report)}\n`)
   })
-  // `localhost` while the server is `127.0.0.1`: a different origin, so ingest is cross-origin.
-  await tab.goto(`http://localhost:${port}/`)
-  await tab.waitForFunction(() => window.__ready === true, undefined, { timeout: 10_000 })
-  const groups = JSON.parse(await tab.evaluate(([d, s]) => window.__run(d, s), [dsn, scenario]))
-  if (problems.length > 0) throw new Error(problems.join('\n'))
-  const report = {
-    sdk: { package: 'ingest-sdk (wasm32, browser)', version },
-    scenario,
-    event_ids: Object.values(groups).flat(),
-    groups,
-  }
-  process.stdout.write(`${JSON.stringify(report)}\n`)
 } finally {
-  await context.close()
-  server.close()
-  await rm(userDataDir, { recursive: true, force: true })
+  host.close()
 }
