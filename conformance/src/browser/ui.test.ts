@@ -145,13 +145,10 @@ describe.skipIf(node.missing !== undefined)('web UI in Chromium', () => {
     await page.evaluate('window.__sameDocument = true')
     const report = await runDriver(node, { scenario: 'grouping', dsn: state.dsn })
     const sent = Date.now()
-    await page.waitForFunction(
-      "document.querySelectorAll('#issue-list tr[data-issue]').length === 2",
-      undefined,
-      {
-        timeout: 1_000,
-      },
-    )
+    // Polled through the locator (the utility world): a string predicate of waitForFunction
+    // is evaluated in the page, where the UI's CSP (no 'unsafe-eval') refuses it once it has to
+    // poll, which made this wait fail whenever the update took longer than the first look.
+    await expect.poll(() => issueRows().count(), { timeout: 1_000, interval: 25 }).toBe(2)
     expect(Date.now() - sent).toBeLessThan(1_000)
     await expect
       .poll(() => page.textContent('#issue-list'), { timeout: 1_000 })
