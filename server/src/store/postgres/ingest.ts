@@ -1,0 +1,208 @@
+import type pg from 'pg'
+import { upsertGroup } from '../grouping-upsert.ts'
+import { OutcomeCounters } from '../outcome-counters.ts'
+import type {
+  EventToWrite,
+  EventWriteResult,
+  IngestStore,
+  IssueStatus,
+  OutcomeDelta,
+} from '../types.ts'
+import { type Db, first, run, transaction } from './db.ts'
+import { pgWriteCheckIn } from './monitors.ts'
+import { pgHealthWriter } from './release-health.ts'
+
+/** A grouping hash with the triage columns of its issue. */
+interface HashedIssueRow {
+  issue_id: number
+  status: IssueStatus
+  for_review: number
+  ignore_until: number | null
+  ignore_until_seen: number | null
+  times_seen: number
+}
+
+const byHash = (a: { projectId: number; hash: string }, b: { projectId: number; hash: string }) =>
+  a.projectId - b.projectId || (a.hash < b.hash ? -1 : a.hash > b.hash ? 1 : 0)
+
+/** Writes one event in the open transaction `c`; idempotent on (project, event_id). */
+async function writeEvent(c: Db, e: EventToWrite): Promise<EventWriteResult> {
+  // The idempotency key first: a duplicate (this group or an earlier one) changes nothing.
+  const claimed = await run(
+    c,
+    `INSERT INTO event_ids (project_id, event_id, received) VALUES ($1, $2, $3)
+     ON CONFLICT (project_id, event_id) DO NOTHING`,
+    [e.projectId, e.eventId, e.received],
+  )
+  if (claimed === 0)
+    return {
+      eventId: e.eventId,
+      issueId: 0,
+      duplicate: true,
+      issueCreated: false,
+      regressed: false,
+    }
+  const g = await upsertGroup(
+    {
+      findHash: async (ev) => {
+        const h = await first<HashedIssueRow>(
+          c,
+          `SELECT g.issue_id, i.status, i.for_review, i.ignore_until, i.ignore_until_seen, i.times_seen
+           FROM grouphashes g JOIN issues i ON i.id = g.issue_id
+           WHERE g.project_id = $1 AND g.hash = $2 FOR UPDATE OF i`,
+          [ev.projectId, ev.hash],
+        )
+        return h === undefined
+          ? undefined
+          : {
+              issueId: h.issue_id,
+              status: h.status,
+              forReview: h.for_review === 1,
+              ignoreUntil: h.ignore_until,
+              ignoreUntilSeen: h.ignore_until_seen,
+              timesSeen: h.times_seen,
+            }
+      },
+      createIssue: async (ev) => {
+        // A savepoint: when another transaction claimed the hash first, the new issue row is
+        // rolled back with the failed claim and the event joins the winner's issue.
+        await c.query('SAVEPOINT new_issue')
+        const issue = await first<{ id: number }>(
+          c,
+          `INSERT INTO issues (project_id, title, culprit, level, type, value, status, first_seen, last_seen, times_seen, grouping_version)
+           VALUES ($1, $2, $3, $4, $5, $6, 'unresolved', $7, $7, 1, $8) RETURNING id`,
+          [
+            ev.projectId,
+            ev.title,
+            ev.culprit,
+            ev.level,
+            ev.type,
+            ev.value,
+            ev.received,
+            ev.groupingVersion,
+          ],
+        )
+        if (issue === undefined) throw new Error('issue insert returned nothing')
+        const hash = await first<{ issue_id: number }>(
+          c,
+          `INSERT INTO grouphashes (project_id, hash, grouping_version, issue_id) VALUES ($1, $2, $3, $4)
+           ON CONFLICT (project_id, hash) DO NOTHING RETURNING issue_id`,
+          [ev.projectId, ev.hash, ev.groupingVersion, issue.id],
+        )
+        if (hash === undefined) {
+          await c.query('ROLLBACK TO SAVEPOINT new_issue')
+          return undefined
+        }
+        await c.query('RELEASE SAVEPOINT new_issue')
+        return issue.id
+      },
+      touchIssue: async (issueId, ev, t) => {
+        await run(
+          c,
+          `UPDATE issues SET times_seen = times_seen + 1, last_seen = GREATEST(last_seen, $1),
+             title = $2, culprit = $3, level = $4, status = $5, for_review = $6, ignore_until = $7,
+             ignore_until_seen = $8
+           WHERE id = $9`,
+          [
+            ev.received,
+            ev.title,
+            ev.culprit,
+            ev.level,
+            t.status,
+            t.forReview ? 1 : 0,
+            t.ignoreUntil,
+            t.ignoreUntilSeen,
+            issueId,
+          ],
+        )
+      },
+    },
+    e,
+  )
+  await run(
+    c,
+    `INSERT INTO events (project_id, event_id, issue_id, key_id, timestamp, received, level, release, environment, component, payload)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+    [
+      e.projectId,
+      e.eventId,
+      g.issueId,
+      e.keyId,
+      e.timestamp,
+      e.received,
+      e.level,
+      e.release,
+      e.environment,
+      e.component,
+      e.payload,
+    ],
+  )
+  return { eventId: e.eventId, duplicate: false, ...g }
+}
+
+// Each event's own outcome is decided here, where duplicates become known (as on SQLite).
+const eventOutcome = (e: EventToWrite, r: EventWriteResult): OutcomeDelta => ({
+  projectId: e.projectId,
+  keyId: e.keyId,
+  at: e.received,
+  outcome: r.duplicate ? 'duplicate' : 'accepted',
+  reason: '',
+  category: 'error',
+  quantity: 1,
+})
+
+/**
+ * The ingest write path on PostgreSQL: every unit of a group commit in one transaction, on
+ * one pooled connection, so several groups commit at once (the committer's `maxInFlight` is
+ * the pool size). Lock order is stable: the existing issues of the group's hashes are locked
+ * first in (project, hash) order, counters are upserted in key order; a deadlock or
+ * serialization failure reruns the transaction (db.ts), and a group that still fails is
+ * retried unit by unit by the group committer.
+ */
+export function pgIngest(pool: pg.Pool): IngestStore {
+  return {
+    write: (units) =>
+      transaction(pool, async (c) => {
+        const hashes = units
+          .flatMap((u) => u.events)
+          .map((e) => ({ projectId: e.projectId, hash: e.hash }))
+          .sort(byHash)
+        if (hashes.length > 0)
+          await c.query(
+            `SELECT i.id FROM grouphashes g JOIN issues i ON i.id = g.issue_id
+             WHERE (g.project_id, g.hash) IN (SELECT * FROM unnest($1::bigint[], $2::text[]))
+             ORDER BY g.project_id, g.hash FOR UPDATE OF i`,
+            [hashes.map((h) => h.projectId), hashes.map((h) => h.hash)],
+          )
+        const counters = new OutcomeCounters()
+        const writeHealth = pgHealthWriter(c)
+        const countedEvent = async (e: EventToWrite): Promise<EventWriteResult> => {
+          const r = await writeEvent(c, e)
+          counters.add(eventOutcome(e, r))
+          return r
+        }
+        const results = []
+        for (const u of units) {
+          const events: EventWriteResult[] = []
+          for (const e of u.events) events.push(await countedEvent(e))
+          for (const o of u.outcomes) counters.add(o)
+          await writeHealth(u)
+          for (const ci of u.checkIns ?? []) {
+            const r = await pgWriteCheckIn(c, ci, countedEvent, (o) => counters.add(o))
+            if (r !== undefined) events.push(r)
+          }
+          results.push({ events })
+        }
+        for (const o of counters.sorted())
+          await run(
+            c,
+            `INSERT INTO outcomes (project_id, key_id, hour, outcome, reason, category, quantity)
+             VALUES ($1, $2, $3, $4, $5, $6, $7)
+             ON CONFLICT (project_id, hour, key_id, outcome, reason, category)
+             DO UPDATE SET quantity = outcomes.quantity + excluded.quantity`,
+            [o.projectId, o.keyId, o.at, o.outcome, o.reason, o.category, o.quantity],
+          )
+        return results
+      }),
+  }
+}
