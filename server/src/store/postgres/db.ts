@@ -28,9 +28,20 @@ export function openPool(url: string, size: number): pg.Pool {
   return pool
 }
 
+const NUL = /\0/g
+
+/**
+ * PostgreSQL `TEXT` cannot hold U+0000 (SQLite can), and client data may carry it (an
+ * exception type, a release): it is replaced by U+FFFD, as invalid UTF-8 is elsewhere, so the
+ * write succeeds instead of failing the request with a 503. Payloads are JSON, where the
+ * character is already escaped.
+ */
+const clean = (params: unknown[]): unknown[] =>
+  params.map((p) => (typeof p === 'string' && p.includes('\0') ? p.replace(NUL, '\uFFFD') : p))
+
 /** All rows of a query. */
 export async function all<T>(db: Db, sql: string, params: unknown[] = []): Promise<T[]> {
-  return (await db.query(sql, params)).rows as T[]
+  return (await db.query(sql, clean(params))).rows as T[]
 }
 
 /** The first row of a query, if any. */
@@ -39,12 +50,12 @@ export async function first<T>(
   sql: string,
   params: unknown[] = [],
 ): Promise<T | undefined> {
-  return (await db.query(sql, params)).rows[0] as T | undefined
+  return (await db.query(sql, clean(params))).rows[0] as T | undefined
 }
 
 /** Runs a statement; returns how many rows it changed. */
 export async function run(db: Db, sql: string, params: unknown[] = []): Promise<number> {
-  return (await db.query(sql, params)).rowCount ?? 0
+  return (await db.query(sql, clean(params))).rowCount ?? 0
 }
 
 /**

@@ -64,13 +64,19 @@ async function writeEvent(c: Db, e: EventToWrite): Promise<EventWriteResult> {
             }
       },
       createIssue: async (ev) => {
-        // A savepoint: when another transaction claimed the hash first, the new issue row is
-        // rolled back with the failed claim and the event joins the winner's issue.
-        await c.query('SAVEPOINT new_issue')
-        const issue = await first<{ id: number }>(
+        // One round trip: the issue and the claim of its hash. When another transaction
+        // claimed the hash first, the new issue row is removed again and the event joins the
+        // winner's issue (grouping-upsert.ts).
+        const r = await first<{ id: number; claimed: number | null }>(
           c,
-          `INSERT INTO issues (project_id, title, culprit, level, type, value, status, first_seen, last_seen, times_seen, grouping_version)
-           VALUES ($1, $2, $3, $4, $5, $6, 'unresolved', $7, $7, 1, $8) RETURNING id`,
+          `WITH issue AS (
+             INSERT INTO issues (project_id, title, culprit, level, type, value, status, first_seen, last_seen, times_seen, grouping_version)
+             VALUES ($1, $2, $3, $4, $5, $6, 'unresolved', $7, $7, 1, $8) RETURNING id),
+           claim AS (
+             INSERT INTO grouphashes (project_id, hash, grouping_version, issue_id)
+             SELECT $1, $9, $8, id FROM issue
+             ON CONFLICT (project_id, hash) DO NOTHING RETURNING issue_id)
+           SELECT (SELECT id FROM issue) AS id, (SELECT issue_id FROM claim) AS claimed`,
           [
             ev.projectId,
             ev.title,
@@ -80,21 +86,13 @@ async function writeEvent(c: Db, e: EventToWrite): Promise<EventWriteResult> {
             ev.value,
             ev.received,
             ev.groupingVersion,
+            ev.hash,
           ],
         )
-        if (issue === undefined) throw new Error('issue insert returned nothing')
-        const hash = await first<{ issue_id: number }>(
-          c,
-          `INSERT INTO grouphashes (project_id, hash, grouping_version, issue_id) VALUES ($1, $2, $3, $4)
-           ON CONFLICT (project_id, hash) DO NOTHING RETURNING issue_id`,
-          [ev.projectId, ev.hash, ev.groupingVersion, issue.id],
-        )
-        if (hash === undefined) {
-          await c.query('ROLLBACK TO SAVEPOINT new_issue')
-          return undefined
-        }
-        await c.query('RELEASE SAVEPOINT new_issue')
-        return issue.id
+        if (r === undefined) throw new Error('issue insert returned nothing')
+        if (r.claimed !== null) return r.id
+        await run(c, 'DELETE FROM issues WHERE id = $1', [r.id])
+        return undefined
       },
       touchIssue: async (issueId, ev, t) => {
         await run(
