@@ -152,8 +152,8 @@ const eventOutcome = (e: EventToWrite, r: EventWriteResult): OutcomeDelta => ({
 /**
  * The ingest write path on PostgreSQL: every unit of a group commit in one transaction, on
  * one pooled connection, so several groups commit at once (the committer's `maxInFlight` is
- * the pool size). Lock order is stable: the existing issues of the group's hashes are locked
- * first in (project, hash) order, counters are upserted in key order; a deadlock or
+ * the pool size). Lock order is stable: the group's events are written in (project, hash)
+ * order, counters are upserted in key order; a deadlock or
  * serialization failure reruns the transaction (db.ts), and a group that still fails is
  * retried unit by unit by the group committer.
  */
@@ -161,17 +161,6 @@ export function pgIngest(pool: pg.Pool): IngestStore {
   return {
     write: (units) =>
       transaction(pool, async (c) => {
-        const hashes = units
-          .flatMap((u) => u.events)
-          .map((e) => ({ projectId: e.projectId, hash: e.hash }))
-          .sort(byHash)
-        if (hashes.length > 0)
-          await c.query(
-            `SELECT i.id FROM grouphashes g JOIN issues i ON i.id = g.issue_id
-             WHERE (g.project_id, g.hash) IN (SELECT * FROM unnest($1::bigint[], $2::text[]))
-             ORDER BY g.project_id, g.hash FOR UPDATE OF i`,
-            [hashes.map((h) => h.projectId), hashes.map((h) => h.hash)],
-          )
         const counters = new OutcomeCounters()
         const writeHealth = pgHealthWriter(c)
         const countedEvent = async (e: EventToWrite): Promise<EventWriteResult> => {
@@ -179,17 +168,26 @@ export function pgIngest(pool: pg.Pool): IngestStore {
           counters.add(eventOutcome(e, r))
           return r
         }
+        // Events in (project, hash) order across the whole group (stable: one hash's events
+        // keep their order), so concurrent groups claim and lock hashes in the same order.
+        const events: EventWriteResult[][] = units.map(() => [])
+        const ordered = units
+          .flatMap((u, unit) => u.events.map((e, index) => ({ e, unit, index })))
+          .sort((x, y) => byHash(x.e, y.e))
+        for (const { e, unit, index } of ordered) {
+          const list = events[unit]
+          if (list !== undefined) list[index] = await countedEvent(e)
+        }
         const results = []
-        for (const u of units) {
-          const events: EventWriteResult[] = []
-          for (const e of u.events) events.push(await countedEvent(e))
+        for (const [n, u] of units.entries()) {
+          const own = events[n] ?? []
           for (const o of u.outcomes) counters.add(o)
           await writeHealth(u)
           for (const ci of u.checkIns ?? []) {
             const r = await pgWriteCheckIn(c, ci, countedEvent, (o) => counters.add(o))
-            if (r !== undefined) events.push(r)
+            if (r !== undefined) own.push(r)
           }
-          results.push({ events })
+          results.push({ events: own })
         }
         for (const o of counters.sorted())
           await run(
