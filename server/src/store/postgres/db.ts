@@ -31,13 +31,19 @@ export function openPool(url: string, size: number): pg.Pool {
 const NUL = /\0/g
 
 /**
- * PostgreSQL `TEXT` cannot hold U+0000 (SQLite can), and client data may carry it (an
- * exception type, a release): it is replaced by U+FFFD, as invalid UTF-8 is elsewhere, so the
- * write succeeds instead of failing the request with a 503. Payloads are JSON, where the
- * character is already escaped.
+ * Values bound to a statement, adjusted to what PostgreSQL's column types take where SQLite's
+ * take more. `TEXT` cannot hold U+0000 and client data may carry it (an exception type, a
+ * release): it becomes U+FFFD, so the write succeeds instead of failing the request with a
+ * 503; payloads are JSON, where the character stays escaped. Every numeric column is an
+ * integer (ms, counts), and a client's float (a check-in duration of 1.5034 s is
+ * 1503.4 ms) would fail the `BIGINT` cast: it is rounded to the nearest integer.
  */
 const clean = (params: unknown[]): unknown[] =>
-  params.map((p) => (typeof p === 'string' && p.includes('\0') ? p.replace(NUL, '\uFFFD') : p))
+  params.map((p) => {
+    if (typeof p === 'string') return p.includes('\0') ? p.replace(NUL, '\uFFFD') : p
+    if (typeof p === 'number' && Number.isFinite(p) && !Number.isInteger(p)) return Math.round(p)
+    return p
+  })
 
 /** All rows of a query. */
 export async function all<T>(db: Db, sql: string, params: unknown[] = []): Promise<T[]> {

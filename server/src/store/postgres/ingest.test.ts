@@ -78,4 +78,15 @@ describe('ingest on PostgreSQL under concurrency', () => {
     const ok = await Promise.all(good)
     expect(ok.map((r) => r.events[0]?.issueCreated)).toEqual([true, true, true])
   })
+
+  it('stores client strings with NUL and fractional milliseconds that PostgreSQL types refuse', async () => {
+    const { a, project, key } = await twoNodes()
+    const e = row(project.id, key.id, 'nul', {
+      title: 'Type\u0000Error',
+      timestamp: 1_790_000_000_000.4,
+    })
+    const [r] = await a.write([{ events: [e], outcomes: [] }])
+    const issue = await a.getIssue(r?.events[0]?.issueId ?? 0)
+    expect(issue?.title).toBe('Type\uFFFDError')
+  })
 })
