@@ -8,6 +8,7 @@ import { pgIssues } from './issues.ts'
 import { loadPgMigrations, migratePg } from './migrations.ts'
 import { pgMonitors } from './monitors.ts'
 import { pgOutcomes } from './outcomes.ts'
+import { ensurePartitions } from './partitions.ts'
 import { pgProjects } from './projects.ts'
 import { pgQuotas } from './quotas.ts'
 import { pgReleaseHealth } from './release-health.ts'
@@ -32,6 +33,7 @@ export async function openPostgresStore(
   const pool = openPool(url, poolSize)
   try {
     await migratePg(pool, await loadPgMigrations())
+    await ensurePartitions(pool, Date.now())
   } catch (err) {
     await pool.end()
     throw err

@@ -1,10 +1,13 @@
 import type pg from 'pg'
 import type { RetentionStore } from '../types.ts'
 import { run } from './db.ts'
+import { dropPartitionsBefore, ensurePartitions } from './partitions.ts'
 
 /**
- * Retention on PostgreSQL: small batched deletes, each its own statement (autocommit), so no
- * batch holds row locks ingest waits for. The idempotency keys in `event_ids` go with their
+ * Retention on PostgreSQL: first whole days of events go by dropping their daily partition
+ * (partitions.ts), and the partitions of the days ahead are created; what is left (rows in the
+ * DEFAULT partition, the day the cutoff falls in, sessions, outcomes) goes by small batched
+ * deletes, each its own statement (autocommit), so no batch holds row locks ingest waits for. The idempotency keys in `event_ids` go with their
  * events (a resend of an event older than the retention is stored again, as on SQLite).
  * Issues keep their `times_seen`.
  */
@@ -12,7 +15,9 @@ export function pgRetention(pool: pg.Pool): RetentionStore {
   const batch = (sql: string, cutoff: number, limit: number) => run(pool, sql, [cutoff, limit])
   return {
     pruneBefore: async (cutoff, limit) => {
-      const events = await batch(
+      await ensurePartitions(pool, Date.now())
+      const dropped = await dropPartitionsBefore(pool, cutoff)
+      const deleted = await batch(
         `DELETE FROM events WHERE (id, received) IN
            (SELECT id, received FROM events WHERE received < $1 ORDER BY received LIMIT $2)`,
         cutoff,
@@ -50,7 +55,7 @@ export function pgRetention(pool: pg.Pool): RetentionStore {
         cutoff,
         limit,
       )
-      return { events, sessions, outcomes }
+      return { events: dropped + deleted, sessions, outcomes }
     },
   }
 }
