@@ -37,3 +37,27 @@ export async function upsertGroup(io: GroupingIo, e: EventToWrite): Promise<Grou
   await io.touchIssue(found.issueId, e, t)
   return { issueId: found.issueId, issueCreated: false, regressed: t.regressed }
 }
+
+/**
+ * Applies several events to one issue in order, exactly as writing them one by one would: each
+ * sees the count and triage state the previous one left. A backend that writes a group's
+ * events of one hash with a single `UPDATE` (PostgreSQL) uses it to keep the rules identical.
+ */
+export function foldOnIssue(
+  issue: IssueOnEvent,
+  received: readonly number[],
+): { state: IssueOnEvent; regressed: boolean[] } {
+  let state = issue
+  const regressed = received.map((at) => {
+    const t = triageOnEvent(state, at)
+    state = {
+      status: t.status,
+      forReview: t.forReview,
+      ignoreUntil: t.ignoreUntil,
+      ignoreUntilSeen: t.ignoreUntilSeen,
+      timesSeen: state.timesSeen + 1,
+    }
+    return t.regressed
+  })
+  return { state, regressed }
+}

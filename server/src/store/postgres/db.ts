@@ -38,12 +38,14 @@ const NUL = /\0/g
  * integer (ms, counts), and a client's float (a check-in duration of 1.5034 s is
  * 1503.4 ms) would fail the `BIGINT` cast: it is rounded to the nearest integer.
  */
+const cleanValue = (p: unknown): unknown => {
+  if (typeof p === 'string') return p.includes('\0') ? p.replace(NUL, '\uFFFD') : p
+  if (typeof p === 'number' && Number.isFinite(p) && !Number.isInteger(p)) return Math.round(p)
+  return p
+}
+// Arrays (bulk inserts through unnest) are cleaned element by element.
 const clean = (params: unknown[]): unknown[] =>
-  params.map((p) => {
-    if (typeof p === 'string') return p.includes('\0') ? p.replace(NUL, '\uFFFD') : p
-    if (typeof p === 'number' && Number.isFinite(p) && !Number.isInteger(p)) return Math.round(p)
-    return p
-  })
+  params.map((p) => (Array.isArray(p) ? p.map(cleanValue) : cleanValue(p)))
 
 /** All rows of a query. */
 export async function all<T>(db: Db, sql: string, params: unknown[] = []): Promise<T[]> {
