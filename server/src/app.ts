@@ -22,8 +22,8 @@ import { otlpRoutes } from './otlp/routes.ts'
 import { recordRoutes } from './route-table.ts'
 import type { Services } from './services.ts'
 import { GroupCommitter } from './store/group-commit.ts'
+import { commitConcurrency, openStore } from './store/open-store.ts'
 import { installRetention } from './store/retention.ts'
-import { openSqliteStore } from './store/sqlite/index.ts'
 import type { Store } from './store/types.ts'
 import { setupTriage } from './triage/index.ts'
 import { webUi } from './ui/index.ts'
@@ -94,13 +94,16 @@ export async function buildApp(
     ...httpServerOptions(config),
   })
   recordRoutes(app)
-  const store = opts.store ?? (await openSqliteStore(config.databasePath))
+  const store = opts.store ?? (await openStore(config))
   let baseUrl = config.publicUrl ?? `http://${config.host}:${config.port}`
   const services: Services = {
     config,
     store,
     bus: new LiveBus(),
-    committer: new GroupCommitter(store, { delayMs: config.commitDelayMs }),
+    committer: new GroupCommitter(store, {
+      delayMs: config.commitDelayMs,
+      maxInFlight: commitConcurrency(store, config),
+    }),
     keys: new KeyResolver(store),
     quota: new QuotaGate(store),
     baseUrl: () => baseUrl,

@@ -19,6 +19,10 @@ export interface Config {
   dataDir: string
   /** SQLite file path, or ':memory:' for tests. */
   databasePath: string
+  /** `DATABASE_URL` (`postgres://…`): run on PostgreSQL instead of SQLite (docs/postgresql.md). */
+  databaseUrl: string | undefined
+  /** PostgreSQL connections per server process, and group commits in flight (`DATABASE_POOL_SIZE`). */
+  databasePoolSize: number
   /** Public base URL written into DSNs; defaults to the listening address. */
   publicUrl: string | undefined
   adminEmail: string | undefined
@@ -173,6 +177,14 @@ function intFrom(value: string | undefined, fallback: number, name: string): num
   return n
 }
 
+/** `DATABASE_URL` must name PostgreSQL: any other scheme is a typo better caught at start-up. */
+function postgresUrlFrom(value: string | undefined): string | undefined {
+  if (value === undefined || value === '') return undefined
+  if (!/^postgres(ql)?:\/\//.test(value))
+    throw new Error('DATABASE_URL must start with postgres:// or postgresql://')
+  return value
+}
+
 /** Builds the typed config from an environment map; only `main.ts` passes `process.env`. */
 export function loadConfig(env: Record<string, string | undefined>): Config {
   const dataDir = resolve(env['DATA_DIR'] ?? './data')
@@ -181,6 +193,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     port: intFrom(env['PORT'], 8000, 'PORT'),
     dataDir,
     databasePath: env['DATABASE_PATH'] ?? resolve(dataDir, 'ingest.sqlite'),
+    databaseUrl: postgresUrlFrom(env['DATABASE_URL']),
+    databasePoolSize: Math.max(1, intFrom(env['DATABASE_POOL_SIZE'], 10, 'DATABASE_POOL_SIZE')),
     publicUrl: env['PUBLIC_URL'] || undefined,
     adminEmail: env['INGEST_ADMIN_EMAIL'] || undefined,
     adminPassword: env['INGEST_ADMIN_PASSWORD'] || undefined,

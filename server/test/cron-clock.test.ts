@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type Database from 'better-sqlite3'
 import type { FastifyInstance } from 'fastify'
+import type pg from 'pg'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { CronClock } from '../src/crons/clock.ts'
 import { adminGet } from './health-helpers.ts'
@@ -95,8 +96,10 @@ describe('the cron clock across restarts', () => {
     const first = await app.cronClock.tick(deadline)
     expect(first.events).toHaveLength(1)
     // As if the node died after writing the event but before marking the failure reported.
-    const { db } = app.services.store as unknown as { db: Database.Database }
-    db.prepare('UPDATE monitor_checkins SET event_pending = 1 WHERE event_id IS NOT NULL').run()
+    const sql = 'UPDATE monitor_checkins SET event_pending = 1 WHERE event_id IS NOT NULL'
+    const backend = app.services.store as unknown as { db?: Database.Database; pool?: pg.Pool }
+    if (backend.pool !== undefined) await backend.pool.query(sql)
+    else backend.db?.prepare(sql).run()
     const again = await app.cronClock.tick(deadline)
     expect(again.events).toEqual(first.events)
     expect(await issuesOf(app, project.id)).toMatchObject([{ count: 1 }])

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import { afterEach, beforeEach, vi } from 'vitest'
 import { buildApp } from '../src/app.ts'
 import { type Config, testConfig } from '../src/config.ts'
+import { testBackend } from './support/test-backend.ts'
 
 /** Auth header for the test admin token. */
 export const ADMIN = { authorization: 'Bearer test-admin-token' }
@@ -13,9 +14,15 @@ export interface TestProject {
   key: string
 }
 
-/** Builds an in-memory app for `inject()` tests; close it in afterEach/afterAll. */
+/**
+ * Builds an app for `inject()` tests on an empty database (in-memory SQLite, or PostgreSQL
+ * under `TEST_DATABASE=postgres`); close it in afterEach/afterAll.
+ */
 export async function testApp(overrides: Partial<Config> = {}): Promise<FastifyInstance> {
-  return buildApp(testConfig(overrides))
+  const { config, store, cleanup } = await testBackend(testConfig(overrides))
+  const app = await buildApp(config, store === undefined ? {} : { store })
+  app.addHook('onClose', cleanup)
+  return app
 }
 
 /**

@@ -7,6 +7,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
+import { startTempPostgres, type TempPostgres } from '../../../scripts/postgres/temp-postgres.ts'
 import { startServer } from '../harness/server.ts'
 import { probeCapabilities } from './capabilities.ts'
 import { replayFixtures } from './fixtures.ts'
@@ -22,6 +23,8 @@ const USAGE = `usage: conformance [--target URL --token ADMIN_TOKEN] [options]
   --target URL          a deployed server (default: start server/dist/main.js on a temp dir)
   --token TOKEN         its admin API token (INGEST_ADMIN_TOKEN on the server)
   --server-env K=V      environment for the server the runner starts (repeatable)
+  --postgres            run the server it starts on a temporary PostgreSQL (Debian's
+                        postgresql package; DATABASE_URL set for it)
   --out DIR             where report.json, report.md, junit.xml, report.html go
                         (default: conformance-report)
   --baseline FILE       a previous report.json: exit 1 if a cell that passed there fails now
@@ -52,6 +55,7 @@ async function main(argv: string[]): Promise<number> {
       target: { type: 'string' },
       token: { type: 'string' },
       'server-env': { type: 'string', multiple: true },
+      postgres: { type: 'boolean' },
       out: { type: 'string' },
       baseline: { type: 'string' },
       fixtures: { type: 'boolean' },
@@ -86,9 +90,24 @@ async function main(argv: string[]): Promise<number> {
     serverEnv[pair.slice(0, eq)] = pair.slice(eq + 1)
   }
 
+  if (values.postgres && values.target !== undefined) {
+    process.stderr.write(`--postgres starts a server: it does not go with --target\n\n${USAGE}`)
+    return 2
+  }
+  let postgres: TempPostgres | undefined
+  if (values.postgres) {
+    postgres = await startTempPostgres()
+    serverEnv['DATABASE_URL'] = postgres.url
+    log(`server on a temporary PostgreSQL: ${postgres.url}`)
+  }
   const server =
     values.target === undefined
-      ? await startServer({ entry: 'dist', env: { INGEST_TEST_CLOCK: '1', ...serverEnv } })
+      ? await startServer({ entry: 'dist', env: { INGEST_TEST_CLOCK: '1', ...serverEnv } }).catch(
+          async (err: unknown) => {
+            await postgres?.stop()
+            throw err
+          },
+        )
       : undefined
   const url = (values.target ?? server?.url ?? '').replace(/\/+$/, '')
   const token = values.token ?? server?.adminToken ?? ''
@@ -116,6 +135,7 @@ async function main(argv: string[]): Promise<number> {
     })
   } finally {
     await server?.stop()
+    await postgres?.stop()
   }
 
   const out = resolve(values.out ?? 'conformance-report')

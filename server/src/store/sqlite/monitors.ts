@@ -24,7 +24,8 @@ const MINUTE = 60_000
 /** Missed runs a late check-in records in the ingest transaction; the clock records the rest. */
 const LATE_BUDGET = 500
 
-interface MonitorRow {
+/** A `monitors` row (the same columns on both backends). */
+export interface MonitorRow {
   id: number
   project_id: number
   slug: string
@@ -40,7 +41,8 @@ interface MonitorRow {
   updated_at: number
 }
 
-interface EnvRow {
+/** A `monitor_environments` row. */
+export interface EnvRow {
   id: number
   monitor_id: number
   environment: string
@@ -51,7 +53,8 @@ interface EnvRow {
   failures: number
 }
 
-interface RunRow {
+/** A `monitor_checkins` row. */
+export interface RunRow {
   id: number
   monitor_id: number
   environment_id: number
@@ -68,12 +71,14 @@ interface RunRow {
 
 type ScheduleColumns = Pick<MonitorRow, 'schedule_type' | 'schedule_value' | 'schedule_unit'>
 
-const scheduleOf = (m: ScheduleColumns): Schedule =>
+/** The schedule a monitor row describes. */
+export const scheduleOf = (m: ScheduleColumns): Schedule =>
   m.schedule_type === 'interval'
     ? { type: 'interval', value: Number(m.schedule_value), unit: m.schedule_unit as IntervalUnit }
     : { type: 'crontab', value: m.schedule_value }
 
-const scheduleColumns = (s: Schedule) => ({
+/** A schedule as the monitor row's columns. */
+export const scheduleColumns = (s: Schedule) => ({
   scheduleType: s.type,
   scheduleValue: String(s.value),
   scheduleUnit: s.type === 'interval' ? s.unit : null,
@@ -89,7 +94,8 @@ const toEnv = (e: EnvRow): MonitorEnvironment => ({
   failures: e.failures,
 })
 
-const toMonitor = (m: MonitorRow, envs: EnvRow[]): Monitor => ({
+/** Maps a monitor row and its environments to the interface type. */
+export const toMonitor = (m: MonitorRow, envs: EnvRow[]): Monitor => ({
   id: m.id,
   projectId: m.project_id,
   slug: m.slug,
@@ -108,7 +114,7 @@ const toMonitor = (m: MonitorRow, envs: EnvRow[]): Monitor => ({
  * The next expected run, or null when the schedule cannot be evaluated: a monitor whose
  * schedule breaks must never fail the group commit it is written in (it just cannot be missed).
  */
-function safeNextRun(schedule: Schedule, timezone: string, after: number): number | null {
+export function safeNextRun(schedule: Schedule, timezone: string, after: number): number | null {
   try {
     return nextRun(schedule, timezone, after)
   } catch {
@@ -117,7 +123,7 @@ function safeNextRun(schedule: Schedule, timezone: string, after: number): numbe
 }
 
 /** An environment with the monitor columns missed-run detection needs. */
-interface DueEnvRow extends EnvRow {
+export interface DueEnvRow extends EnvRow {
   schedule_type: string
   schedule_value: string
   schedule_unit: string | null
@@ -357,11 +363,13 @@ export function sqliteCheckInWriter(
   }
 }
 
-interface PendingRow extends RunRow, Omit<MonitorRow, 'id'> {
+/** A run whose error event waits for the clock, with its monitor's columns. */
+export interface PendingRow extends RunRow, Omit<MonitorRow, 'id'> {
   environment: string
 }
 
-const HEX32 = /^[0-9a-f]{32}$/
+/** A check-in's error event id is 32 hex digits. */
+export const HEX32 = /^[0-9a-f]{32}$/
 
 /** Monitor reads and the clock's bookkeeping on SQLite. */
 export function sqliteMonitors(db: Database.Database): MonitorStore {
@@ -543,7 +551,7 @@ export function sqliteMonitors(db: Database.Database): MonitorStore {
 }
 
 /** Keyset cursor `dateAdded:id` of the check-in timeline. */
-function decodeCursor(cursor: string | undefined): [number, number] {
+export function decodeCursor(cursor: string | undefined): [number, number] {
   const [a, b] = (cursor ?? '').split(':').map(Number)
   return cursor !== undefined && Number.isSafeInteger(a) && Number.isSafeInteger(b)
     ? [a as number, b as number]

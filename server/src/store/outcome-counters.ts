@@ -1,0 +1,29 @@
+import type { OutcomeDelta } from './types.ts'
+
+const HOUR = 3_600_000
+
+/**
+ * Sums the outcome increments of one group commit per counter (project, key, hour, outcome,
+ * reason, category), so a backend writes one upsert per distinct counter instead of one per
+ * item. `sorted()` gives them in key order: concurrent transactions then lock counter rows in
+ * the same order and cannot deadlock on them.
+ */
+export class OutcomeCounters {
+  private readonly byKey = new Map<string, OutcomeDelta>()
+
+  /** Adds one increment (its time is truncated to the hour). */
+  add(o: OutcomeDelta): void {
+    const hour = Math.floor(o.at / HOUR) * HOUR
+    const k = `${o.projectId}\0${o.keyId}\0${hour}\0${o.outcome}\0${o.reason}\0${o.category}`
+    const c = this.byKey.get(k)
+    if (c === undefined) this.byKey.set(k, { ...o, at: hour })
+    else c.quantity += o.quantity
+  }
+
+  /** The summed counters, `at` being the hour's start, in a stable key order. */
+  sorted(): OutcomeDelta[] {
+    return [...this.byKey.entries()]
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([, v]) => v)
+  }
+}

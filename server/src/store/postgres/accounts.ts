@@ -1,0 +1,96 @@
+import type pg from 'pg'
+import type { AccountStore, ApiToken, User } from '../types.ts'
+import { all, first, run } from './db.ts'
+
+interface UserRow {
+  id: number
+  email: string
+  password_hash: string
+  is_admin: number
+  created_at: number
+}
+
+interface TokenRow {
+  id: number
+  user_id: number
+  name: string
+  created_at: number
+  revoked_at: number | null
+}
+
+const toUser = (r: UserRow): User => ({
+  id: r.id,
+  email: r.email,
+  passwordHash: r.password_hash,
+  isAdmin: r.is_admin === 1,
+  createdAt: r.created_at,
+})
+
+const toToken = (r: TokenRow): ApiToken => ({
+  id: r.id,
+  userId: r.user_id,
+  name: r.name,
+  createdAt: r.created_at,
+  revokedAt: r.revoked_at,
+})
+
+const TOKEN_COLUMNS = 'id, user_id, name, created_at, revoked_at'
+
+/** Users and API tokens on PostgreSQL. */
+export function pgAccounts(pool: pg.Pool): AccountStore {
+  const byId = (id: number) => first<UserRow>(pool, 'SELECT * FROM users WHERE id = $1', [id])
+  return {
+    countUsers: async () =>
+      (await first<{ n: number }>(pool, 'SELECT COUNT(*) AS n FROM users'))?.n ?? 0,
+    createUser: async (email, passwordHash, isAdmin) => {
+      const r = await first<UserRow>(
+        pool,
+        'INSERT INTO users (email, password_hash, is_admin, created_at) VALUES ($1, $2, $3, $4) RETURNING *',
+        [email, passwordHash, isAdmin ? 1 : 0, Date.now()],
+      )
+      if (r === undefined) throw new Error('user insert returned nothing')
+      return toUser(r)
+    },
+    findUserByEmail: async (email) => {
+      const r = await first<UserRow>(pool, 'SELECT * FROM users WHERE email = $1', [email])
+      return r === undefined ? undefined : toUser(r)
+    },
+    getUser: async (id) => {
+      const r = await byId(id)
+      return r === undefined ? undefined : toUser(r)
+    },
+    createToken: async (userId, name, tokenHash) => {
+      const r = await first<TokenRow>(
+        pool,
+        `INSERT INTO api_tokens (user_id, name, token_hash, created_at) VALUES ($1, $2, $3, $4) RETURNING ${TOKEN_COLUMNS}`,
+        [userId, name, tokenHash, Date.now()],
+      )
+      if (r === undefined) throw new Error('token insert returned nothing')
+      return toToken(r)
+    },
+    findToken: async (tokenHash) => {
+      const t = await first<TokenRow>(
+        pool,
+        `SELECT ${TOKEN_COLUMNS} FROM api_tokens WHERE token_hash = $1 AND revoked_at IS NULL`,
+        [tokenHash],
+      )
+      if (t === undefined) return undefined
+      const u = await byId(t.user_id)
+      return u === undefined ? undefined : { ...toToken(t), user: toUser(u) }
+    },
+    listTokens: async (userId) =>
+      (
+        await all<TokenRow>(
+          pool,
+          `SELECT ${TOKEN_COLUMNS} FROM api_tokens WHERE user_id = $1 ORDER BY id`,
+          [userId],
+        )
+      ).map(toToken),
+    revokeToken: async (userId, tokenId) =>
+      (await run(
+        pool,
+        'UPDATE api_tokens SET revoked_at = $1 WHERE user_id = $2 AND id = $3 AND revoked_at IS NULL',
+        [Date.now(), userId, tokenId],
+      )) > 0,
+  }
+}

@@ -1,0 +1,46 @@
+import { afterAll, beforeEach } from 'vitest'
+import { BACKEND_SKIPS } from '../../../test/store-contract/backend-skips.ts'
+import { storeContract } from '../../../test/store-contract/contract.ts'
+import { healthAndCronContract } from '../../../test/store-contract/health-crons-contract.ts'
+import { quotaOutcomeContract } from '../../../test/store-contract/quota-outcome-contract.ts'
+import { retentionContract } from '../../../test/store-contract/retention-contract.ts'
+import { triageAlertContract } from '../../../test/store-contract/triage-alerts-contract.ts'
+import { uiStoreContract } from '../../../test/store-contract/ui-contract.ts'
+import { createTestDatabase, type TestDatabase } from '../../../test/support/postgres-database.ts'
+import type { Store } from '../types.ts'
+import { openPostgresStore } from './index.ts'
+
+// Every contract suite, unchanged, on a real PostgreSQL: like SQLite's `:memory:`, every
+// open() gets an empty database of its own (some cases count rows across the whole store).
+// Cases that fail before their own close() leave pools open: close them before the drops.
+const opened: Store[] = []
+afterAll(async () => {
+  await Promise.allSettled(opened.map((s) => s.close()))
+})
+beforeEach((ctx) => {
+  const names: string[] = []
+  for (let s = ctx.task.suite; s !== undefined && s.name !== ''; s = s.suite) names.unshift(s.name)
+  const reason = BACKEND_SKIPS.postgres[[...names, ctx.task.name].join(' > ')]
+  if (reason !== undefined) ctx.skip()
+})
+
+const open = async (): Promise<Store> => {
+  const db: TestDatabase = await createTestDatabase()
+  const store = await openPostgresStore(db.url, { poolSize: 2 })
+  let closed = false
+  const close = async () => {
+    if (closed) return
+    closed = true
+    await store.close()
+    await db.drop()
+  }
+  opened.push({ ...store, close })
+  return { ...store, close }
+}
+
+storeContract('postgres', open)
+quotaOutcomeContract('postgres', open)
+healthAndCronContract('postgres', open)
+triageAlertContract('postgres', open)
+uiStoreContract('postgres', open)
+retentionContract('postgres', open)

@@ -1,0 +1,120 @@
+import pg from 'pg'
+
+/** A pool or one checked-out connection: every query helper takes either. */
+export type Db = pg.Pool | pg.PoolClient
+
+const INT8 = 20
+const NUMERIC = 1700
+
+/**
+ * The type parsers of the store's pool: `BIGINT` columns (ms timestamps, ids, counters) and
+ * `SUM()`/`COUNT()` results come back as numbers, like on SQLite. Every value the store keeps
+ * is far below 2^53 (ms timestamps until the year 287 396, identity ids, counters), so the
+ * conversion is exact; pg's default (strings) exists for values that are not.
+ */
+const types = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') => {
+    if (oid === INT8 || oid === NUMERIC) return (v: string) => Number(v)
+    return pg.types.getTypeParser(oid, format ?? 'text')
+  }) as typeof pg.types.getTypeParser,
+}
+
+/** Opens the store's pool of `size` connections on `url`. */
+export function openPool(url: string, size: number): pg.Pool {
+  const pool = new pg.Pool({ connectionString: url, max: size, types })
+  // An idle connection the server ended (restart, failover, pg_terminate_backend) is dropped
+  // by the pool and replaced on next use; unhandled, its 'error' event would end the process.
+  pool.on('error', () => undefined)
+  return pool
+}
+
+const NUL = /\0/g
+
+/**
+ * Values bound to a statement, adjusted to what PostgreSQL's column types take where SQLite's
+ * take more. `TEXT` cannot hold U+0000 and client data may carry it (an exception type, a
+ * release): it becomes U+FFFD, so the write succeeds instead of failing the request with a
+ * 503; payloads are JSON, where the character stays escaped. Every numeric column is an
+ * integer (ms, counts), and a client's float (a check-in duration of 1.5034 s is
+ * 1503.4 ms) would fail the `BIGINT` cast: it is rounded to the nearest integer.
+ */
+const cleanValue = (p: unknown): unknown => {
+  if (typeof p === 'string') return p.includes('\0') ? p.replace(NUL, '\uFFFD') : p
+  if (typeof p === 'number' && Number.isFinite(p) && !Number.isInteger(p)) return Math.round(p)
+  return p
+}
+// Arrays (bulk inserts through unnest) are cleaned element by element.
+const clean = (params: unknown[]): unknown[] =>
+  params.map((p) => (Array.isArray(p) ? p.map(cleanValue) : cleanValue(p)))
+
+/** All rows of a query. */
+export async function all<T>(db: Db, sql: string, params: unknown[] = []): Promise<T[]> {
+  return (await db.query(sql, clean(params))).rows as T[]
+}
+
+/** The first row of a query, if any. */
+export async function first<T>(
+  db: Db,
+  sql: string,
+  params: unknown[] = [],
+): Promise<T | undefined> {
+  return (await db.query(sql, clean(params))).rows[0] as T | undefined
+}
+
+/** Runs a statement; returns how many rows it changed. */
+export async function run(db: Db, sql: string, params: unknown[] = []): Promise<number> {
+  return (await db.query(sql, clean(params))).rowCount ?? 0
+}
+
+/**
+ * Turns `@name` parameters into `$n` ones, so statements ported from the SQLite store keep
+ * their named parameters; returns the text and the values in order.
+ */
+export function named(sql: string, values: Record<string, unknown>): [string, unknown[]] {
+  const order: string[] = []
+  const text = sql.replace(/@([A-Za-z_]\w*)/g, (_, name: string) => {
+    let i = order.indexOf(name)
+    if (i < 0) {
+      if (!(name in values)) throw new Error(`missing SQL parameter @${name}`)
+      order.push(name)
+      i = order.length - 1
+    }
+    return `$${i + 1}`
+  })
+  return [text, order.map((n) => values[n] ?? null)]
+}
+
+/** SQLSTATEs worth retrying the whole transaction for: serialization failure, deadlock. */
+const RETRYABLE = new Set(['40001', '40P01'])
+/** Attempts of one transaction before its error reaches the caller. */
+const ATTEMPTS = 4
+
+const sqlState = (err: unknown): string | undefined =>
+  typeof err === 'object' && err !== null && 'code' in err && typeof err.code === 'string'
+    ? err.code
+    : undefined
+
+/**
+ * Runs `fn` in one transaction on one pooled connection; a serialization failure or deadlock
+ * (the other transaction won) reruns it from the start, a few times, as PostgreSQL's manual
+ * advises (https://www.postgresql.org/docs/15/mvcc-serialization-failure-handling.html).
+ */
+export async function transaction<T>(
+  pool: pg.Pool,
+  fn: (c: pg.PoolClient) => Promise<T>,
+): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    const client = await pool.connect()
+    try {
+      await client.query('BEGIN')
+      const out = await fn(client)
+      await client.query('COMMIT')
+      return out
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => undefined)
+      if (attempt >= ATTEMPTS || !RETRYABLE.has(sqlState(err) ?? '')) throw err
+    } finally {
+      client.release()
+    }
+  }
+}

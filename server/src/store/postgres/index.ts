@@ -1,0 +1,60 @@
+import type pg from 'pg'
+import type { Store } from '../types.ts'
+import { pgAccounts } from './accounts.ts'
+import { pgAlerts } from './alerts.ts'
+import { openPool } from './db.ts'
+import { pgIngest } from './ingest.ts'
+import { pgIssues } from './issues.ts'
+import { loadPgMigrations, migratePg } from './migrations.ts'
+import { pgMonitors } from './monitors.ts'
+import { pgOutcomes } from './outcomes.ts'
+import { ensurePartitions } from './partitions.ts'
+import { pgProjects } from './projects.ts'
+import { pgQuotas } from './quotas.ts'
+import { pgReleaseHealth } from './release-health.ts'
+import { pgRetention } from './retention.ts'
+import { pgSessions } from './sessions.ts'
+import { pgTriage } from './triage.ts'
+import { pgUiReads } from './ui-reads.ts'
+
+/** Connections of the store's pool unless configured (`DATABASE_POOL_SIZE`). */
+export const DEFAULT_POOL_SIZE = 10
+
+/**
+ * Opens the PostgreSQL store on `url`: a pool of `poolSize` connections, the migrations applied
+ * under the advisory lock (migrations.ts) before anything else runs. `poolSize` is also how many
+ * group commits may be in flight at once (app.ts).
+ */
+export async function openPostgresStore(
+  url: string,
+  opts: { poolSize?: number } = {},
+): Promise<Store & { pool: pg.Pool; poolSize: number }> {
+  const poolSize = Math.max(1, opts.poolSize ?? DEFAULT_POOL_SIZE)
+  const pool = openPool(url, poolSize)
+  try {
+    await migratePg(pool, await loadPgMigrations())
+    await ensurePartitions(pool, Date.now())
+  } catch (err) {
+    await pool.end()
+    throw err
+  }
+  return {
+    dialect: 'postgres',
+    pool,
+    poolSize,
+    ...pgProjects(pool),
+    ...pgIngest(pool),
+    ...pgIssues(pool),
+    ...pgAccounts(pool),
+    ...pgSessions(pool),
+    ...pgUiReads(pool),
+    ...pgQuotas(pool),
+    ...pgOutcomes(pool),
+    ...pgTriage(pool),
+    ...pgAlerts(pool),
+    ...pgReleaseHealth(pool),
+    ...pgMonitors(pool),
+    ...pgRetention(pool),
+    close: () => pool.end(),
+  }
+}

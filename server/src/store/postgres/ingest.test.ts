@@ -1,0 +1,92 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import { row } from '../../../test/store-contract/contract.ts'
+import { createTestDatabase, type TestDatabase } from '../../../test/support/postgres-database.ts'
+import { GroupCommitter } from '../group-commit.ts'
+import type { Store, WriteUnit } from '../types.ts'
+import { openPostgresStore } from './index.ts'
+
+let db: TestDatabase | undefined
+const stores: Store[] = []
+afterEach(async () => {
+  await Promise.all(stores.splice(0).map((s) => s.close()))
+  await db?.drop()
+  db = undefined
+})
+
+/** Two stores on one database: two server nodes, each with its own pool. */
+async function twoNodes() {
+  db = await createTestDatabase()
+  const a = await openPostgresStore(db.url, { poolSize: 4 })
+  const b = await openPostgresStore(db.url, { poolSize: 4 })
+  stores.push(a, b)
+  const { project, key } = await a.createProject('P', 'p', 'a'.repeat(32))
+  return { a, b, project, key }
+}
+
+const HASHES = Array.from({ length: 12 }, (_, i) => `h${i}`)
+
+describe('ingest on PostgreSQL under concurrency', () => {
+  it('groups written at once on two nodes make one issue per hash and lose no count', async () => {
+    const { a, b, project, key } = await twoNodes()
+    // Each group touches every hash, half of them in reverse order: without a stable lock
+    // order these deadlock, without ON CONFLICT on the hash two issues would appear.
+    const group = (i: number): WriteUnit[] => {
+      const order = i % 2 === 0 ? HASHES : [...HASHES].reverse()
+      return order.map((h) => ({ events: [row(project.id, key.id, h)], outcomes: [] }))
+    }
+    const writes = Array.from({ length: 16 }, (_, i) => (i % 2 === 0 ? a : b).write(group(i)))
+    const results = await Promise.all(writes)
+    const events = results.flat().flatMap((u) => u.events)
+    expect(events.every((e) => !e.duplicate)).toBe(true)
+    expect(events.filter((e) => e.issueCreated)).toHaveLength(HASHES.length)
+    const { issues } = await a.listIssues(project.id, {}, { limit: 100 })
+    expect(issues).toHaveLength(HASHES.length)
+    expect(issues.map((i) => i.timesSeen)).toEqual(HASHES.map(() => 16))
+    const accepted = await a.outcomeTotals(project.id, 0, Number.MAX_SAFE_INTEGER)
+    expect(accepted).toEqual([
+      { outcome: 'accepted', reason: '', category: 'error', quantity: 16 * HASHES.length },
+    ])
+  })
+
+  it('stores an event sent to two nodes at once exactly once', async () => {
+    const { a, b, project, key } = await twoNodes()
+    const e = row(project.id, key.id, 'same')
+    const [ra, rb] = await Promise.all([
+      a.write([{ events: [e], outcomes: [] }]),
+      b.write([{ events: [e], outcomes: [] }]),
+    ])
+    const dup = [ra?.[0]?.events[0]?.duplicate, rb?.[0]?.events[0]?.duplicate]
+    expect(dup.sort()).toEqual([false, true])
+    expect(
+      (
+        await a.listIssueEvents(ra?.[0]?.events[0]?.issueId || rb?.[0]?.events[0]?.issueId || 0, {
+          limit: 10,
+        })
+      ).events,
+    ).toHaveLength(1)
+  })
+
+  it('a unit that cannot be written fails alone; the others of its group commit', async () => {
+    const { a, project, key } = await twoNodes()
+    const committer = new GroupCommitter(a, { delayMs: 20, maxInFlight: 4 })
+    // An issue of a project that does not exist violates its foreign key.
+    const bad = committer.write({ events: [row(999_999, key.id, 'x')], outcomes: [] })
+    const good = [1, 2, 3].map((i) =>
+      committer.write({ events: [row(project.id, key.id, `g${i}`)], outcomes: [] }),
+    )
+    await expect(bad).rejects.toThrow(/foreign key/)
+    const ok = await Promise.all(good)
+    expect(ok.map((r) => r.events[0]?.issueCreated)).toEqual([true, true, true])
+  })
+
+  it('stores client strings with NUL and fractional milliseconds that PostgreSQL types refuse', async () => {
+    const { a, project, key } = await twoNodes()
+    const e = row(project.id, key.id, 'nul', {
+      title: 'Type\u0000Error',
+      timestamp: 1_790_000_000_000.4,
+    })
+    const [r] = await a.write([{ events: [e], outcomes: [] }])
+    const issue = await a.getIssue(r?.events[0]?.issueId ?? 0)
+    expect(issue?.title).toBe('Type\uFFFDError')
+  })
+})

@@ -1,0 +1,351 @@
+import type pg from 'pg'
+import { foldOnIssue, upsertGroup } from '../grouping-upsert.ts'
+import type { IssueOnEvent } from '../issue-rules.ts'
+import { OutcomeCounters } from '../outcome-counters.ts'
+import type {
+  EventToWrite,
+  EventWriteResult,
+  IngestStore,
+  IssueStatus,
+  OutcomeDelta,
+} from '../types.ts'
+import { all, type Db, first, run, transaction } from './db.ts'
+import { pgWriteCheckIn } from './monitors.ts'
+import { pgHealthWriter } from './release-health.ts'
+
+/** A grouping hash with the triage columns of its issue. */
+interface HashedIssueRow {
+  issue_id: number
+  status: IssueStatus
+  for_review: number
+  ignore_until: number | null
+  ignore_until_seen: number | null
+  times_seen: number
+}
+
+const byHash = (a: { projectId: number; hash: string }, b: { projectId: number; hash: string }) =>
+  a.projectId - b.projectId || (a.hash < b.hash ? -1 : a.hash > b.hash ? 1 : 0)
+
+/** The issue of an event's (project, hash) with its triage columns, locked for update. */
+async function findHash(
+  c: Db,
+  ev: EventToWrite,
+): Promise<(IssueOnEvent & { issueId: number }) | undefined> {
+  const h = await first<HashedIssueRow>(
+    c,
+    `SELECT g.issue_id, i.status, i.for_review, i.ignore_until, i.ignore_until_seen, i.times_seen
+           FROM grouphashes g JOIN issues i ON i.id = g.issue_id
+           WHERE g.project_id = $1 AND g.hash = $2 FOR UPDATE OF i`,
+    [ev.projectId, ev.hash],
+  )
+  return h === undefined
+    ? undefined
+    : {
+        issueId: h.issue_id,
+        status: h.status,
+        forReview: h.for_review === 1,
+        ignoreUntil: h.ignore_until,
+        ignoreUntilSeen: h.ignore_until_seen,
+        timesSeen: h.times_seen,
+      }
+}
+
+/** Creates the issue of a new hash; undefined when another transaction claimed the hash. */
+async function createIssue(c: Db, ev: EventToWrite): Promise<number | undefined> {
+  // One round trip: the issue and the claim of its hash. When another transaction
+  // claimed the hash first, the new issue row is removed again and the event joins the
+  // winner's issue (grouping-upsert.ts).
+  const r = await first<{ id: number; claimed: number | null }>(
+    c,
+    `WITH issue AS (
+             INSERT INTO issues (project_id, title, culprit, level, type, value, status, first_seen, last_seen, times_seen, grouping_version)
+             VALUES ($1, $2, $3, $4, $5, $6, 'unresolved', $7, $7, 1, $8) RETURNING id),
+           claim AS (
+             INSERT INTO grouphashes (project_id, hash, grouping_version, issue_id)
+             SELECT $1, $9, $8, id FROM issue
+             ON CONFLICT (project_id, hash) DO NOTHING RETURNING issue_id)
+           SELECT (SELECT id FROM issue) AS id, (SELECT issue_id FROM claim) AS claimed`,
+    [
+      ev.projectId,
+      ev.title,
+      ev.culprit,
+      ev.level,
+      ev.type,
+      ev.value,
+      ev.received,
+      ev.groupingVersion,
+      ev.hash,
+    ],
+  )
+  if (r === undefined) throw new Error('issue insert returned nothing')
+  if (r.claimed !== null) return r.id
+  await run(c, 'DELETE FROM issues WHERE id = $1', [r.id])
+  return undefined
+}
+
+/** Writes one event in the open transaction `c`; idempotent on (project, event_id). */
+async function writeEvent(c: Db, e: EventToWrite): Promise<EventWriteResult> {
+  // The idempotency key first: a duplicate (this group or an earlier one) changes nothing.
+  const claimed = await run(
+    c,
+    `INSERT INTO event_ids (project_id, event_id, received) VALUES ($1, $2, $3)
+     ON CONFLICT (project_id, event_id) DO NOTHING`,
+    [e.projectId, e.eventId, e.received],
+  )
+  if (claimed === 0)
+    return {
+      eventId: e.eventId,
+      issueId: 0,
+      duplicate: true,
+      issueCreated: false,
+      regressed: false,
+    }
+  const g = await upsertGroup(
+    {
+      findHash: (ev) => findHash(c, ev),
+      createIssue: (ev) => createIssue(c, ev),
+      touchIssue: async (issueId, ev, t) => {
+        await run(
+          c,
+          `UPDATE issues SET times_seen = times_seen + 1, last_seen = GREATEST(last_seen, $1),
+             title = $2, culprit = $3, level = $4, status = $5, for_review = $6, ignore_until = $7,
+             ignore_until_seen = $8
+           WHERE id = $9`,
+          [
+            ev.received,
+            ev.title,
+            ev.culprit,
+            ev.level,
+            t.status,
+            t.forReview ? 1 : 0,
+            t.ignoreUntil,
+            t.ignoreUntilSeen,
+            issueId,
+          ],
+        )
+      },
+    },
+    e,
+  )
+  await run(
+    c,
+    `INSERT INTO events (project_id, event_id, issue_id, key_id, timestamp, received, level, release, environment, component, payload)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+    [
+      e.projectId,
+      e.eventId,
+      g.issueId,
+      e.keyId,
+      e.timestamp,
+      e.received,
+      e.level,
+      e.release,
+      e.environment,
+      e.component,
+      e.payload,
+    ],
+  )
+  return { eventId: e.eventId, duplicate: false, ...g }
+}
+
+const EVENT_COLUMNS =
+  'project_id, event_id, issue_id, key_id, timestamp, received, level, release, environment, component, payload'
+const EVENT_TYPES =
+  'bigint[], text[], bigint[], bigint[], bigint[], bigint[], text[], text[], text[], text[], text[]'
+
+/** Inserts events with one statement (arrays unnested), whatever their number. */
+async function insertEvents(c: Db, rows: { e: EventToWrite; issueId: number }[]): Promise<void> {
+  if (rows.length === 0) return
+  const cols: unknown[][] = Array.from({ length: 11 }, () => [])
+  for (const { e, issueId } of rows) {
+    const values = [
+      e.projectId,
+      e.eventId,
+      issueId,
+      e.keyId,
+      e.timestamp,
+      e.received,
+      e.level,
+      e.release,
+      e.environment,
+      e.component,
+      e.payload,
+    ]
+    for (const [i, v] of values.entries()) cols[i]?.push(v)
+  }
+  const params = cols.map((_, i) => `$${i + 1}::${EVENT_TYPES.split(', ')[i]}`).join(', ')
+  await run(c, `INSERT INTO events (${EVENT_COLUMNS}) SELECT * FROM unnest(${params})`, cols)
+}
+
+/**
+ * Writes a group's events (sorted by (project, hash)) with a fixed number of statements per
+ * distinct hash instead of per event: one claim of all event ids, then per hash one locked
+ * read and one `UPDATE` carrying the count and the triage state folded in code
+ * (grouping-upsert.ts `foldOnIssue`, the same rules as one by one), then one insert of all
+ * events. Measured on the bench's single-hash load: ≈4 round trips per event before.
+ */
+async function writeEvents(c: Db, events: EventToWrite[]): Promise<EventWriteResult[]> {
+  const results: EventWriteResult[] = events.map((e) => ({
+    eventId: e.eventId,
+    issueId: 0,
+    duplicate: true,
+    issueCreated: false,
+    regressed: false,
+  }))
+  if (events.length === 0) return results
+  const claimed = await all<{ project_id: number; event_id: string }>(
+    c,
+    `INSERT INTO event_ids (project_id, event_id, received)
+     SELECT * FROM unnest($1::bigint[], $2::text[], $3::bigint[])
+     ON CONFLICT (project_id, event_id) DO NOTHING RETURNING project_id, event_id`,
+    [events.map((e) => e.projectId), events.map((e) => e.eventId), events.map((e) => e.received)],
+  )
+  const open = new Set(claimed.map((r) => `${r.project_id}\0${r.event_id}`))
+  // The first of several copies of one event id in the group is the one stored.
+  const fresh: number[] = []
+  events.forEach((e, i) => {
+    if (open.delete(`${e.projectId}\0${e.eventId}`)) fresh.push(i)
+  })
+  const toInsert: { e: EventToWrite; issueId: number }[] = []
+  for (let from = 0; from < fresh.length; ) {
+    const first = events[fresh[from] as number] as EventToWrite
+    let to = from + 1
+    while (to < fresh.length) {
+      const e = events[fresh[to] as number] as EventToWrite
+      if (e.projectId !== first.projectId || e.hash !== first.hash) break
+      to++
+    }
+    const idx = fresh.slice(from, to)
+    from = to
+    let rest = idx
+    let issue = await findHash(c, first)
+    let issueId: number
+    if (issue === undefined) {
+      const created = await createIssue(c, first)
+      if (created !== undefined) {
+        issueId = created
+        const r = results[idx[0] as number] as EventWriteResult
+        Object.assign(r, { issueId, duplicate: false, issueCreated: true })
+        toInsert.push({ e: first, issueId })
+        rest = idx.slice(1)
+        issue = {
+          issueId,
+          status: 'unresolved',
+          forReview: true,
+          ignoreUntil: null,
+          ignoreUntilSeen: null,
+          timesSeen: 1,
+        }
+      } else {
+        issue = await findHash(c, first)
+        if (issue === undefined)
+          throw new Error(`grouping hash ${first.hash} claimed but not readable`)
+      }
+    }
+    issueId = issue.issueId
+    if (rest.length === 0) continue
+    const list = rest.map((i) => events[i] as EventToWrite)
+    const { state, regressed } = foldOnIssue(
+      issue,
+      list.map((e) => e.received),
+    )
+    const last = list[list.length - 1] as EventToWrite
+    await run(
+      c,
+      `UPDATE issues SET times_seen = times_seen + $1, last_seen = GREATEST(last_seen, $2),
+         title = $3, culprit = $4, level = $5, status = $6, for_review = $7, ignore_until = $8,
+         ignore_until_seen = $9
+       WHERE id = $10`,
+      [
+        list.length,
+        Math.max(...list.map((e) => e.received)),
+        last.title,
+        last.culprit,
+        last.level,
+        state.status,
+        state.forReview ? 1 : 0,
+        state.ignoreUntil,
+        state.ignoreUntilSeen,
+        issueId,
+      ],
+    )
+    rest.forEach((i, n) => {
+      const r = results[i] as EventWriteResult
+      Object.assign(r, { issueId, duplicate: false, regressed: regressed[n] ?? false })
+      toInsert.push({ e: events[i] as EventToWrite, issueId })
+    })
+  }
+  await insertEvents(c, toInsert)
+  return results
+}
+
+// Each event's own outcome is decided here, where duplicates become known (as on SQLite).
+const eventOutcome = (e: EventToWrite, r: EventWriteResult): OutcomeDelta => ({
+  projectId: e.projectId,
+  keyId: e.keyId,
+  at: e.received,
+  outcome: r.duplicate ? 'duplicate' : 'accepted',
+  reason: '',
+  category: 'error',
+  quantity: 1,
+})
+
+/**
+ * The ingest write path on PostgreSQL: every unit of a group commit in one transaction, on
+ * one pooled connection, so several groups commit at once (the committer's `maxInFlight` is
+ * the pool size). Lock order is stable: the group's events are written in (project, hash)
+ * order, counters are upserted in key order; a deadlock or
+ * serialization failure reruns the transaction (db.ts), and a group that still fails is
+ * retried unit by unit by the group committer.
+ */
+export function pgIngest(pool: pg.Pool): IngestStore {
+  return {
+    write: (units) =>
+      transaction(pool, async (c) => {
+        const counters = new OutcomeCounters()
+        const writeHealth = pgHealthWriter(c)
+        const countedEvent = async (e: EventToWrite): Promise<EventWriteResult> => {
+          const r = await writeEvent(c, e)
+          counters.add(eventOutcome(e, r))
+          return r
+        }
+        // Events in (project, hash) order across the whole group (stable: one hash's events
+        // keep their order), so concurrent groups claim and lock hashes in the same order.
+        const events: EventWriteResult[][] = units.map(() => [])
+        const ordered = units
+          .flatMap((u, unit) => u.events.map((e, index) => ({ e, unit, index })))
+          .sort((x, y) => byHash(x.e, y.e))
+        const written = await writeEvents(
+          c,
+          ordered.map((o) => o.e),
+        )
+        ordered.forEach(({ e, unit, index }, n) => {
+          const r = written[n] as EventWriteResult
+          counters.add(eventOutcome(e, r))
+          const list = events[unit]
+          if (list !== undefined) list[index] = r
+        })
+        const results = []
+        for (const [n, u] of units.entries()) {
+          const own = events[n] ?? []
+          for (const o of u.outcomes) counters.add(o)
+          await writeHealth(u)
+          for (const ci of u.checkIns ?? []) {
+            const r = await pgWriteCheckIn(c, ci, countedEvent, (o) => counters.add(o))
+            if (r !== undefined) own.push(r)
+          }
+          results.push({ events: own })
+        }
+        for (const o of counters.sorted())
+          await run(
+            c,
+            `INSERT INTO outcomes (project_id, key_id, hour, outcome, reason, category, quantity)
+             VALUES ($1, $2, $3, $4, $5, $6, $7)
+             ON CONFLICT (project_id, hour, key_id, outcome, reason, category)
+             DO UPDATE SET quantity = outcomes.quantity + excluded.quantity`,
+            [o.projectId, o.keyId, o.at, o.outcome, o.reason, o.category, o.quantity],
+          )
+        return results
+      }),
+  }
+}

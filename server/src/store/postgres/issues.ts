@@ -1,0 +1,111 @@
+import type pg from 'pg'
+import type { IssueRow } from '../sqlite/issues.ts'
+import { toIssue } from '../sqlite/issues.ts'
+import { substringPattern } from '../text-filter.ts'
+import type { IssueStore, StoredEvent } from '../types.ts'
+import { all, first, run } from './db.ts'
+
+interface EventRow {
+  id: number
+  event_id: string
+  issue_id: number
+  project_id: number
+  received: number
+  component: string | null
+  payload: string
+}
+
+const toEvent = (r: EventRow): StoredEvent => ({
+  eventId: r.event_id,
+  issueId: r.issue_id,
+  projectId: r.project_id,
+  received: r.received,
+  component: r.component,
+  payload: r.payload,
+})
+
+/** Keyset cursor `lastSeen:id` for the issue list (stable under inserts). */
+function decodeCursor(cursor: string | undefined): [number, number] | undefined {
+  if (cursor === undefined) return undefined
+  const [a, b] = cursor.split(':').map(Number)
+  return Number.isSafeInteger(a) && Number.isSafeInteger(b) ? [a as number, b as number] : undefined
+}
+
+/** Issue and event reads on PostgreSQL (rows map like SQLite's: the columns are the same). */
+export function pgIssues(pool: pg.Pool): IssueStore {
+  return {
+    listIssues: async (projectId, filter, page) => {
+      const args: unknown[] = [projectId]
+      const p = (v: unknown): string => {
+        args.push(v)
+        return `$${args.length}`
+      }
+      const where = ['i.project_id = $1']
+      if (filter.status !== undefined) where.push(`i.status = ${p(filter.status)}`)
+      if (filter.forReview !== undefined) {
+        where.push(
+          filter.forReview ? "i.for_review = 1 AND i.status = 'unresolved'" : 'i.for_review = 0',
+        )
+      }
+      if (filter.query !== undefined && filter.query !== '') {
+        const like = p(substringPattern(filter.query))
+        where.push(`(i.title ILIKE ${like} ESCAPE '\\' OR i.culprit ILIKE ${like} ESCAPE '\\')`)
+      }
+      for (const col of ['environment', 'release', 'component'] as const) {
+        const v = filter[col]
+        if (v === undefined || v === '') continue
+        where.push(`EXISTS (SELECT 1 FROM events e WHERE e.issue_id = i.id AND e.${col} = ${p(v)})`)
+      }
+      const after = decodeCursor(page.cursor)
+      if (after !== undefined) {
+        const ls = p(after[0])
+        where.push(`(i.last_seen < ${ls} OR (i.last_seen = ${ls} AND i.id < ${p(after[1])}))`)
+      }
+      const rows = await all<IssueRow>(
+        pool,
+        `SELECT i.* FROM issues i WHERE ${where.join(' AND ')} ORDER BY i.last_seen DESC, i.id DESC LIMIT ${p(page.limit + 1)}`,
+        args,
+      )
+      const issues = rows.slice(0, page.limit).map(toIssue)
+      const last = issues[issues.length - 1]
+      return rows.length > page.limit && last !== undefined
+        ? { issues, next: `${last.lastSeen}:${last.id}` }
+        : { issues }
+    },
+    getIssue: async (id) => {
+      const r = await first<IssueRow>(pool, 'SELECT * FROM issues WHERE id = $1', [id])
+      return r === undefined ? undefined : toIssue(r)
+    },
+    setIssueStatus: async (id, status) =>
+      (await run(pool, 'UPDATE issues SET status = $1 WHERE id = $2', [status, id])) > 0,
+    listIssueEvents: async (issueId, page) => {
+      const before = page.cursor !== undefined ? Number(page.cursor) : Number.MAX_SAFE_INTEGER
+      const rows = await all<EventRow>(
+        pool,
+        'SELECT * FROM events WHERE issue_id = $1 AND id < $2 ORDER BY id DESC LIMIT $3',
+        [issueId, Number.isSafeInteger(before) ? before : 0, page.limit + 1],
+      )
+      const events = rows.slice(0, page.limit)
+      const last = events[events.length - 1]
+      return rows.length > page.limit && last !== undefined
+        ? { events: events.map(toEvent), next: String(last.id) }
+        : { events: events.map(toEvent) }
+    },
+    getEvent: async (projectId, eventId) => {
+      const r = await first<EventRow>(
+        pool,
+        'SELECT * FROM events WHERE project_id = $1 AND event_id = $2',
+        [projectId, eventId],
+      )
+      return r === undefined ? undefined : toEvent(r)
+    },
+    outcomeTotals: (projectId, since, until) =>
+      all(
+        pool,
+        `SELECT outcome, reason, category, SUM(quantity) AS quantity FROM outcomes
+         WHERE project_id = $1 AND hour >= $2 AND hour < $3
+         GROUP BY outcome, reason, category ORDER BY outcome, reason, category`,
+        [projectId, since, until],
+      ),
+  }
+}

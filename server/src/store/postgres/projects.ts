@@ -1,0 +1,94 @@
+import type pg from 'pg'
+import type { Project, ProjectKey, ProjectStore } from '../types.ts'
+import { all, first, run, transaction } from './db.ts'
+
+interface ProjectRow {
+  id: number
+  slug: string
+  name: string
+  created_at: number
+}
+
+interface KeyRow {
+  id: number
+  project_id: number
+  public_key: string
+  label: string
+  component: string | null
+  created_at: number
+  revoked_at: number | null
+}
+
+const toProject = (r: ProjectRow): Project => ({
+  id: r.id,
+  slug: r.slug,
+  name: r.name,
+  createdAt: r.created_at,
+})
+
+const toKey = (r: KeyRow): ProjectKey => ({
+  id: r.id,
+  projectId: r.project_id,
+  publicKey: r.public_key,
+  label: r.label,
+  component: r.component,
+  createdAt: r.created_at,
+  revokedAt: r.revoked_at,
+})
+
+const INSERT_KEY =
+  'INSERT INTO project_keys (project_id, public_key, label, component, created_at) VALUES ($1, $2, $3, $4, $5) RETURNING *'
+
+/** Projects and DSN keys on PostgreSQL. */
+export function pgProjects(pool: pg.Pool): ProjectStore {
+  return {
+    createProject: (name, slug, publicKey) =>
+      transaction(pool, async (c) => {
+        const now = Date.now()
+        const p = await first<ProjectRow>(
+          c,
+          'INSERT INTO projects (name, slug, created_at) VALUES ($1, $2, $3) RETURNING *',
+          [name, slug, now],
+        )
+        if (p === undefined) throw new Error('project insert returned nothing')
+        const k = await first<KeyRow>(c, INSERT_KEY, [p.id, publicKey, 'Default', null, now])
+        if (k === undefined) throw new Error('key insert returned nothing')
+        return { project: toProject(p), key: toKey(k) }
+      }),
+    listProjects: async () =>
+      (await all<ProjectRow>(pool, 'SELECT * FROM projects ORDER BY id')).map(toProject),
+    getProject: async (id) => {
+      const r = await first<ProjectRow>(pool, 'SELECT * FROM projects WHERE id = $1', [id])
+      return r === undefined ? undefined : toProject(r)
+    },
+    createKey: async (projectId, label, component, publicKey) => {
+      const k = await first<KeyRow>(pool, INSERT_KEY, [
+        projectId,
+        publicKey,
+        label,
+        component,
+        Date.now(),
+      ])
+      if (k === undefined) throw new Error('key insert returned nothing')
+      return toKey(k)
+    },
+    listKeys: async (projectId) =>
+      (
+        await all<KeyRow>(pool, 'SELECT * FROM project_keys WHERE project_id = $1 ORDER BY id', [
+          projectId,
+        ])
+      ).map(toKey),
+    revokeKey: async (projectId, keyId) =>
+      (await run(
+        pool,
+        'UPDATE project_keys SET revoked_at = $1 WHERE project_id = $2 AND id = $3 AND revoked_at IS NULL',
+        [Date.now(), projectId, keyId],
+      )) > 0,
+    findKey: async (publicKey) => {
+      const r = await first<KeyRow>(pool, 'SELECT * FROM project_keys WHERE public_key = $1', [
+        publicKey,
+      ])
+      return r === undefined ? undefined : toKey(r)
+    },
+  }
+}
