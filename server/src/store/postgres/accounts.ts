@@ -1,38 +1,7 @@
 import type pg from 'pg'
-import type { AccountStore, ApiToken, User } from '../types.ts'
+import { type TokenRow, toToken, toUser, type UserRow } from '../rows/accounts.ts'
+import type { AccountStore } from '../types.ts'
 import { all, first, run } from './db.ts'
-
-interface UserRow {
-  id: number
-  email: string
-  password_hash: string
-  is_admin: number
-  created_at: number
-}
-
-interface TokenRow {
-  id: number
-  user_id: number
-  name: string
-  created_at: number
-  revoked_at: number | null
-}
-
-const toUser = (r: UserRow): User => ({
-  id: r.id,
-  email: r.email,
-  passwordHash: r.password_hash,
-  isAdmin: r.is_admin === 1,
-  createdAt: r.created_at,
-})
-
-const toToken = (r: TokenRow): ApiToken => ({
-  id: r.id,
-  userId: r.user_id,
-  name: r.name,
-  createdAt: r.created_at,
-  revokedAt: r.revoked_at,
-})
 
 const TOKEN_COLUMNS = 'id, user_id, name, created_at, revoked_at'
 

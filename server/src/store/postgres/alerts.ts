@@ -1,73 +1,7 @@
 import type pg from 'pg'
-import type {
-  AlertChannel,
-  AlertCondition,
-  AlertDelivery,
-  AlertRule,
-  AlertStore,
-  AlertTriggerKind,
-  DeliveryStatus,
-} from '../types.ts'
+import { type DeliveryRow, type RuleRow, toDelivery, toRule } from '../rows/alerts.ts'
+import type { AlertDelivery, AlertStore } from '../types.ts'
 import { all, first, named, run, transaction } from './db.ts'
-
-interface RuleRow {
-  id: number
-  project_id: number
-  name: string
-  conditions: string
-  channel: string
-  created_at: number
-}
-
-interface DeliveryRow {
-  id: number
-  rule_id: number
-  rule_name: string | null
-  project_id: number
-  issue_id: number
-  trigger_kind: AlertTriggerKind
-  trigger_id: string
-  event_id: string | null
-  channel: string
-  message: string
-  status: DeliveryStatus
-  attempts: number
-  last_error: string | null
-  next_attempt_at: number
-  created_at: number
-  updated_at: number
-  sent_at: number | null
-}
-
-// Rule conditions and channels are JSON the API validated before writing them.
-const toRule = (r: RuleRow): AlertRule => ({
-  id: r.id,
-  projectId: r.project_id,
-  name: r.name,
-  conditions: JSON.parse(r.conditions) as AlertCondition[],
-  channel: JSON.parse(r.channel) as AlertChannel,
-  createdAt: r.created_at,
-})
-
-const toDelivery = (r: DeliveryRow): AlertDelivery => ({
-  id: r.id,
-  ruleId: r.rule_id,
-  ruleName: r.rule_name ?? '',
-  projectId: r.project_id,
-  issueId: r.issue_id,
-  triggerKind: r.trigger_kind,
-  triggerId: r.trigger_id,
-  eventId: r.event_id,
-  channel: JSON.parse(r.channel) as AlertChannel,
-  message: r.message,
-  status: r.status,
-  attempts: r.attempts,
-  lastError: r.last_error,
-  nextAttemptAt: r.next_attempt_at,
-  createdAt: r.created_at,
-  updatedAt: r.updated_at,
-  sentAt: r.sent_at,
-})
 
 /** Longest error text kept in the delivery log. */
 const MAX_ERROR = 1000

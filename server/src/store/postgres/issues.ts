@@ -1,35 +1,8 @@
 import type pg from 'pg'
-import type { IssueRow } from '../sqlite/issues.ts'
-import { toIssue } from '../sqlite/issues.ts'
+import { decodeCursor, type EventRow, type IssueRow, toEvent, toIssue } from '../rows/issues.ts'
 import { substringPattern } from '../text-filter.ts'
-import type { IssueStore, StoredEvent } from '../types.ts'
+import type { IssueStore } from '../types.ts'
 import { all, first, run } from './db.ts'
-
-interface EventRow {
-  id: number
-  event_id: string
-  issue_id: number
-  project_id: number
-  received: number
-  component: string | null
-  payload: string
-}
-
-const toEvent = (r: EventRow): StoredEvent => ({
-  eventId: r.event_id,
-  issueId: r.issue_id,
-  projectId: r.project_id,
-  received: r.received,
-  component: r.component,
-  payload: r.payload,
-})
-
-/** Keyset cursor `lastSeen:id` for the issue list (stable under inserts). */
-function decodeCursor(cursor: string | undefined): [number, number] | undefined {
-  if (cursor === undefined) return undefined
-  const [a, b] = cursor.split(':').map(Number)
-  return Number.isSafeInteger(a) && Number.isSafeInteger(b) ? [a as number, b as number] : undefined
-}
 
 /** Issue and event reads on PostgreSQL (rows map like SQLite's: the columns are the same). */
 export function pgIssues(pool: pg.Pool): IssueStore {

@@ -20,7 +20,7 @@ import {
   scheduleColumns,
   scheduleOf,
   toMonitor,
-} from '../sqlite/monitors.ts'
+} from '../rows/monitors.ts'
 import type { EventToWrite, EventWriteResult, OutcomeDelta } from '../types.ts'
 import { all, type Db, first, named, run, transaction } from './db.ts'
 

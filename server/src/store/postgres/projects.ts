@@ -1,40 +1,7 @@
 import type pg from 'pg'
-import type { Project, ProjectKey, ProjectStore } from '../types.ts'
+import { type KeyRow, type ProjectRow, toKey, toProject } from '../rows/projects.ts'
+import type { ProjectStore } from '../types.ts'
 import { all, first, run, transaction } from './db.ts'
-
-interface ProjectRow {
-  id: number
-  slug: string
-  name: string
-  created_at: number
-}
-
-interface KeyRow {
-  id: number
-  project_id: number
-  public_key: string
-  label: string
-  component: string | null
-  created_at: number
-  revoked_at: number | null
-}
-
-const toProject = (r: ProjectRow): Project => ({
-  id: r.id,
-  slug: r.slug,
-  name: r.name,
-  createdAt: r.created_at,
-})
-
-const toKey = (r: KeyRow): ProjectKey => ({
-  id: r.id,
-  projectId: r.project_id,
-  publicKey: r.public_key,
-  label: r.label,
-  component: r.component,
-  createdAt: r.created_at,
-  revokedAt: r.revoked_at,
-})
 
 const INSERT_KEY =
   'INSERT INTO project_keys (project_id, public_key, label, component, created_at) VALUES ($1, $2, $3, $4, $5) RETURNING *'

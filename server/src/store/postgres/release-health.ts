@@ -5,9 +5,9 @@ import {
   type ReleaseHealthStore,
   SESSION_CATEGORIES,
   type SessionBucket,
-  type SessionCategory,
   type SessionUpdate,
 } from '../release-health-types.ts'
+import { addSessions, addUsers, type CountRow, emptyCounts } from '../rows/health-counts.ts'
 import { foldSession, type StoredSession } from '../session-folding.ts'
 import type { WriteUnit } from '../types.ts'
 import { all, type Db, first, named, run } from './db.ts'
@@ -108,32 +108,6 @@ export function pgHealthWriter(c: Db): (unit: WriteUnit) => Promise<void> {
     for (const s of unit.sessions ?? []) await writeUpdate(s)
     for (const b of unit.sessionBuckets ?? []) await writeBucket(b)
   }
-}
-
-interface CountRow {
-  sessions: number
-  healthy: number
-  errored: number
-  unhandled: number
-  abnormal: number
-  crashed: number
-}
-
-const emptyCounts = (): HealthCounts => ({
-  sessions: { total: 0, healthy: 0, errored: 0, unhandled: 0, abnormal: 0, crashed: 0 },
-  users: { total: 0, healthy: 0, errored: 0, unhandled: 0, abnormal: 0, crashed: 0 },
-})
-
-function addSessions(into: HealthCounts, r: CountRow): void {
-  into.sessions.total += r.sessions
-  for (const c of SESSION_CATEGORIES) into.sessions[c] += r[c]
-}
-
-function addUsers(into: HealthCounts, category: number, n: number): void {
-  const c: SessionCategory | undefined = SESSION_CATEGORIES[category]
-  if (c === undefined) return
-  into.users[c] += n
-  into.users.total += n
 }
 
 const sums = SESSION_CATEGORIES.map((c) => `SUM(${c}) AS ${c}`).join(', ')

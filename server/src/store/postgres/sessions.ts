@@ -1,39 +1,7 @@
 import type pg from 'pg'
-import type { SessionStore, UiSession, User } from '../types.ts'
+import { type SessionRow, type SessionUserRow, toSession, toUser } from '../rows/sessions.ts'
+import type { SessionStore } from '../types.ts'
 import { first, run } from './db.ts'
-
-interface SessionRow {
-  id: number
-  user_id: number
-  csrf_token: string
-  created_at: number
-  last_seen_at: number
-  expires_at: number
-}
-
-interface SessionUserRow extends SessionRow {
-  email: string
-  password_hash: string
-  is_admin: number
-  user_created_at: number
-}
-
-const toSession = (r: SessionRow): UiSession => ({
-  id: r.id,
-  userId: r.user_id,
-  csrfToken: r.csrf_token,
-  createdAt: r.created_at,
-  lastSeenAt: r.last_seen_at,
-  expiresAt: r.expires_at,
-})
-
-const toUser = (r: SessionUserRow): User => ({
-  id: r.user_id,
-  email: r.email,
-  passwordHash: r.password_hash,
-  isAdmin: r.is_admin === 1,
-  createdAt: r.user_created_at,
-})
 
 const COLUMNS = 'id, user_id, csrf_token, created_at, last_seen_at, expires_at'
 

@@ -1,7 +1,6 @@
 import type pg from 'pg'
 import { applyChange } from '../issue-rules.ts'
-import type { IssueRow } from '../sqlite/issues.ts'
-import { toIssue } from '../sqlite/issues.ts'
+import { type IssueRow, toIssue } from '../rows/issues.ts'
 import type { Issue, TriageStore } from '../types.ts'
 import { first, run, transaction } from './db.ts'
 

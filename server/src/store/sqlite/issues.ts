@@ -1,70 +1,7 @@
 import type Database from 'better-sqlite3'
+import { decodeCursor, type EventRow, type IssueRow, toEvent, toIssue } from '../rows/issues.ts'
 import { substringPattern } from '../text-filter.ts'
-import type { Issue, IssueStatus, IssueStore, StoredEvent } from '../types.ts'
-
-/** An `issues` row. */
-export interface IssueRow {
-  id: number
-  project_id: number
-  title: string
-  culprit: string
-  level: string
-  type: string | null
-  value: string | null
-  status: IssueStatus
-  first_seen: number
-  last_seen: number
-  times_seen: number
-  grouping_version: string
-  for_review: number
-  ignore_until: number | null
-  ignore_until_seen: number | null
-}
-
-interface EventRow {
-  id: number
-  event_id: string
-  issue_id: number
-  project_id: number
-  received: number
-  component: string | null
-  payload: string
-}
-
-/** Maps an issue row to the interface type. */
-export const toIssue = (r: IssueRow): Issue => ({
-  id: r.id,
-  projectId: r.project_id,
-  title: r.title,
-  culprit: r.culprit,
-  level: r.level,
-  type: r.type,
-  value: r.value,
-  status: r.status,
-  firstSeen: r.first_seen,
-  lastSeen: r.last_seen,
-  timesSeen: r.times_seen,
-  groupingVersion: r.grouping_version,
-  forReview: r.for_review === 1,
-  ignoreUntil: r.ignore_until,
-  ignoreUntilSeen: r.ignore_until_seen,
-})
-
-const toEvent = (r: EventRow): StoredEvent => ({
-  eventId: r.event_id,
-  issueId: r.issue_id,
-  projectId: r.project_id,
-  received: r.received,
-  component: r.component,
-  payload: r.payload,
-})
-
-/** Keyset cursor `lastSeen:id` for the issue list (stable under inserts). */
-function decodeCursor(cursor: string | undefined): [number, number] | undefined {
-  if (cursor === undefined) return undefined
-  const [a, b] = cursor.split(':').map(Number)
-  return Number.isFinite(a) && Number.isFinite(b) ? [a as number, b as number] : undefined
-}
+import type { IssueStore } from '../types.ts'
 
 /** Issue and event reads on SQLite. */
 export function sqliteIssues(db: Database.Database): IssueStore {

@@ -1,40 +1,6 @@
 import type Database from 'better-sqlite3'
-import type { Project, ProjectKey, ProjectStore } from '../types.ts'
-
-interface ProjectRow {
-  id: number
-  slug: string
-  name: string
-  created_at: number
-}
-
-interface KeyRow {
-  id: number
-  project_id: number
-  public_key: string
-  label: string
-  component: string | null
-  created_at: number
-  revoked_at: number | null
-}
-
-const toProject = (r: ProjectRow): Project => ({
-  id: r.id,
-  slug: r.slug,
-  name: r.name,
-  createdAt: r.created_at,
-})
-
-/** Maps a key row to the interface type. */
-export const toKey = (r: KeyRow): ProjectKey => ({
-  id: r.id,
-  projectId: r.project_id,
-  publicKey: r.public_key,
-  label: r.label,
-  component: r.component,
-  createdAt: r.created_at,
-  revokedAt: r.revoked_at,
-})
+import { type KeyRow, type ProjectRow, toKey, toProject } from '../rows/projects.ts'
+import type { ProjectStore } from '../types.ts'
 
 /** Projects and DSN keys on SQLite. */
 export function sqliteProjects(db: Database.Database): ProjectStore {

@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3'
 import { applyChange } from '../issue-rules.ts'
+import { type IssueRow, toIssue } from '../rows/issues.ts'
 import { ISSUE_COUNT_CAP, type Issue, type IssueChange, type TriageStore } from '../types.ts'
-import { type IssueRow, toIssue } from './issues.ts'
 
 /** Triage writes on SQLite. */
 export function sqliteTriage(db: Database.Database): TriageStore {
