@@ -127,24 +127,7 @@ async function writeEvent(c: Db, e: EventToWrite): Promise<EventWriteResult> {
     },
     e,
   )
-  await run(
-    c,
-    `INSERT INTO events (project_id, event_id, issue_id, key_id, timestamp, received, level, release, environment, component, payload)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
-    [
-      e.projectId,
-      e.eventId,
-      g.issueId,
-      e.keyId,
-      e.timestamp,
-      e.received,
-      e.level,
-      e.release,
-      e.environment,
-      e.component,
-      e.payload,
-    ],
-  )
+  await insertEvents(c, [{ e, issueId: g.issueId }])
   return { eventId: e.eventId, duplicate: false, ...g }
 }
 
