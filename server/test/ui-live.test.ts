@@ -1,7 +1,9 @@
 import type { AddressInfo } from 'node:net'
 import type { FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createProject, eventEnvelope, sentryAuth, testApp } from './helpers.ts'
+import { REPLAY_LIMIT } from '../src/ui/live.ts'
+import { createProject, eid, eventEnvelope, sentryAuth, testApp } from './helpers.ts'
+import { openSse } from './sse-client.ts'
 import { createUser, signIn, type UiClient } from './ui-helpers.ts'
 
 let app: FastifyInstance
@@ -90,6 +92,62 @@ describe('live updates', () => {
       expect(await stream.next(300)).toBeUndefined()
     } finally {
       stream.close()
+    }
+  })
+
+  it('names each notice by the event row id and replays what a resuming stream missed', async () => {
+    const p = await createProject(app, 'resume')
+    const url = `${base}/ui/live?project=${p.id}`
+    const first = await openSse(url, { cookie: ui.cookie })
+    let seen: string
+    try {
+      expect((await send(p.id, p.key, eid(1), 'before the drop')).status).toBe(200)
+      const msg = await first.next(5000)
+      expect(msg?.event).toBe('stored')
+      expect(msg?.id).toMatch(/^\d+$/)
+      seen = msg?.id ?? ''
+    } finally {
+      first.close()
+    }
+    // Stored while no stream was open: the resume must deliver both, in order, once each.
+    for (const n of [2, 3])
+      expect((await send(p.id, p.key, eid(n), `missed ${n}`)).status).toBe(200)
+    const resumed = await openSse(url, { cookie: ui.cookie, 'last-event-id': seen })
+    try {
+      const replayed = [await resumed.next(5000), await resumed.next(5000)]
+      expect(replayed.map((m) => JSON.parse(m?.data ?? '{}').eventId)).toEqual([eid(2), eid(3)])
+      expect(replayed.map((m) => JSON.parse(m?.data ?? '{}').replayed)).toEqual([true, true])
+      const ids = replayed.map((m) => Number(m?.id))
+      expect(ids[0]).toBeGreaterThan(Number(seen))
+      expect(ids[1]).toBeGreaterThan(ids[0] ?? Number.POSITIVE_INFINITY)
+      // Live again after the replay, with a later id and no repeat of the replayed ones.
+      expect((await send(p.id, p.key, eid(4), 'live again')).status).toBe(200)
+      const live = await resumed.next(5000)
+      expect(JSON.parse(live?.data ?? '{}')).toMatchObject({ eventId: eid(4) })
+      expect(Number(live?.id)).toBeGreaterThan(ids[1] ?? Number.POSITIVE_INFINITY)
+    } finally {
+      resumed.close()
+    }
+  })
+
+  it('replays at most the newest 100 missed notices', async () => {
+    const p = await createProject(app, 'resume-bound')
+    const url = `${base}/ui/live?project=${p.id}`
+    for (let n = 1; n <= 105; n++)
+      expect((await send(p.id, p.key, eid(1000 + n), `m${n}`)).status).toBe(200)
+    const resumed = await openSse(url, { cookie: ui.cookie, 'last-event-id': '0' })
+    try {
+      const got: string[] = []
+      for (;;) {
+        const m = await resumed.next(got.length < REPLAY_LIMIT ? 5000 : 300)
+        if (m === undefined) break
+        got.push(JSON.parse(m.data).eventId)
+      }
+      expect(got).toHaveLength(REPLAY_LIMIT)
+      expect(got[0]).toBe(eid(1006))
+      expect(got.at(-1)).toBe(eid(1105))
+    } finally {
+      resumed.close()
     }
   })
 

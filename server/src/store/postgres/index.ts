@@ -5,6 +5,7 @@ import { pgAlerts } from './alerts.ts'
 import { openPool } from './db.ts'
 import { pgIngest } from './ingest.ts'
 import { pgIssues } from './issues.ts'
+import { pgLive } from './live.ts'
 import { loadPgMigrations, migratePg } from './migrations.ts'
 import { pgMonitors } from './monitors.ts'
 import { pgOutcomes } from './outcomes.ts'
@@ -55,6 +56,7 @@ export async function openPostgresStore(
     ...pgReleaseHealth(pool),
     ...pgMonitors(pool),
     ...pgRetention(pool),
+    ...pgLive(pool),
     close: () => pool.end(),
   }
 }

@@ -8,6 +8,7 @@ import { openConnection } from './connection.ts'
 import { sqliteIngest } from './ingest.ts'
 import { sqliteIngestThread } from './ingest-thread.ts'
 import { sqliteIssues } from './issues.ts'
+import { sqliteLive } from './live.ts'
 import { loadMigrations, migrate } from './migrations.ts'
 import { sqliteMonitors } from './monitors.ts'
 import { sqliteOutcomes } from './outcomes.ts'
@@ -49,6 +50,7 @@ export async function openSqliteStore(
     ...sqliteReleaseHealth(db),
     ...sqliteMonitors(db),
     ...sqliteRetention(db),
+    ...sqliteLive(db),
     close: async () => {
       await writer?.close()
       db.close()

@@ -1,0 +1,61 @@
+import type pg from 'pg'
+import type { LiveEventRow, LiveStore } from '../types.ts'
+import { all } from './db.ts'
+
+/** Live-stream reads on PostgreSQL: by (project, event_id) and by row id, both indexed. */
+export function pgLive(pool: pg.Pool): LiveStore {
+  return {
+    liveEventIds: (projectId, eventIds) =>
+      eventIds.length === 0
+        ? Promise.resolve([])
+        : all<LiveEventRow>(
+            pool,
+            `SELECT id, issue_id AS "issueId", event_id AS "eventId" FROM events
+             WHERE project_id = $1 AND event_id = ANY($2::text[])`,
+            [projectId, [...eventIds]],
+          ),
+    liveEventsAfter: async (projectId, afterId, limit) =>
+      (
+        await all<LiveEventRow>(
+          pool,
+          `SELECT id, issue_id AS "issueId", event_id AS "eventId" FROM events
+           WHERE id > $1 AND project_id = $2 ORDER BY id DESC LIMIT $3`,
+          [afterId, projectId, limit],
+        )
+      ).reverse(),
+  }
+}
+
+/** One stored event to announce to every node. */
+export interface StoredNotice {
+  projectId: number
+  eventId: string
+  issueCreated: boolean
+  regressed: boolean
+}
+
+/**
+ * Sends one `NOTIFY` per stored event on `channel`, in one statement: the payload carries the
+ * event's row id (read here, so every node names the notice the same), its issue and flags.
+ * A payload is ≈150 bytes, far under PostgreSQL's 8000-byte limit.
+ */
+export async function notifyStored(
+  db: pg.ClientBase,
+  channel: string,
+  notices: readonly StoredNotice[],
+): Promise<void> {
+  if (notices.length === 0) return
+  await db.query(
+    `SELECT pg_notify($1, json_build_object('id', e.id, 'projectId', n.p, 'issueId', e.issue_id,
+       'eventId', n.e, 'issueCreated', n.c, 'regressed', n.r)::text)
+     FROM unnest($2::bigint[], $3::text[], $4::bool[], $5::bool[]) AS n(p, e, c, r)
+     JOIN events e ON e.project_id = n.p AND e.event_id = n.e`,
+    [
+      channel,
+      notices.map((n) => n.projectId),
+      notices.map((n) => n.eventId),
+      notices.map((n) => n.issueCreated),
+      notices.map((n) => n.regressed),
+    ],
+  )
+}
