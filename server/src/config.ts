@@ -47,6 +47,16 @@ export interface Config {
   protection: Protection
   /** Days events, health sessions and outcomes are kept (`RETENTION_DAYS`); 0: forever. */
   retentionDays: number
+  /** What SIGTERM does before exiting (`SHUTDOWN_*`, docs/deployment.md). */
+  shutdown: ShutdownTiming
+}
+
+/** SIGTERM: `/readyz` answers 503 for `drainMs` first, then the server closes within `timeoutMs`. */
+export interface ShutdownTiming {
+  /** Unready but still serving, so the load balancer stops routing here (`SHUTDOWN_DRAIN_MS`). */
+  drainMs: number
+  /** Longest the close (requests in flight, last group commit) may take; then exit 1 (`SHUTDOWN_TIMEOUT_MS`). */
+  timeoutMs: number
 }
 
 /** Ingest protection settings; defaults in {@link DEFAULT_PROTECTION}. */
@@ -221,6 +231,10 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     smtp: smtpFrom(env),
     protection: protectionFrom(env),
     retentionDays: intFrom(env['RETENTION_DAYS'], 90, 'RETENTION_DAYS'),
+    shutdown: Object.freeze({
+      drainMs: intFrom(env['SHUTDOWN_DRAIN_MS'], 5_000, 'SHUTDOWN_DRAIN_MS'),
+      timeoutMs: intFrom(env['SHUTDOWN_TIMEOUT_MS'], 30_000, 'SHUTDOWN_TIMEOUT_MS'),
+    }),
     alerts: Object.freeze({
       ...DEFAULT_ALERT_TIMING,
       pollMs: intFrom(env['ALERT_POLL_MS'], DEFAULT_ALERT_TIMING.pollMs, 'ALERT_POLL_MS'),

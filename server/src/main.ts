@@ -2,11 +2,12 @@ import { keyJson } from './api/format.ts'
 import { buildApp } from './app.ts'
 import { bootstrap } from './bootstrap.ts'
 import { loadConfig } from './config.ts'
+import { drainAndClose } from './http/shutdown.ts'
 
 /**
  * Process entry: reads the environment once, builds the app, listens, prints the ready line
  * (`{"msg":"listening","url":…}`, which the test harness waits for) and closes cleanly on
- * SIGTERM/SIGINT so the last group commit is flushed.
+ * SIGTERM (after a drain, http/shutdown.ts) or SIGINT, so the last group commit is flushed.
  */
 async function main(): Promise<void> {
   const config = loadConfig(process.env)
@@ -29,16 +30,13 @@ async function main(): Promise<void> {
   out(`Default DSN:  ${defaultDsn}`)
   out(JSON.stringify({ msg: 'listening', url }))
   let closing = false
+  // SIGTERM (a load balancer's or orchestrator's stop) drains first; SIGINT (Ctrl-C) does not.
   const close = (signal: string) => {
     if (closing) return
     closing = true
     app.log.info({ signal }, 'shutting down')
-    app.close().then(
-      () => process.exit(0),
-      (err: unknown) => {
-        app.log.error({ err }, 'error during shutdown')
-        process.exit(1)
-      },
+    void drainAndClose(app, config.shutdown, { drain: signal === 'SIGTERM' }).then((code) =>
+      process.exit(code),
     )
   }
   process.on('SIGTERM', () => close('SIGTERM'))

@@ -24,6 +24,14 @@ export interface RunningServer {
   dataDir: string
   /** Every stdout and stderr line so far (stderr lines are prefixed `stderr: `). */
   logs: string[]
+  /** The server's process id. */
+  pid: number
+  /** Sends a signal without waiting (SIGTERM to watch a graceful stop). */
+  signal(signal: NodeJS.Signals): void
+  /** Resolves when the process ended, with its exit code or the signal that ended it. */
+  exited: Promise<{ exitCode: number | undefined; signal: string | undefined }>
+  /** SIGKILL (a node dying mid-run), wait for exit, remove the data dir; `stop()` is then a no-op. */
+  kill(): Promise<void>
   /** SIGTERM, wait for exit, remove the data dir; throws if the server logged an error. */
   stop(): Promise<void>
 }
@@ -80,6 +88,8 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
     HOST: '127.0.0.1',
     DATA_DIR: dataDir,
     INGEST_ADMIN_TOKEN: adminToken,
+    // No load balancer to drain: stop at once (the drain itself is tested on its own).
+    SHUTDOWN_DRAIN_MS: '0',
     ...opts.env,
   })
   const args =
@@ -134,7 +144,16 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
     throw error
   })
 
+  const exited = child.then((r) => ({ exitCode: r.exitCode, signal: r.signal }))
   let stopped: Promise<void> | undefined
+  const kill = (): Promise<void> => {
+    stopped ??= (async () => {
+      child.kill('SIGKILL')
+      await child
+      await rm(dataDir, { recursive: true, force: true })
+    })()
+    return stopped
+  }
   const stop = (): Promise<void> => {
     stopped ??= (async () => {
       child.kill('SIGTERM')
@@ -152,5 +171,17 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
     })()
     return stopped
   }
-  return { url, adminToken, dataDir, logs, stop }
+  return {
+    url,
+    adminToken,
+    dataDir,
+    logs,
+    pid: child.pid ?? 0,
+    signal: (sig) => {
+      child.kill(sig)
+    },
+    exited,
+    kill,
+    stop,
+  }
 }

@@ -1,18 +1,40 @@
 import type { FastifyInstance } from 'fastify'
 import type { GroupCommitter } from '../store/group-commit.ts'
 
+/** Whether this process still wants traffic; `main.ts` clears it on SIGTERM (http/shutdown.ts). */
+export interface Readiness {
+  draining: boolean
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    readiness: Readiness
+  }
+}
+
 /**
  * `GET /healthz` (the process answers; liveness) and `GET /readyz` (the database takes a write
  * and the disk guard is clear; readiness) for load balancers: unauthenticated, no request body,
  * nothing that scales with data. Readiness runs an empty unit through the group commit (a write
- * transaction without rows), so a locked or read-only database shows up as not ready.
+ * transaction without rows), so a locked or read-only database shows up as not ready. A
+ * draining process (SIGTERM received) is unready before anything else, so the load balancer
+ * stops routing to it while it still serves; its responses then also close their connection
+ * (`connection: close`), moving keep-alive clients to another node.
  */
 export function healthRoutes(app: FastifyInstance, committer: GroupCommitter): void {
+  const readiness: Readiness = { draining: false }
+  app.decorate('readiness', readiness)
+  app.addHook('onSend', async (_req, reply) => {
+    if (readiness.draining) reply.header('connection', 'close')
+  })
   app.get('/healthz', async (_req, reply) =>
     reply.header('cache-control', 'no-store').send({ status: 'ok' }),
   )
   app.get('/readyz', async (_req, reply) => {
     reply.header('cache-control', 'no-store')
+    if (readiness.draining) {
+      return reply.code(503).send({ status: 'draining', detail: 'shutting down' })
+    }
     const disk = app.ingestProtection.disk
     if (await disk.check()) {
       return reply.code(503).send({ status: 'unavailable', detail: 'low disk space' })
