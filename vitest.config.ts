@@ -28,7 +28,8 @@ export default defineConfig({
         test: {
           name: 'integration-postgres',
           include: ['server/test/**/*.test.ts'],
-          exclude: SQLITE_ONLY_TESTS.map((t) => t.file),
+          // The cluster tests start their own PostgreSQL-backed nodes in either project: once.
+          exclude: [...SQLITE_ONLY_TESTS.map((t) => t.file), 'server/test/cluster/**'],
           env: { TEST_DATABASE: 'postgres' },
           globalSetup: ['scripts/postgres/vitest-global-setup.ts'],
           // Seeding 10 000 issues through the store takes ≈19 s on PostgreSQL on a busy 2-core CI.

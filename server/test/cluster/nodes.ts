@@ -1,0 +1,123 @@
+import { randomBytes } from 'node:crypto'
+import pg from 'pg'
+import { Api, parseDsn } from '../../../conformance/src/harness/api.ts'
+import { type RunningServer, startServer } from '../../../conformance/src/harness/server.ts'
+import { eventEnvelope, sentryAuth } from '../helpers.ts'
+import { createTestDatabase, type TestDatabase } from '../support/postgres-database.ts'
+import { type RoundRobinProxy, startProxy } from './proxy.ts'
+
+/** N real server processes on one PostgreSQL database behind a round-robin proxy. */
+export interface Cluster {
+  nodes: RunningServer[]
+  proxy: RoundRobinProxy
+  /** The proxy's base URL: what SDKs and the raw sender talk to. */
+  url: string
+  /** The admin token every node shares. */
+  token: string
+  db: TestDatabase
+  /** The management API through the proxy, or through one node. */
+  api(node?: number): Api
+  /** How many times each event id of a project is stored, read from the database. */
+  storedCounts(projectId: number): Promise<Map<string, number>>
+  stop(): Promise<void>
+}
+
+/** A project with its key, and its DSN pointing at the proxy. */
+export interface ClusterProject {
+  id: number
+  key: string
+  dsn: string
+}
+
+/**
+ * Starts `n` nodes the way production runs them (the conformance harness's child processes,
+ * `server/src/main.ts`) on a fresh database of the run's PostgreSQL, with one admin token, and
+ * a round-robin proxy in front. `env` adds settings to every node.
+ */
+export async function startCluster(n: number, env: Record<string, string> = {}): Promise<Cluster> {
+  const db = await createTestDatabase()
+  const token = randomBytes(24).toString('hex')
+  const nodes: RunningServer[] = []
+  let proxy: RoundRobinProxy | undefined
+  const stop = async () => {
+    await proxy?.close()
+    const results = await Promise.allSettled(nodes.map((s) => s.stop()))
+    await db.drop()
+    const failed = results.find((r) => r.status === 'rejected')
+    if (failed !== undefined) throw failed.reason
+  }
+  try {
+    const started = await Promise.allSettled(
+      Array.from({ length: n }, () =>
+        startServer({
+          env: {
+            DATABASE_URL: db.url,
+            INGEST_ADMIN_TOKEN: token,
+            DATABASE_POOL_SIZE: '3',
+            LOG_LEVEL: 'warn',
+            ...env,
+          },
+        }),
+      ),
+    )
+    for (const s of started) if (s.status === 'fulfilled') nodes.push(s.value)
+    const failed = started.find((s) => s.status === 'rejected')
+    if (failed !== undefined) throw failed.reason
+    proxy = await startProxy(nodes.map((s) => Number(new URL(s.url).port)))
+  } catch (err) {
+    await stop().catch(() => undefined)
+    throw err
+  }
+  const url = `http://127.0.0.1:${proxy.port}`
+  return {
+    nodes,
+    proxy,
+    url,
+    token,
+    db,
+    api: (node) => new Api(node === undefined ? url : (nodes[node] as RunningServer).url, token),
+    storedCounts: async (projectId) => {
+      const c = new pg.Client({ connectionString: db.url })
+      await c.connect()
+      try {
+        const { rows } = await c.query<{ event_id: string; n: string }>(
+          'SELECT event_id, count(*) AS n FROM events WHERE project_id = $1 GROUP BY event_id',
+          [projectId],
+        )
+        return new Map(rows.map((r) => [r.event_id, Number(r.n)]))
+      } finally {
+        await c.end()
+      }
+    },
+    stop,
+  }
+}
+
+/** Creates a project through the proxy; its DSN points at the proxy, not at one node. */
+export async function clusterProject(cluster: Cluster, name: string): Promise<ClusterProject> {
+  const api = cluster.api()
+  const p = await api.createProject(name)
+  const [k] = await api.keys(p.id)
+  const key = parseDsn(k?.dsn ?? '').publicKey
+  return { id: p.id, key, dsn: `http://${key}@127.0.0.1:${cluster.proxy.port}/${p.id}` }
+}
+
+/** Posts one event envelope to `base` and returns the status (0: the connection failed). */
+export async function sendEvent(
+  base: string,
+  p: ClusterProject,
+  eventId: string,
+  message = `cluster ${eventId}`,
+): Promise<number> {
+  try {
+    const res = await fetch(`${base}/api/${p.id}/envelope/`, {
+      method: 'POST',
+      headers: { 'x-sentry-auth': sentryAuth(p.key) },
+      body: eventEnvelope({ event_id: eventId, message, level: 'error' }),
+    })
+    await res.arrayBuffer()
+    return res.status
+  } catch {
+    return 0
+  }
+}
