@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { loadDriver, runDriver } from '../../../conformance/src/harness/drivers.ts'
+import { HealthApi } from '../../../conformance/src/harness/health-crons.ts'
+import { envelopeOf, sentryAuth } from '../helpers.ts'
 import { openSse } from '../sse-client.ts'
 import {
   type Cluster,
@@ -14,7 +16,8 @@ import {
 // docs/deployment.md describes, with one node killed (SIGKILL) in the middle of the load.
 let cluster: Cluster
 beforeAll(async () => {
-  cluster = await startCluster(3)
+  // The test clock: the cron check drives every node's clock to one instant.
+  cluster = await startCluster(3, { INGEST_TEST_CLOCK: '1' })
 }, 90_000)
 afterAll(async () => {
   await cluster?.stop()
@@ -101,6 +104,42 @@ describe('three nodes on one PostgreSQL', () => {
     }
   })
 
+  it('a missed cron run becomes exactly one issue event, whichever nodes run the clock', async () => {
+    const p = await clusterProject(cluster, 'cluster-cron')
+    const crons = new HealthApi(cluster.url, cluster.token)
+    const checkIn = envelopeOf([
+      [
+        'check_in',
+        {
+          check_in_id: crypto.randomUUID(),
+          monitor_slug: 'nightly',
+          status: 'ok',
+          monitor_config: {
+            schedule: { type: 'crontab', value: '*/5 * * * *' },
+            checkin_margin: 2,
+          },
+        },
+      ],
+    ])
+    const res = await fetch(`${cluster.url}/api/${p.id}/envelope/`, {
+      method: 'POST',
+      headers: { 'x-sentry-auth': sentryAuth(p.key) },
+      body: checkIn,
+    })
+    expect(res.status).toBe(200)
+    const [monitor] = await crons.monitors(p.id)
+    const deadline = Date.parse(monitor?.environments[0]?.next_checkin_latest ?? '')
+    expect(Number.isFinite(deadline)).toBe(true)
+    // Every node's clock ticks past the deadline at once, twice.
+    const ticks = cluster.nodes.map((n) => new HealthApi(n.url, cluster.token))
+    for (let round = 0; round < 2; round++) {
+      await Promise.all(ticks.map((t) => t.tick(deadline + 60_000)))
+    }
+    const counts = await cluster.storedCounts(p.id)
+    expect(counts.size).toBe(1)
+    expect([...counts.values()]).toEqual([1])
+  })
+
   it('stores every acknowledged event exactly once while a node is killed with SIGKILL', async () => {
     const p = await clusterProject(cluster, 'cluster-kill')
     const sender = rawSender(p, 4)
@@ -123,5 +162,5 @@ describe('three nodes on one PostgreSQL', () => {
     expect(counts.size).toBe(expected.length)
     // All three nodes took traffic before the kill.
     expect(cluster.proxy.connections.every((n) => n > 0)).toBe(true)
-  })
+  }, 60_000)
 })
