@@ -7,6 +7,7 @@ import { readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import pg from 'pg'
+import { cpuMs } from './server.ts'
 
 /** Counts stored events; `source` says where the number comes from (printed with it). */
 export interface Counter {
@@ -84,5 +85,33 @@ export function apiCounter(baseUrl: string, projectId: string, token: string): C
       return total
     },
     bytesOnDisk: async () => undefined,
+  }
+}
+
+/**
+ * CPU ms used so far by the processes of a local PostgreSQL (every backend and background
+ * process `pg_stat_activity` lists, read from /proc), for the database's share of the cost per
+ * event. Processes seen once are remembered: a backend that ended keeps its last reading.
+ */
+export function postgresCpu(url: string): () => Promise<number> {
+  const last = new Map<number, number>()
+  return async () => {
+    const client = new pg.Client({ connectionString: url })
+    await client.connect()
+    try {
+      const r = await client.query<{ pid: number }>('SELECT pid FROM pg_stat_activity')
+      for (const { pid } of r.rows) {
+        try {
+          last.set(pid, cpuMs(pid))
+        } catch {
+          // ended between the query and the read
+        }
+      }
+    } finally {
+      await client.end()
+    }
+    let sum = 0
+    for (const ms of last.values()) sum += ms
+    return sum
   }
 }

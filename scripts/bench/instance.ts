@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pg from 'pg'
 import { startTempPostgres } from '../postgres/temp-postgres.ts'
-import { apiCounter, postgresCounter, sqliteCounter } from './count.ts'
+import { apiCounter, postgresCounter, postgresCpu, sqliteCounter } from './count.ts'
 import type { LoadTarget } from './measure.ts'
 import { type Child, startIngest, stopChild } from './server.ts'
 
@@ -116,6 +116,7 @@ export async function startInstance(o: StartOptions): Promise<Instance> {
           addrs: children.map((c) => new URL(c.url).host),
           counter: postgresCounter(pgdb.url),
           pids: children.map((c) => c.child.pid ?? -1),
+          dbCpuMs: postgresCpu(pgdb.url),
         },
         url: first.url,
         token,

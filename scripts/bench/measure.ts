@@ -16,6 +16,8 @@ export interface LoadTarget {
   counter: Counter | undefined
   /** Server processes to read /proc for (empty: CPU and memory unknown). */
   pids: number[]
+  /** CPU ms the database's processes used so far (PostgreSQL run by the bench only). */
+  dbCpuMs?: () => Promise<number>
 }
 
 /** Timing of a run. */
@@ -43,6 +45,9 @@ export interface IngestFigures {
   cpuMsPerEvent: number
   coresUsed: number
   generatorCores: number
+  /** PostgreSQL's CPU ms per stored event and cores used (undefined on SQLite). */
+  dbCpuMsPerEvent?: number | undefined
+  dbCores?: number | undefined
   bytesOnDisk: number | undefined
   eventsInDatabase: number | undefined
   bytesPerEvent: number | undefined
@@ -74,10 +79,13 @@ export async function measureIngest(t: LoadTarget, shape: LoadShape): Promise<In
     shape.warmupSeconds > 0 ? await runWrk({ ...withAddrs, seconds: shape.warmupSeconds }) : null
   const start = t.counter === undefined ? 0 : await t.counter.count()
   const cpu0 = sumCpu(t.pids)
+  const db0 = await t.dbCpuMs?.()
   const t0 = Date.now()
   const run = await runWrk({ ...withAddrs, seconds: shape.seconds })
   const wallMs = Date.now() - t0
   const cpu = sumCpu(t.pids) - cpu0
+  const db1 = await t.dbCpuMs?.()
+  const dbCpu = db0 === undefined || db1 === undefined ? undefined : db1 - db0
   const end = t.counter === undefined ? 0 : await t.counter.count()
   const final = t.counter === undefined ? 0 : await settledCount(t.counter)
   const stored = t.counter === undefined ? ok(run) : end - start
@@ -101,6 +109,8 @@ export async function measureIngest(t: LoadTarget, shape: LoadShape): Promise<In
     cpuMsPerEvent: round(cpu / Math.max(stored, 1)),
     coresUsed: round(cpu / wallMs, 2),
     generatorCores: round(run.generatorCpuMs / wallMs, 2),
+    dbCpuMsPerEvent: dbCpu === undefined ? undefined : round(dbCpu / Math.max(stored, 1)),
+    dbCores: dbCpu === undefined ? undefined : round(dbCpu / wallMs, 2),
     bytesOnDisk,
     eventsInDatabase,
     bytesPerEvent:

@@ -34,6 +34,9 @@ export function formatIngest(f: IngestFigures): string {
     `p50 ${n(f.p50Ms)} ms, p99 ${n(f.p99Ms)} ms, max ${n(f.maxMs)} ms`,
     `peak RSS ${n(f.peakRssMiB)} MiB`,
     `${n(f.cpuMsPerEvent)} CPU ms/event, ${n(f.coresUsed)} cores (wrk ${n(f.generatorCores)})`,
+    ...(f.dbCpuMsPerEvent === undefined
+      ? []
+      : [`PostgreSQL ${n(f.dbCpuMsPerEvent)} CPU ms/event, ${n(f.dbCores ?? Number.NaN)} cores`]),
     `${n(f.bytesPerEvent)} bytes on disk/event (${n(f.eventsInDatabase)} events)`,
   ].join('; ')
 }

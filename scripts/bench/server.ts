@@ -60,6 +60,8 @@ export function startIngest(
     ...('databaseUrl' in storage ? { DATABASE_URL: storage.databaseUrl } : {}),
     INGEST_ADMIN_TOKEN: token,
     LOG_LEVEL: 'warn',
+    // No load balancer to drain for: stop at once.
+    SHUTDOWN_DRAIN_MS: '0',
     ...extraEnv,
   })
 }

@@ -44,6 +44,7 @@ beforeAll(async () => {
       INGEST_TEST_CLOCK: '1',
       CRON_CLOCK_INTERVAL_MS: '0',
       LOG_LEVEL: 'warn',
+      SHUTDOWN_DRAIN_MS: '0',
     },
   })
   const child = server
