@@ -19,6 +19,8 @@ export interface LiveSubscriber {
    * browser reconnects with `Last-Event-ID`, which replays what it missed from the database.
    */
   gap(): void
+  /** Whether a stream is open: a single node skips the row-id lookups while none is. */
+  watching(): boolean
 }
 
 /**
@@ -36,15 +38,14 @@ export interface LiveFeed {
 export type Stored = LiveEvents['event.stored'][0]
 
 /**
- * The fan-out both feeds share: subscribers, and a queue of announcements handled by one
- * `handle` at a time in announcement order (a later batch never overtakes an earlier one).
+ * The fan-out both feeds share: subscribers, and a queue of announcements handed to one
+ * `handle` at a time in announcement order; what arrives while a batch is being handled
+ * becomes the next batch, so a slow round trip coalesces notices instead of queueing calls.
  */
 export class FeedCore {
   readonly subscribers = new Set<LiveSubscriber>()
   private pending: Stored[] = []
-  private chain: Promise<void> = Promise.resolve()
-  private scheduled = false
-
+  private running: Promise<void> | undefined
   private readonly bus: LiveBus
   private readonly handle: (batch: Stored[]) => Promise<void>
   private readonly wanted: () => boolean
@@ -63,20 +64,32 @@ export class FeedCore {
   private readonly onStored = (e: Stored): void => {
     if (!this.wanted()) return
     this.pending.push(e)
-    if (this.scheduled) return
-    this.scheduled = true
-    // One batch per turn of the event loop: a group commit's requests share one round trip.
-    setImmediate(() => {
-      this.scheduled = false
-      const batch = this.pending
-      this.pending = []
-      this.chain = this.chain.then(() => this.handle(batch))
-    })
+    this.running ??= this.run()
+  }
+
+  private async run(): Promise<void> {
+    // One turn of the event loop first: a group commit's requests share one batch.
+    await new Promise((r) => setImmediate(r))
+    try {
+      while (this.pending.length > 0) {
+        const batch = this.pending
+        this.pending = []
+        await this.handle(batch)
+      }
+    } finally {
+      this.running = undefined
+    }
   }
 
   subscribe(s: LiveSubscriber): () => void {
     this.subscribers.add(s)
     return () => this.subscribers.delete(s)
+  }
+
+  /** Whether any subscriber has a stream open. */
+  watched(): boolean {
+    for (const s of this.subscribers) if (s.watching()) return true
+    return false
   }
 
   emit(n: LiveNotice): void {
@@ -90,7 +103,6 @@ export class FeedCore {
   /** Stops taking announcements and waits for the batches already queued. */
   async drain(): Promise<void> {
     this.bus.off('event.stored', this.onStored)
-    await new Promise((r) => setImmediate(r))
-    await this.chain
+    await this.running
   }
 }

@@ -42,7 +42,7 @@ export function localFeed(bus: LiveBus, store: LiveStore, warn: (err: unknown) =
         core.gap()
       }
     },
-    () => core.subscribers.size > 0,
+    () => core.watched(),
   )
   return {
     subscribe: (s) => core.subscribe(s),

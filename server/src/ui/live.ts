@@ -72,6 +72,7 @@ export async function liveRoutes(app: FastifyInstance, deps: UiDeps): Promise<vo
     },
     // The browser reconnects (`retry:`) with its Last-Event-ID and replays what it missed.
     gap: endAll,
+    watching: () => streams.size > 0,
   })
   const heartbeat = setInterval(() => {
     for (const res of streams.keys()) res.write(': ping\n\n')
