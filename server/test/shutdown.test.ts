@@ -32,6 +32,9 @@ describe('SIGTERM on a real server process', () => {
   it('turns unready first, finishes the request in flight, refuses new connections and exits 0', async () => {
     db = onPostgres ? await createTestDatabase() : undefined
     const server = await startServer({
+      // The built server, as production runs it (`npm test` builds it first).
+      entry: 'dist',
+      readyTimeoutMs: 60_000,
       env: {
         SHUTDOWN_DRAIN_MS: '1500',
         LOG_LEVEL: 'warn',
@@ -83,5 +86,5 @@ describe('SIGTERM on a real server process', () => {
     } finally {
       await server.stop()
     }
-  })
+  }, 90_000)
 })

@@ -45,6 +45,8 @@ export interface StartOptions {
    * runs the built `server/dist/main.js` as production does (the conformance runner).
    */
   entry?: 'source' | 'dist'
+  /** How long to wait for the ready line (default {@link READY_TIMEOUT_MS}). */
+  readyTimeoutMs?: number
 }
 
 /** The ready line `main.ts` prints once it accepts requests. */
@@ -120,10 +122,8 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
         new Error(`ingest server did not start: ${why}\n--- server output ---\n${logs.join('\n')}`),
       )
     }
-    const timer = setTimeout(
-      () => fail(`no ready line within ${READY_TIMEOUT_MS} ms`),
-      READY_TIMEOUT_MS,
-    )
+    const readyMs = opts.readyTimeoutMs ?? READY_TIMEOUT_MS
+    const timer = setTimeout(() => fail(`no ready line within ${readyMs} ms`), readyMs)
     stdoutLines.on('line', (line) => {
       logs.push(line)
       const ready = readyUrl(line)

@@ -28,7 +28,7 @@ afterAll(async () => {
 const newId = () => randomBytes(16).toString('hex')
 const urls = () => cluster.nodes.map((n) => n.url)
 
-describe('coordination across three nodes', () => {
+describe('coordination across three nodes', { timeout: 60_000 }, () => {
   it("a project's quota holds exactly, whichever nodes take the events", async () => {
     const p = await clusterProject(cluster, 'cluster-quota')
     const res = await fetch(`${cluster.url}/api/0/projects/${p.id}/`, {

@@ -85,7 +85,7 @@ const until = async (cond: () => boolean, timeoutMs: number, what: string) => {
   }
 }
 
-describe('three nodes on one PostgreSQL', () => {
+describe('three nodes on one PostgreSQL', { timeout: 60_000 }, () => {
   it('an event sent to one node appears live on a stream served by another', async () => {
     const p = await clusterProject(cluster, 'cluster-live')
     const [a, , c] = cluster.nodes
@@ -162,5 +162,5 @@ describe('three nodes on one PostgreSQL', () => {
     expect(counts.size).toBe(expected.length)
     // All three nodes took traffic before the kill.
     expect(cluster.proxy.connections.every((n) => n > 0)).toBe(true)
-  }, 60_000)
+  })
 })
