@@ -16,6 +16,7 @@ import { pgRetention } from './retention.ts'
 import { pgSessions } from './sessions.ts'
 import { pgTriage } from './triage.ts'
 import { pgUiReads } from './ui-reads.ts'
+import { pgUserLifecycle } from './user-lifecycle.ts'
 
 /** Connections of the store's pool unless configured (`DATABASE_POOL_SIZE`). */
 export const DEFAULT_POOL_SIZE = 10
@@ -55,6 +56,7 @@ export async function openPostgresStore(
     ...pgReleaseHealth(pool),
     ...pgMonitors(pool),
     ...pgRetention(pool),
+    ...pgUserLifecycle(pool),
     close: () => pool.end(),
   }
 }

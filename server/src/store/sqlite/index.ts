@@ -18,6 +18,7 @@ import { sqliteRetention } from './retention.ts'
 import { sqliteSessions } from './sessions.ts'
 import { sqliteTriage } from './triage.ts'
 import { sqliteUiReads } from './ui-reads.ts'
+import { sqliteUserLifecycle } from './user-lifecycle.ts'
 
 /**
  * Opens (creating if needed) the embedded SQLite store: WAL journal and `synchronous=FULL`, so
@@ -49,6 +50,7 @@ export async function openSqliteStore(
     ...sqliteReleaseHealth(db),
     ...sqliteMonitors(db),
     ...sqliteRetention(db),
+    ...sqliteUserLifecycle(db),
     close: async () => {
       await writer?.close()
       db.close()
