@@ -164,8 +164,7 @@ export async function acceptInvite(
   const hash = await hashPassword(password)
   if ((await store.findUserByEmail(link.email)) !== undefined)
     throw new ApiError('conflict', 'A user with this e-mail address exists already: sign in.')
-  if (!(await store.useAccountLink(link.id, Date.now())))
-    throw new ApiError('gone', GONE_TEXT.used)
+  if (!(await store.useAccountLink(link.id, Date.now()))) throw new ApiError('gone', GONE_TEXT.used)
   let user: User
   try {
     user = await store.createUser(link.email, hash, link.isAdmin)
@@ -226,8 +225,7 @@ export async function completeReset(
   if (user === undefined || user.deactivatedAt !== null)
     throw new ApiError('gone', 'This account is deactivated.')
   const hash = await hashPassword(password)
-  if (!(await store.useAccountLink(link.id, Date.now())))
-    throw new ApiError('gone', GONE_TEXT.used)
+  if (!(await store.useAccountLink(link.id, Date.now()))) throw new ApiError('gone', GONE_TEXT.used)
   await setPassword(store, user.id, hash)
   await recordAudit(store, actorOf({ userId: user.id }), 'password.reset', {
     target: `user:${user.id}`,
