@@ -27,13 +27,18 @@ afterAll(async () => {
 })
 
 /** Runs the command with `args` (and `stdin`); resolves its exit code and output. */
-function run(args: string[], stdin = ''): Promise<{ code: number | null; out: string; err: string }> {
+function run(
+  args: string[],
+  stdin = '',
+): Promise<{ code: number | null; out: string; err: string }> {
   const url = app.services.config.databaseUrl
   const child = spawn(process.execPath, ['--import', 'tsx', cli, ...args], {
     cwd: root,
     env: {
       PATH: process.env['PATH'] ?? '',
-      ...(url === undefined ? { DATA_DIR: dir, DATABASE_PATH: databasePath } : { DATABASE_URL: url }),
+      ...(url === undefined
+        ? { DATA_DIR: dir, DATABASE_PATH: databasePath }
+        : { DATABASE_URL: url }),
     },
   })
   let out = ''
@@ -72,7 +77,10 @@ describe('reset-admin-password', () => {
   })
 
   it('sets a password read from stdin for --email; refuses short ones and unknown users', async () => {
-    const r = await run(['--email', 'later-admin@example.com', '--password-stdin'], 'chosen on stdin\n')
+    const r = await run(
+      ['--email', 'later-admin@example.com', '--password-stdin'],
+      'chosen on stdin\n',
+    )
     expect(r.code).toBe(0)
     expect(r.out).not.toContain('new password:')
     await signIn(app, 'later-admin@example.com', 'chosen on stdin')

@@ -21,8 +21,11 @@ async function tokenOf(client: UiClient): Promise<string> {
   return m[1]
 }
 
-const setActive = (userId: number, verb: 'deactivate' | 'reactivate', headers = ADMIN) =>
-  app.inject({ method: 'POST', url: `/api/0/users/${userId}/${verb}/`, headers })
+const setActive = (
+  userId: number,
+  verb: 'deactivate' | 'reactivate',
+  headers: Record<string, string> = ADMIN,
+) => app.inject({ method: 'POST', url: `/api/0/users/${userId}/${verb}/`, headers })
 
 describe('deactivation', () => {
   it("cuts the user's live session and API token at once; reactivation restores sign-in and tokens", async () => {

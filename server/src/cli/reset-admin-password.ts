@@ -33,7 +33,9 @@ async function readStdin(): Promise<string> {
   const chunks: Buffer[] = []
   for await (const c of process.stdin) chunks.push(c as Buffer)
   // One line: the trailing newline of `echo` or a here-string is not part of the password.
-  return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '')
+  return Buffer.concat(chunks)
+    .toString('utf8')
+    .replace(/\r?\n$/, '')
 }
 
 /** The first admin: the oldest active one, else the oldest one. */
