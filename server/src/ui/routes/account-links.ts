@@ -35,6 +35,10 @@ const card = (title: string, inner: SafeHtml | string) =>
 export async function accountLinkRoutes(app: FastifyInstance, deps: UiDeps): Promise<void> {
   const { services } = deps
   const { store, config } = services
+  // Made here first, so background send failures reach the app's log; sends still in flight
+  // finish before the app has closed.
+  const mailer = accountMailer(services, app.log)
+  app.addHook('onClose', () => mailer.idle())
 
   /** The page of a link that cannot be used (404 unknown, 410 used/revoked/expired). */
   const linkError = (reply: FastifyReply, err: ApiError) =>
@@ -114,7 +118,7 @@ export async function accountLinkRoutes(app: FastifyInstance, deps: UiDeps): Pro
   }
 
   const forgotPage = (token: string, note?: { text: string; error?: boolean }) => {
-    const smtp = accountMailer(services).configured
+    const smtp = mailer.configured
     return layout(
       undefined,
       'Forgot password',
