@@ -132,6 +132,13 @@ describe('invitations', () => {
     const path = linkPath(sent.body)
     expect(sent.body).toContain('data-copy="invite-link"')
     expect((await app.inject({ method: 'GET', url: path })).statusCode).toBe(200)
+    const id = (await app.services.store.listPendingInvites(Date.now())).find(
+      (i) => i.email === 'fromui@example.com',
+    )?.id
+    const revoked = await boss.post(`/settings/invitations/${id}/revoke`, {})
+    expect(revoked.statusCode).toBe(303)
+    expect((await app.inject({ method: 'GET', url: path })).statusCode).toBe(410)
+    expect((await boss.get('/settings/users')).body).not.toContain('fromui@example.com')
     const rows = await auditRows(app, 'user.invite')
     const boss_ = await app.services.store.findUserByEmail('boss@example.com')
     expect(rows[0]?.actor).toEqual({ kind: 'user', user_id: boss_?.id })
