@@ -30,6 +30,7 @@ export const ERRORS = {
   not_found: { status: 404, reason: null },
   bad_request: { status: 400, reason: null },
   conflict: { status: 409, reason: null },
+  gone: { status: 410, reason: null },
   unsupported_media_type: { status: 415, reason: null },
 } as const satisfies Record<string, { status: number; reason: string | null }>
 

@@ -31,3 +31,21 @@ export async function verifyPassword(password: string, stored: string): Promise<
   })
   return actual.length === expected.length && timingSafeEqual(actual, expected)
 }
+
+/** Shortest password accepted (NIST SP 800-63B §5.1.1.2 asks for at least 8 characters). */
+export const MIN_PASSWORD_LENGTH = 8
+/** Longest password accepted: the sign-in form reads at most this much (scrypt takes any). */
+export const MAX_PASSWORD_LENGTH = 1000
+
+/**
+ * What is wrong with a password a person chose (invitation, reset, operator command), or
+ * undefined when it is acceptable. Length is the only rule, as NIST SP 800-63B advises against
+ * composition rules.
+ */
+export function passwordProblem(password: string): string | undefined {
+  if ([...password].length < MIN_PASSWORD_LENGTH)
+    return `The password must be at least ${MIN_PASSWORD_LENGTH} characters long.`
+  if (password.length > MAX_PASSWORD_LENGTH)
+    return `The password must be at most ${MAX_PASSWORD_LENGTH} characters long.`
+  return undefined
+}

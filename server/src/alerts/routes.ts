@@ -8,6 +8,7 @@ import {
   PathId,
   ProjectParams,
 } from '../api/schemas.ts'
+import { actorOf, recordAudit } from '../audit/record.ts'
 import type { Services } from '../services.ts'
 import { DeliveryQuery, deliveryJson, listAlertDeliveries } from './deliveries.ts'
 import {
@@ -53,6 +54,11 @@ export async function alertRoutes(
     },
     async (req, reply) => {
       const rule = await createAlertRule({ store, config }, req.params.projectId, req.body)
+      await recordAudit(store, actorOf(req.principal ?? { userId: null }), 'alert_rule.create', {
+        projectId: rule.projectId,
+        target: `alert_rule:${rule.id}`,
+        details: { name: rule.name },
+      })
       return reply.code(201).send(ruleJson(rule))
     },
   )
@@ -68,6 +74,10 @@ export async function alertRoutes(
     },
     async (req, reply) => {
       await deleteAlertRule(store, req.params.projectId, req.params.ruleId)
+      await recordAudit(store, actorOf(req.principal ?? { userId: null }), 'alert_rule.delete', {
+        projectId: req.params.projectId,
+        target: `alert_rule:${req.params.ruleId}`,
+      })
       return reply.code(204).send(null)
     },
   )

@@ -1,6 +1,8 @@
 import type { FastifyInstance } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
+import { userRoutes } from '../accounts/routes.ts'
 import { alertRoutes } from '../alerts/routes.ts'
+import { auditRoutes } from '../audit/routes.ts'
 import { componentRoutes } from '../components/routes.ts'
 import type { Services } from '../services.ts'
 import { triageRoutes } from '../triage/routes.ts'
@@ -42,4 +44,6 @@ export async function apiRoutes(scope: FastifyInstance, services: Services): Pro
   await outcomeRoutes(app, services)
   await releaseRoutes(app, services)
   await monitorRoutes(app, services)
+  await userRoutes(app, services)
+  await auditRoutes(app, services)
 }

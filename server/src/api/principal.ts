@@ -45,6 +45,9 @@ export function principalResolver(
       }
       const found = await accounts.findToken(hashToken(token))
       if (found === undefined) throw new ApiError('unauthorized', 'invalid or revoked API token')
+      // A deactivated user's tokens stop at once (they come back if the user is reactivated).
+      if (found.user.deactivatedAt !== null)
+        throw new ApiError('unauthorized', 'the account of this API token is deactivated')
       return { userId: found.userId, isAdmin: found.user.isAdmin, via: 'token' }
     }
     for (const source of extra) {

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { newPublicKey } from '../accounts/tokens.ts'
+import { actorOf, recordAudit } from '../audit/record.ts'
 import { ApiError } from '../errors.ts'
 import type { Store } from '../store/types.ts'
 import { keyJson, projectJson } from './format.ts'
@@ -68,6 +69,11 @@ export async function projectRoutes(
     },
     async (req, reply) => {
       const { project, key } = await createProject(store, req.body.name)
+      await recordAudit(store, actorOf(req.principal ?? { userId: null }), 'project.create', {
+        projectId: project.id,
+        target: `project:${project.id}`,
+        details: { name: project.name, key: key.id },
+      })
       return reply.code(201).send(projectJson(project, keyJson(key, baseUrl()).dsn))
     },
   )

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { actorOf, recordAudit } from '../audit/record.ts'
 import type { QuotaGate } from '../ingest/quota.ts'
 import type { Quota, Store } from '../store/types.ts'
 import { keyJson, projectJson } from './format.ts'
@@ -51,6 +52,11 @@ export async function quotaRoutes(
             : { events: input.quota.events, windowSeconds: input.quota.window_seconds }
         await store.setQuota(p.id, q)
         quota.set(p.id, q)
+        await recordAudit(store, actorOf(req.principal ?? { userId: null }), 'quota.change', {
+          projectId: p.id,
+          target: `project:${p.id}`,
+          details: { quota: quotaJson(q) },
+        })
       }
       const keys = await store.listKeys(p.id)
       const k = keys.find((x) => x.component === null && x.revokedAt === null) ?? keys[0]

@@ -1,4 +1,5 @@
 import { newPublicKey } from '../accounts/tokens.ts'
+import { type AuditActor, recordAudit } from '../audit/record.ts'
 import { ApiError } from '../errors.ts'
 import type { KeyResolver } from '../ingest/keys.ts'
 import type { ProjectKey, Store } from '../store/types.ts'
@@ -43,18 +44,24 @@ export async function createComponentKey(
 /**
  * Revokes a key of the project (idempotent): ingest with it answers 403 from then on (at once
  * on this node, within the key cache's 30 s on others). Throws 404 when the project has no such
- * key; returns the key as it is now.
+ * key; returns the key as it is now. Only a revocation that changed something is audited.
  */
 export async function revokeProjectKey(
   deps: KeyDeps,
   projectId: number,
   keyId: number,
+  actor: AuditActor,
 ): Promise<ProjectKey> {
   const key = (await deps.store.listKeys(projectId)).find((k) => k.id === keyId)
   if (key === undefined) throw new ApiError('not_found', 'no such key')
   if (key.revokedAt === null) {
     await deps.store.revokeKey(projectId, keyId)
     deps.keys.invalidate()
+    await recordAudit(deps.store, actor, 'key.revoke', {
+      projectId,
+      target: `key:${keyId}`,
+      details: { label: key.label },
+    })
   }
   const now = (await deps.store.listKeys(projectId)).find((k) => k.id === keyId)
   return now ?? key

@@ -8,6 +8,7 @@ import {
   PathId,
   ProjectParams,
 } from '../api/schemas.ts'
+import { actorOf, recordAudit } from '../audit/record.ts'
 import type { Services } from '../services.ts'
 import { createComponentKey, revokeProjectKey } from './keys.ts'
 import { LABEL_RULES } from './labels.ts'
@@ -37,6 +38,11 @@ export async function componentRoutes(
     },
     async (req, reply) => {
       const key = await createComponentKey(services, req.params.projectId, req.body.label)
+      await recordAudit(services.store, actorOf(req.principal ?? { userId: null }), 'key.create', {
+        projectId: key.projectId,
+        target: `key:${key.id}`,
+        details: { label: key.label },
+      })
       return reply.code(201).send(keyJson(key, services.baseUrl()))
     },
   )
@@ -51,7 +57,8 @@ export async function componentRoutes(
       },
     },
     async (req, reply) => {
-      await revokeProjectKey(services, req.params.projectId, req.params.keyId)
+      const actor = actorOf(req.principal ?? { userId: null })
+      await revokeProjectKey(services, req.params.projectId, req.params.keyId, actor)
       return reply.code(204).send(null)
     },
   )

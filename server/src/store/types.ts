@@ -5,6 +5,7 @@
  */
 import type { CheckInToWrite, MonitorStore } from './monitor-types.ts'
 import type { ReleaseHealthStore, SessionBucket, SessionUpdate } from './release-health-types.ts'
+import type { AuditStore, UserLifecycleStore } from './user-lifecycle-types.ts'
 
 /** A project: the unit DSNs, issues and quotas belong to. */
 export interface Project {
@@ -155,6 +156,8 @@ export interface User {
   passwordHash: string
   isAdmin: boolean
   createdAt: number
+  /** When an admin deactivated the account (its sessions and tokens are refused), else null. */
+  deactivatedAt: number | null
 }
 
 /** An API token row (only the hash of the secret is stored). */
@@ -483,7 +486,9 @@ export interface Store
     ReleaseHealthStore,
     MonitorStore,
     RetentionStore,
-    LiveStore {
+    LiveStore,
+    UserLifecycleStore,
+    AuditStore {
   readonly dialect: 'sqlite' | 'postgres'
   close(): Promise<void>
 }

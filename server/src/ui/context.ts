@@ -50,6 +50,7 @@ export async function pageContext(
     who: viewer.label,
     csrf: viewer.session?.csrfToken ?? '',
     session: viewer.session !== undefined,
+    admin: viewer.isAdmin,
     projects: await deps.services.store.listProjects(),
     project,
     section,

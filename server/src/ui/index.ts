@@ -10,6 +10,8 @@ import { html } from './html.ts'
 import { layout, sendPage } from './layout.ts'
 import { liveRoutes } from './live.ts'
 import { LoginThrottle } from './login-throttle.ts'
+import { accountLinkRoutes } from './routes/account-links.ts'
+import { auditLogRoutes } from './routes/audit-log.ts'
 import { authRoutes } from './routes/auth.ts'
 import { cronRoutes } from './routes/crons.ts'
 import { issueDetailRoutes } from './routes/issue-detail.ts'
@@ -19,6 +21,7 @@ import { projectRoutes } from './routes/projects.ts'
 import { releaseRoutes } from './routes/releases.ts'
 import { settingsRoutes } from './routes/settings.ts'
 import { tokenRoutes } from './routes/tokens.ts'
+import { userAdminRoutes } from './routes/users.ts'
 import { readSession, sessionPrincipalSource } from './session-auth.ts'
 import { CSS } from './style.ts'
 
@@ -157,5 +160,8 @@ export async function webUi(app: FastifyInstance): Promise<void> {
     await outcomeRoutes(scope, deps)
     await settingsRoutes(scope, deps)
     await liveRoutes(scope, deps)
+    await accountLinkRoutes(scope, deps)
+    await userAdminRoutes(scope, deps)
+    await auditLogRoutes(scope, deps)
   })
 }

@@ -25,6 +25,8 @@ export interface PageContext {
   projects: Project[]
   project?: Project | undefined
   section: Section
+  /** Whether the viewer is an instance admin (shows the Users and Audit log links). */
+  admin?: boolean
 }
 
 const SECTIONS: { id: Section; label: string; path: string }[] = [
@@ -68,7 +70,7 @@ function header(ctx: PageContext): SafeHtml {
     ? postForm(ctx, '/logout', html`<button type="submit">Sign out</button>`)
     : ''
   return html`<header class="top"><a class="brand" href="/projects">ingest</a>${switcher}${nav}
-    <div class="who"><span>${ctx.who}</span><a href="/account/tokens">API tokens</a>${signOut}</div></header>`
+    <div class="who"><span>${ctx.who}</span>${ctx.admin === true ? html`<a href="/settings/users">Users</a><a href="/settings/audit-log">Audit log</a>` : ''}<a href="/account/tokens">API tokens</a>${signOut}</div></header>`
 }
 
 /** A whole page: the frame (header, navigation) around `body`. */

@@ -92,6 +92,8 @@ export async function readSession(
   if (secret === undefined || secret === '' || secret.length > 200) return undefined
   const session = await store.findSession(hashToken(secret), now)
   if (session === undefined) return undefined
+  // Deactivation deletes the user's sessions; this also refuses one created in a race with it.
+  if (session.user.deactivatedAt !== null) return undefined
   if (now - session.lastSeenAt > TOUCH_EVERY_MS) {
     await store.touchSession(session.id, now, now + SESSION_IDLE_MS)
   }

@@ -17,6 +17,23 @@ export function emailContent(m: AlertMessage): { subject: string; text: string }
 }
 
 /**
+ * A nodemailer transport for the configured SMTP server (`SMTP_*`), one connection per message.
+ * Shared by alert e-mails and account mails (invitations, password resets), so both honour the
+ * same settings and timeouts.
+ */
+export function smtpTransport(smtp: SmtpConfig, timeoutMs: number): Transporter {
+  return createTransport({
+    host: smtp.host,
+    port: smtp.port,
+    secure: smtp.secure,
+    ...(smtp.user !== undefined ? { auth: { user: smtp.user, pass: smtp.password ?? '' } } : {}),
+    connectionTimeout: timeoutMs,
+    greetingTimeout: timeoutMs,
+    socketTimeout: timeoutMs,
+  })
+}
+
+/**
  * Sends alert e-mails through the configured SMTP server (one pooled-less transport, opened per
  * message). SMTP 5xx answers are permanent failures; 4xx, timeouts and network errors retry.
  */
@@ -26,20 +43,7 @@ export class EmailSender {
 
   constructor(smtp: SmtpConfig | undefined, timeoutMs: number) {
     this.smtp = smtp
-    this.transport =
-      smtp === undefined
-        ? undefined
-        : createTransport({
-            host: smtp.host,
-            port: smtp.port,
-            secure: smtp.secure,
-            ...(smtp.user !== undefined
-              ? { auth: { user: smtp.user, pass: smtp.password ?? '' } }
-              : {}),
-            connectionTimeout: timeoutMs,
-            greetingTimeout: timeoutMs,
-            socketTimeout: timeoutMs,
-          })
+    this.transport = smtp === undefined ? undefined : smtpTransport(smtp, timeoutMs)
   }
 
   /** Sends one alert to the channel's addresses; `deliveryId` makes the Message-ID stable. */

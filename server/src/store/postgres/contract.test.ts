@@ -6,6 +6,7 @@ import { quotaOutcomeContract } from '../../../test/store-contract/quota-outcome
 import { retentionContract } from '../../../test/store-contract/retention-contract.ts'
 import { triageAlertContract } from '../../../test/store-contract/triage-alerts-contract.ts'
 import { uiStoreContract } from '../../../test/store-contract/ui-contract.ts'
+import { userLifecycleContract } from '../../../test/store-contract/user-lifecycle-contract.ts'
 import { createTestDatabase, type TestDatabase } from '../../../test/support/postgres-database.ts'
 import type { Store } from '../types.ts'
 import { openPostgresStore } from './index.ts'
@@ -44,3 +45,4 @@ healthAndCronContract('postgres', open)
 triageAlertContract('postgres', open)
 uiStoreContract('postgres', open)
 retentionContract('postgres', open)
+userLifecycleContract('postgres', open)

@@ -14,6 +14,8 @@ const TABLES: readonly { name: string; identity: boolean }[] = [
   { name: 'users', identity: true },
   { name: 'api_tokens', identity: true },
   { name: 'ui_sessions', identity: true },
+  { name: 'account_links', identity: true },
+  { name: 'audit_log', identity: true },
   { name: 'project_quotas', identity: false },
   { name: 'issues', identity: true },
   { name: 'grouphashes', identity: false },

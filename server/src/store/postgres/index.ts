@@ -17,6 +17,7 @@ import { pgRetention } from './retention.ts'
 import { pgSessions } from './sessions.ts'
 import { pgTriage } from './triage.ts'
 import { pgUiReads } from './ui-reads.ts'
+import { pgUserLifecycle } from './user-lifecycle.ts'
 
 /** Connections of the store's pool unless configured (`DATABASE_POOL_SIZE`). */
 export const DEFAULT_POOL_SIZE = 10
@@ -57,6 +58,7 @@ export async function openPostgresStore(
     ...pgMonitors(pool),
     ...pgRetention(pool),
     ...pgLive(pool),
+    ...pgUserLifecycle(pool),
     close: () => pool.end(),
   }
 }

@@ -22,7 +22,7 @@ export function pgSessions(pool: pg.Pool): SessionStore {
       const r = await first<SessionUserRow>(
         pool,
         `SELECT s.id, s.user_id, s.csrf_token, s.created_at, s.last_seen_at, s.expires_at,
-           u.email, u.password_hash, u.is_admin, u.created_at AS user_created_at
+           u.email, u.password_hash, u.is_admin, u.created_at AS user_created_at, u.deactivated_at
          FROM ui_sessions s JOIN users u ON u.id = s.user_id
          WHERE s.token_hash = $1 AND s.expires_at > $2`,
         [tokenHash, now],

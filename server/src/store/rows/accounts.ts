@@ -11,6 +11,7 @@ export interface UserRow {
   password_hash: string
   is_admin: number
   created_at: number
+  deactivated_at: number | null
 }
 
 /** A `TokenRow` as the SQL returns it (snake_case columns). */
@@ -29,6 +30,7 @@ export const toUser = (r: UserRow): User => ({
   passwordHash: r.password_hash,
   isAdmin: r.is_admin === 1,
   createdAt: r.created_at,
+  deactivatedAt: r.deactivated_at,
 })
 
 /** Maps a `TokenRow` to the store's `ApiToken`. */

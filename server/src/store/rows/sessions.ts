@@ -20,6 +20,7 @@ export interface SessionUserRow extends SessionRow {
   password_hash: string
   is_admin: number
   user_created_at: number
+  deactivated_at: number | null
 }
 
 /** Maps a `SessionRow` to the store's `UiSession`. */
@@ -39,4 +40,5 @@ export const toUser = (r: SessionUserRow): User => ({
   passwordHash: r.password_hash,
   isAdmin: r.is_admin === 1,
   createdAt: r.user_created_at,
+  deactivatedAt: r.deactivated_at,
 })

@@ -19,6 +19,7 @@ import { sqliteRetention } from './retention.ts'
 import { sqliteSessions } from './sessions.ts'
 import { sqliteTriage } from './triage.ts'
 import { sqliteUiReads } from './ui-reads.ts'
+import { sqliteUserLifecycle } from './user-lifecycle.ts'
 
 /**
  * Opens (creating if needed) the embedded SQLite store: WAL journal and `synchronous=FULL`, so
@@ -51,6 +52,7 @@ export async function openSqliteStore(
     ...sqliteMonitors(db),
     ...sqliteRetention(db),
     ...sqliteLive(db),
+    ...sqliteUserLifecycle(db),
     close: async () => {
       await writer?.close()
       db.close()

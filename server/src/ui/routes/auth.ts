@@ -57,7 +57,8 @@ export async function authRoutes(app: FastifyInstance, deps: UiDeps): Promise<vo
 <input type="hidden" name="next" value="${next}">
 <label for="email">E-mail</label><input id="email" name="email" type="email" autocomplete="username" required value="${email}" autofocus>
 <label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>
-<button class="primary" type="submit">Sign in</button></form></div>`,
+<button class="primary" type="submit">Sign in</button></form>
+<p class="small"><a href="/forgot-password">Forgot your password?</a></p></div>`,
       error === undefined ? undefined : { text: error, error: true },
     )
 
@@ -94,6 +95,11 @@ export async function authRoutes(app: FastifyInstance, deps: UiDeps): Promise<vo
       return sendPage(reply, loginPage(token, target, email, 'Wrong e-mail or password.'), 401)
     }
     deps.throttle.succeed(keys)
+    // The password was right, so saying why sign-in is refused tells nothing to a guesser.
+    if (user.deactivatedAt !== null) {
+      const msg = 'This account is deactivated. Ask an admin to reactivate it.'
+      return sendPage(reply, loginPage(token, target, email, msg), 403)
+    }
     // Sign-ins are rare: a good moment to drop sessions that expired (one indexed delete).
     await store.deleteExpiredSessions(Date.now())
     await startSession(store, req, reply, config, user)

@@ -2,8 +2,9 @@ import type { FastifyInstance } from 'fastify'
 import { keyJson } from '../../api/format.ts'
 import { CreateProject, createProject } from '../../api/projects.ts'
 import { parseInput } from '../../api/validate.ts'
+import { actorOf, recordAudit } from '../../audit/record.ts'
 import type { ProjectKey } from '../../store/types.ts'
-import { pageContext, projectParam, type UiDeps } from '../context.ts'
+import { pageContext, projectParam, type UiDeps, viewerOf } from '../context.ts'
 import { isoTime } from '../format.ts'
 import { html, type SafeHtml } from '../html.ts'
 import { layout, postForm, projectUrl, sendPage } from '../layout.ts'
@@ -113,7 +114,12 @@ ${postForm(ctx, '/projects', html`<input type="text" name="name" placeholder="Ne
 
   app.post('/projects', async (req, reply) => {
     const { name } = parseInput(CreateProject, req.body, 'project')
-    const { project } = await createProject(store, name)
+    const { project, key } = await createProject(store, name)
+    await recordAudit(store, actorOf(viewerOf(req)), 'project.create', {
+      projectId: project.id,
+      target: `project:${project.id}`,
+      details: { name: project.name, key: key.id },
+    })
     return reply.redirect(`${projectUrl(project.id, 'setup')}?created=1`, 303)
   })
 

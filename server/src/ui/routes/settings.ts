@@ -4,11 +4,12 @@ import { listAlertDeliveries } from '../../alerts/deliveries.ts'
 import { createAlertRule, deleteAlertRule, listAlertRules } from '../../alerts/rules.ts'
 import { keyJson } from '../../api/format.ts'
 import { parseInput, pathId } from '../../api/validate.ts'
+import { actorOf, recordAudit } from '../../audit/record.ts'
 import { createComponentKey, revokeProjectKey } from '../../components/keys.ts'
 import { LABEL_RULES, MAX_LABEL_LENGTH } from '../../components/labels.ts'
 import { ApiError } from '../../errors.ts'
 import type { AlertCondition, AlertRule, Project } from '../../store/types.ts'
-import { pageContext, projectParam, type UiDeps } from '../context.ts'
+import { pageContext, projectParam, type UiDeps, viewerOf } from '../context.ts'
 import { count, isoTime, relTime, truncate } from '../format.ts'
 import { html, type SafeHtml } from '../html.ts'
 import { layout, type PageContext, postForm, projectUrl, sendPage } from '../layout.ts'
@@ -203,15 +204,24 @@ ${rulesSection(ctx, project, rules)}
   app.post('/projects/:projectId/settings/keys', async (req, reply) => {
     const project = await projectParam(deps, req.params)
     const label = (req.body as Record<string, unknown> | undefined)?.['label']
-    return change(req, reply, project, 'key', () =>
-      createComponentKey(services, project.id, typeof label === 'string' ? label.trim() : label),
-    )
+    return change(req, reply, project, 'key', async () => {
+      const key = await createComponentKey(
+        services,
+        project.id,
+        typeof label === 'string' ? label.trim() : label,
+      )
+      await recordAudit(store, actorOf(viewerOf(req)), 'key.create', {
+        projectId: project.id,
+        target: `key:${key.id}`,
+        details: { label: key.label },
+      })
+    })
   })
 
   app.post('/projects/:projectId/settings/keys/:keyId/revoke', async (req, reply) => {
     const project = await projectParam(deps, req.params)
     return change(req, reply, project, 'revoked', () =>
-      revokeProjectKey(services, project.id, pathId(req.params, 'keyId')),
+      revokeProjectKey(services, project.id, pathId(req.params, 'keyId'), actorOf(viewerOf(req))),
     )
   })
 
@@ -228,6 +238,14 @@ ${rulesSection(ctx, project, rules)}
       }
       await store.setQuota(project.id, quota)
       services.quota.set(project.id, quota)
+      await recordAudit(store, actorOf(viewerOf(req)), 'quota.change', {
+        projectId: project.id,
+        target: `project:${project.id}`,
+        details: {
+          quota:
+            quota === null ? null : { events: quota.events, window_seconds: quota.windowSeconds },
+        },
+      })
     })
   })
 
@@ -235,14 +253,24 @@ ${rulesSection(ctx, project, rules)}
     const project = await projectParam(deps, req.params)
     return change(req, reply, project, 'rule', async () => {
       const form = parseInput(RuleForm, req.body, 'alert rule')
-      await createAlertRule(services, project.id, ruleInput(form))
+      const rule = await createAlertRule(services, project.id, ruleInput(form))
+      await recordAudit(store, actorOf(viewerOf(req)), 'alert_rule.create', {
+        projectId: project.id,
+        target: `alert_rule:${rule.id}`,
+        details: { name: rule.name },
+      })
     })
   })
 
   app.post('/projects/:projectId/settings/rules/:ruleId/delete', async (req, reply) => {
     const project = await projectParam(deps, req.params)
-    return change(req, reply, project, 'deleted', () =>
-      deleteAlertRule(store, project.id, pathId(req.params, 'ruleId')),
-    )
+    return change(req, reply, project, 'deleted', async () => {
+      const ruleId = pathId(req.params, 'ruleId')
+      await deleteAlertRule(store, project.id, ruleId)
+      await recordAudit(store, actorOf(viewerOf(req)), 'alert_rule.delete', {
+        projectId: project.id,
+        target: `alert_rule:${ruleId}`,
+      })
+    })
   })
 }

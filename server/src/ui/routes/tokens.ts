@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import { z } from 'zod'
 import { hashToken, newToken } from '../../accounts/tokens.ts'
 import { parseInput, pathId } from '../../api/validate.ts'
+import { actorOf, recordAudit } from '../../audit/record.ts'
 import { ApiError } from '../../errors.ts'
 import { pageContext, type UiDeps, viewerOf } from '../context.ts'
 import { isoTime } from '../format.ts'
@@ -53,14 +54,20 @@ export async function tokenRoutes(app: FastifyInstance, deps: UiDeps): Promise<v
     const userId = userOf(req)
     const { name } = parseInput(CreateToken, req.body, 'token')
     const secret = newToken()
-    await store.createToken(userId, name, hashToken(secret))
+    const token = await store.createToken(userId, name, hashToken(secret))
+    await recordAudit(store, actorOf(viewerOf(req)), 'token.create', {
+      target: `token:${token.id}`,
+      details: { name },
+    })
     return sendPage(reply, await page(req, { name, secret }), 201)
   })
 
   app.post('/account/tokens/:tokenId/revoke', async (req, reply) => {
     const userId = userOf(req)
-    const ok = await store.revokeToken(userId, pathId(req.params, 'tokenId'))
+    const tokenId = pathId(req.params, 'tokenId')
+    const ok = await store.revokeToken(userId, tokenId)
     if (!ok) throw new ApiError('not_found', 'There is no such active token.')
+    await recordAudit(store, actorOf(viewerOf(req)), 'token.revoke', { target: `token:${tokenId}` })
     return reply.redirect('/account/tokens', 303)
   })
 }
