@@ -41,6 +41,15 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true })
 })
 
+/** `rejected` outcomes with reason `overloaded` counted so far for the test project. */
+async function overloadedCount(): Promise<number> {
+  const res = await app.inject({ url: `/api/0/projects/${p.id}/outcomes/`, headers: ADMIN })
+  return res
+    .json<{ totals: { outcome: string; reason: string; quantity: number }[] }>()
+    .totals.filter((r) => r.outcome === 'rejected' && r.reason === 'overloaded')
+    .reduce((a, r) => a + r.quantity, 0)
+}
+
 const url = () => `http://127.0.0.1:${port}/api/${p.id}/envelope/?sentry_key=${p.key}`
 
 describe('load shedding', () => {
@@ -129,4 +138,62 @@ describe('load shedding', () => {
     expect(again.status).toBe(200)
     expect(app.ingestProtection.admission.usage().bytes).toBe(0)
   }, 30_000)
+
+  it('sheds before routing while the main thread is behind, and admits again once it catches up', async () => {
+    const base = await overloadedCount()
+    // A saturated main thread, made by hand: 120 ms of synchronous work every few ms, so the
+    // lag timer fires late and requests queue in front of the handlers, as under real overload.
+    let hogging = true
+    const hog = (): void => {
+      if (!hogging) return
+      const until = performance.now() + 120
+      while (performance.now() < until) {}
+      setTimeout(hog, 5)
+    }
+    const post = async (i: number) => {
+      const res = await fetch(url(), {
+        method: 'POST',
+        headers: { origin: 'https://app.example' },
+        body: eventEnvelope({ event_id: eid(30_000 + i), message: 'lagging' }),
+      })
+      return { status: res.status, headers: res.headers, body: await res.text() }
+    }
+    let shed: Awaited<ReturnType<typeof post>> | undefined
+    let i = 0
+    try {
+      setTimeout(hog, 5)
+      const deadline = Date.now() + 30_000
+      while (shed === undefined && Date.now() < deadline) {
+        const r = await post(i++)
+        expect(r.status === 200 || r.status === 429, r.body).toBe(true)
+        if (r.status === 429 && r.body.includes('event loop')) shed = r
+      }
+    } finally {
+      hogging = false
+    }
+    expect(shed, 'no request was shed while the main thread was behind').toBeDefined()
+    const h = shed?.headers
+    expect(h?.get('retry-after')).toBe(String(DEFAULT_PROTECTION.shedRetryAfterSeconds))
+    expect(h?.get('x-sentry-rate-limits')).toMatch(/^\d+::organization:overloaded$/)
+    expect(h?.get('access-control-allow-origin')).toBe('https://app.example')
+    expect(h?.get('access-control-expose-headers')).toMatch(/x-sentry-rate-limits/)
+    expect(JSON.parse(shed?.body ?? '{}').detail).toMatch(/overloaded/)
+    // Once the thread keeps up, requests are admitted again.
+    const deadline = Date.now() + 30_000
+    let status = 0
+    while (status !== 200 && Date.now() < deadline) {
+      status = (await post(i++)).status
+      if (status !== 200) await new Promise((r) => setTimeout(r, 50))
+    }
+    expect(status).toBe(200)
+    // The early sheds are counted as `rejected:overloaded` like the others (polled: they are
+    // tallied in memory and written about once a second).
+    const until = Date.now() + 15_000
+    let counted = await overloadedCount()
+    while (counted < base + 1 && Date.now() < until) {
+      await new Promise((r) => setTimeout(r, 100))
+      counted = await overloadedCount()
+    }
+    expect(counted).toBeGreaterThanOrEqual(base + 1)
+  }, 90_000)
 })

@@ -1,4 +1,5 @@
 import { ApiError } from '../errors.ts'
+import type { LoopLag } from './admission-lag.ts'
 
 /** Bounds of the ingest admission controller (see docs/ingest-protection.md). */
 export interface AdmissionLimits {
@@ -61,9 +62,40 @@ export class AdmissionController {
   private windowStart = performance.now()
   private rate = 0
   private readonly limits: AdmissionLimits
+  private readonly lag: LoopLag | undefined
+  /** Requests shed before routing, by `projectId|category`, until the outcome counter takes them. */
+  private early = new Map<string, number>()
 
-  constructor(limits: AdmissionLimits) {
+  /** @param lag the main thread's lag; past its bound new requests are shed too */
+  constructor(limits: AdmissionLimits, lag?: LoopLag) {
     this.limits = limits
+    this.lag = lag
+  }
+
+  /**
+   * Whether to shed a new ingest request now: the queue holds its bound, or the main thread is
+   * behind and this request falls outside the share it still admits (so call it once per request). Cheap (a comparison and a clock read), so the HTTP layer asks it before
+   * Fastify routes or parses anything (`http/early-shed.ts`).
+   */
+  overloaded(): boolean {
+    return this.units >= this.unitBound() || this.lag?.admit() === false
+  }
+
+  /** Notes one request shed before routing, to be counted as a `rejected` outcome. */
+  noteEarlyShed(projectId: number, category: string): void {
+    const k = `${projectId}|${category}`
+    this.early.set(k, (this.early.get(k) ?? 0) + 1)
+  }
+
+  /** Takes the requests shed before routing since the last call: `[projectId, category, count]`. */
+  takeEarlyShed(): [number, string, number][] {
+    const out: [number, string, number][] = []
+    for (const [k, n] of this.early) {
+      const bar = k.indexOf('|')
+      out.push([Number(k.slice(0, bar)), k.slice(bar + 1), n])
+    }
+    this.early = new Map()
+    return out
   }
 
   /** Current use and the queue bound in force, for tests and diagnostics. */
