@@ -38,7 +38,7 @@ export function installEarlyShed(
     throw new Error('installEarlyShed: expected exactly one request listener (Fastify)')
   }
   const body = JSON.stringify({
-    detail: `server overloaded (event loop): retry after ${retryAfterSeconds} s`,
+    detail: `server overloaded (shed before reading): retry after ${retryAfterSeconds} s`,
   })
   const headers: Record<string, string | number> = {
     'content-type': 'application/json; charset=utf-8',
