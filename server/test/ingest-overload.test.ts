@@ -41,15 +41,6 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true })
 })
 
-/** `rejected` outcomes with reason `overloaded` counted so far for the test project. */
-async function overloadedCount(): Promise<number> {
-  const res = await app.inject({ url: `/api/0/projects/${p.id}/outcomes/`, headers: ADMIN })
-  return res
-    .json<{ totals: { outcome: string; reason: string; quantity: number }[] }>()
-    .totals.filter((r) => r.outcome === 'rejected' && r.reason === 'overloaded')
-    .reduce((a, r) => a + r.quantity, 0)
-}
-
 const url = () => `http://127.0.0.1:${port}/api/${p.id}/envelope/?sentry_key=${p.key}`
 
 describe('load shedding', () => {
@@ -138,9 +129,50 @@ describe('load shedding', () => {
     expect(again.status).toBe(200)
     expect(app.ingestProtection.admission.usage().bytes).toBe(0)
   }, 30_000)
+})
+
+describe('shedding on the main thread lag', () => {
+  // Its own server with the default bounds (a queue bound of at least 32 units) and a long
+  // group-commit delay, so a batch of 16 requests stays in flight: past LAG_MIN_UNITS, below
+  // the queue bound. Only the lag rule can shed them.
+  let lagApp: FastifyInstance
+  let lp: TestProject
+  let lagPort: number
+  beforeAll(async () => {
+    lagApp = await buildApp(
+      testConfig({
+        databasePath: join(dir, 'lag.sqlite'),
+        commitDelayMs: 150,
+        protection: { ...DEFAULT_PROTECTION, diskMinFreeBytes: 0 },
+      }),
+    )
+    await lagApp.listen({ host: '127.0.0.1', port: 0 })
+    const addr = lagApp.server.address()
+    lagPort = typeof addr === 'object' && addr !== null ? addr.port : 0
+    lp = await createProject(lagApp)
+  })
+  afterAll(async () => {
+    await lagApp.close()
+  })
+
+  const lagUrl = () => `http://127.0.0.1:${lagPort}/api/${lp.id}/envelope/?sentry_key=${lp.key}`
+  const overloaded = async (): Promise<number> => {
+    const res = await lagApp.inject({ url: `/api/0/projects/${lp.id}/outcomes/`, headers: ADMIN })
+    return res
+      .json<{ totals: { outcome: string; reason: string; quantity: number }[] }>()
+      .totals.filter((r) => r.outcome === 'rejected' && r.reason === 'overloaded')
+      .reduce((a, r) => a + r.quantity, 0)
+  }
+  const post = async (i: number) => {
+    const res = await fetch(lagUrl(), {
+      method: 'POST',
+      headers: { origin: 'https://app.example' },
+      body: eventEnvelope({ event_id: eid(30_000 + i), message: 'lagging' }),
+    })
+    return { status: res.status, headers: res.headers, body: await res.text() }
+  }
 
   it('sheds before routing while the main thread is behind, and admits again once it catches up', async () => {
-    const base = await overloadedCount()
     // A saturated main thread, made by hand: 120 ms of synchronous work every few ms, so the
     // lag timer fires late and requests queue in front of the handlers, as under real overload.
     let hogging = true
@@ -150,23 +182,21 @@ describe('load shedding', () => {
       while (performance.now() < until) {}
       setTimeout(hog, 5)
     }
-    const post = async (i: number) => {
-      const res = await fetch(url(), {
-        method: 'POST',
-        headers: { origin: 'https://app.example' },
-        body: eventEnvelope({ event_id: eid(30_000 + i), message: 'lagging' }),
-      })
-      return { status: res.status, headers: res.headers, body: await res.text() }
-    }
     let shed: Awaited<ReturnType<typeof post>> | undefined
+    let early = 0
     let i = 0
     try {
       setTimeout(hog, 5)
-      const deadline = Date.now() + 30_000
+      const deadline = Date.now() + 45_000
       while (shed === undefined && Date.now() < deadline) {
-        const r = await post(i++)
-        expect(r.status === 200 || r.status === 429, r.body).toBe(true)
-        if (r.status === 429 && r.body.includes('shed before reading')) shed = r
+        const batch = await Promise.all(Array.from({ length: 16 }, () => post(i++)))
+        for (const r of batch) {
+          expect(r.status === 200 || r.status === 429, r.body).toBe(true)
+          if (r.status === 429 && r.body.includes('shed before reading')) {
+            early++
+            shed = r
+          }
+        }
       }
     } finally {
       hogging = false
@@ -189,11 +219,34 @@ describe('load shedding', () => {
     // The early sheds are counted as `rejected:overloaded` like the others (polled: they are
     // tallied in memory and written about once a second).
     const until = Date.now() + 15_000
-    let counted = await overloadedCount()
-    while (counted < base + 1 && Date.now() < until) {
+    let counted = await overloaded()
+    while (counted < early && Date.now() < until) {
       await new Promise((r) => setTimeout(r, 100))
-      counted = await overloadedCount()
+      counted = await overloaded()
     }
-    expect(counted).toBeGreaterThanOrEqual(base + 1)
-  }, 90_000)
+    expect(counted).toBeGreaterThanOrEqual(early)
+  }, 120_000)
+
+  it('does not shed a few requests while the thread is behind for another reason', async () => {
+    let hogging = true
+    let cycles = 0
+    const hog = (): void => {
+      if (!hogging) return
+      const until = performance.now() + 120
+      while (performance.now() < until) {}
+      cycles++
+      setTimeout(hog, 5)
+    }
+    const statuses: number[] = []
+    try {
+      setTimeout(hog, 5)
+      // Once the thread has been behind for a few cycles (polled), a few requests one by one.
+      const deadline = Date.now() + 15_000
+      while (cycles < 4 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))
+      for (let k = 0; k < 5; k++) statuses.push((await post(50_000 + k)).status)
+    } finally {
+      hogging = false
+    }
+    expect(statuses).toEqual([200, 200, 200, 200, 200])
+  }, 60_000)
 })

@@ -20,6 +20,13 @@ export interface AdmissionLimits {
 /** Units always admitted, however slow the measured rate: keeps a cold or idle server going. */
 export const MIN_UNITS = 32
 
+/**
+ * Ingest requests in flight before the main thread's lag may shed: a thread that is behind
+ * with only a few ingest requests is busy with something else (a page render, another process,
+ * a test run in parallel), and refusing SDK events would not shorten that.
+ */
+export const LAG_MIN_UNITS = 8
+
 /** Length of one window of the commit-rate measurement, ms. */
 const RATE_WINDOW_MS = 250
 
@@ -73,12 +80,14 @@ export class AdmissionController {
   }
 
   /**
-   * Whether to shed a new ingest request now: the queue holds its bound, or the main thread is
-   * behind and this request falls outside the share it still admits (so call it once per request). Cheap (a comparison and a clock read), so the HTTP layer asks it before
+   * Whether to shed a new ingest request now: the queue holds its bound, or (with at least
+   * {@link LAG_MIN_UNITS} in flight) the main thread is behind and this request falls outside
+   * the share it still admits (so call it once per request). Cheap (a comparison and a clock read), so the HTTP layer asks it before
    * Fastify routes or parses anything (`http/early-shed.ts`).
    */
   overloaded(): boolean {
-    return this.units >= this.unitBound() || this.lag?.admit() === false
+    if (this.units >= this.unitBound()) return true
+    return this.units >= LAG_MIN_UNITS && this.lag?.admit() === false
   }
 
   /** Notes one request shed before routing, to be counted as a `rejected` outcome. */
