@@ -24,6 +24,12 @@ export interface OverloadFigures {
   acceptedFraction: number
   /** 200 answers per second (a check against the database count). */
   answered200PerSec: number
+  /**
+   * Answers of any status per second over the offered rate: below 1 the server could not even
+   * refuse at the offered rate, the rest waited in the generator, and latency correction
+   * charges that wait to the accepted requests too.
+   */
+  answeredShare: number
   refusedShare: number
   r429: number
   r503: number
@@ -148,6 +154,7 @@ export async function measureOverload(inst: Instance, shape: LoadShape): Promise
     acceptedPerSec,
     acceptedFraction: r2(acceptedPerSec / sustainable.eventsPerSec),
     answered200PerSec: Math.round(st.ok / run.seconds),
+    answeredShare: r2(answered / run.seconds / run.offeredPerSec),
     refusedShare: answered === 0 ? Number.NaN : r2((st.r429 + st.r503) / answered),
     r429: st.r429,
     r503: st.r503,

@@ -54,6 +54,7 @@ export function formatOverload(f: OverloadFigures): string {
     `${f.mode}`,
     `sustainable ${n(f.sustainablePerSec)} events/s, offered ${n(f.offeredPerSec)} requests/s`,
     `accepted ${n(f.acceptedPerSec)} events/s stored (${n(f.acceptedFraction)} of sustainable; ${n(f.answered200PerSec)} × 200/s)`,
+    `${n(f.answeredShare)} of the offered rate answered`,
     `${n(f.refusedShare)} of answers 429/503 (${n(f.r429)} × 429, ${n(f.r503)} × 503, ${n(f.otherFailures)} other failures, ${n(f.cutAtEnd)} open at the end)`,
     `accepted p50 ${n(f.acceptedP50Ms)} ms, p99 ${n(f.acceptedP99Ms)} ms, max ${n(f.acceptedMaxMs)} ms (probe p99 ${n(f.probeP99Ms)} ms)`,
     `server RSS peak ${n(f.peakRssMiB)} MiB, ${n(f.serverCores)} cores`,
