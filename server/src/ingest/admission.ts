@@ -27,6 +27,9 @@ export const MIN_UNITS = 32
  */
 export const LAG_MIN_UNITS = 8
 
+/** Distinct projects tallied between two takes of the early-shed counts. */
+const MAX_EARLY_KEYS = 10_000
+
 /** Length of one window of the commit-rate measurement, ms. */
 const RATE_WINDOW_MS = 250
 
@@ -82,8 +85,9 @@ export class AdmissionController {
   /**
    * Whether to shed a new ingest request now: the queue holds its bound, or (with at least
    * {@link LAG_MIN_UNITS} in flight) the main thread is behind and this request falls outside
-   * the share it still admits (so call it once per request). Cheap (a comparison and a clock read), so the HTTP layer asks it before
-   * Fastify routes or parses anything (`http/early-shed.ts`).
+   * the share it still admits (so call it once per request). Cheap (a comparison and a clock
+   * read), so the HTTP layer asks it before Fastify routes or parses anything
+   * (`http/early-shed.ts`).
    */
   overloaded(): boolean {
     if (this.units >= this.unitBound()) return true
@@ -93,6 +97,9 @@ export class AdmissionController {
   /** Notes one request shed before routing, to be counted as a `rejected` outcome. */
   noteEarlyShed(projectId: number, category: string): void {
     const k = `${projectId}|${category}`
+    // Project ids come from the URL: a flood of made-up ones must not grow the tally without
+    // bound (it is emptied every second; those ids belong to no project and count nothing).
+    if (this.early.size >= MAX_EARLY_KEYS && !this.early.has(k)) return
     this.early.set(k, (this.early.get(k) ?? 0) + 1)
   }
 
