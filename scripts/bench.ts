@@ -13,7 +13,7 @@
  *                       through its API with a token, else from 200 answers (the output says)
  *   --scale             also measure on 1 million pre-filled events in 10,000 issues, and time
  *                       the issue list and issue pages (pre-filled database cached in .cache/)
- *   --overload          also drive 500 connections (3× the sustainable rate with wrk2)
+ *   --overload          also offer 3× the sustainable rate, open loop (oha, built once into .cache/tools/)
  *   --db sqlite|postgres, --nodes N   storage, and N server processes on one PostgreSQL
  *   --dist DIR          the server build to run (server/dist); --env K=V settings (repeatable)
  *   --quota N           an event quota of N per hour on the bench project (429 above it)

@@ -55,11 +55,12 @@ export function formatBare(f: BareFigures): string {
 export function formatOverload(f: OverloadFigures): string {
   return [
     `${f.mode}`,
-    `sustainable ${n(f.sustainablePerSec)} events/s`,
-    `under overload ${n(f.acceptedPerSec)} accepted events/s (${n(f.acceptedFraction)} of sustainable), ${n(f.storedPerSec)} stored/s`,
-    `${n(f.refusedShare)} of answers 429/503 (${n(f.r429)} × 429, ${n(f.r503)} × 503, ${n(f.otherFailures)} other failures)`,
-    `p99 of accepted ${n(f.acceptedP99Ms)} ms (probe), p99 of all answers ${n(f.allP99Ms)} ms`,
-    `server RSS peak ${n(f.peakRssMiB)} MiB`,
+    `sustainable ${n(f.sustainablePerSec)} events/s, offered ${n(f.offeredPerSec)} requests/s`,
+    `accepted ${n(f.acceptedPerSec)} events/s stored (${n(f.acceptedFraction)} of sustainable; ${n(f.answered200PerSec)} × 200/s)`,
+    `${n(f.answeredShare)} of the offered rate answered`,
+    `${n(f.refusedShare)} of answers 429/503 (${n(f.r429)} × 429, ${n(f.r503)} × 503, ${n(f.otherFailures)} other failures, ${n(f.cutAtEnd)} open at the end)`,
+    `accepted p50 ${n(f.acceptedP50Ms)} ms, p99 ${n(f.acceptedP99Ms)} ms, max ${n(f.acceptedMaxMs)} ms (probe p99 ${n(f.probeP99Ms)} ms)`,
+    `server RSS peak ${n(f.peakRssMiB)} MiB, ${n(f.serverCores)} cores`,
     `recovered to normal latency (≤ ${n(f.normalLatencyMs)} ms) ${f.recoverySeconds === undefined ? 'not within 30 s' : `${n(f.recoverySeconds)} s`} after the overload ended`,
   ].join('; ')
 }

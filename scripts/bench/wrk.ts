@@ -42,8 +42,6 @@ export interface WrkOptions {
   /** `host:port` of every target, for several nodes. */
   addrs?: string[]
   countStatus?: boolean
-  /** A constant request rate: needs `wrk2` (wrk's fork with -R); undefined runs closed-loop. */
-  rate?: number
   timeoutSeconds?: number
 }
 
@@ -59,12 +57,12 @@ export function envelopeEventId(): string {
   return m[1]
 }
 
-/** Runs wrk (or wrk2 for a constant rate) once and parses the Lua script's summary line. */
+/** Runs wrk once (closed loop) and parses the Lua script's summary line. */
 export function runWrk(o: WrkOptions): Promise<WrkResult> {
   if (!hasBinary('wrk')) {
     throw new Error('wrk is not installed (Debian: apt-get install wrk); the bench needs it')
   }
-  const bin = o.rate === undefined ? 'wrk' : 'wrk2'
+  const bin = 'wrk'
   const args = [
     // Two threads for two cores; with several nodes one per node at least (threads pick nodes).
     `-t${o.threads ?? Math.max(2, o.addrs?.length ?? 0)}`,
@@ -72,7 +70,6 @@ export function runWrk(o: WrkOptions): Promise<WrkResult> {
     `-d${Math.max(1, Math.round(o.seconds))}s`,
     `--timeout`,
     `${o.timeoutSeconds ?? 10}s`,
-    ...(o.rate === undefined ? [] : [`-R${Math.round(o.rate)}`]),
     '-s',
     LUA,
     new URL(o.path, o.url).href,

@@ -130,3 +130,123 @@ describe('load shedding', () => {
     expect(app.ingestProtection.admission.usage().bytes).toBe(0)
   }, 30_000)
 })
+
+describe('shedding on the main thread lag', () => {
+  // Its own server with the default bounds (a queue bound of at least 32 units) and a long
+  // group-commit delay, so a batch of 16 requests stays in flight: past LAG_MIN_UNITS, below
+  // the queue bound. Only the lag rule can shed them.
+  let lagApp: FastifyInstance
+  let lp: TestProject
+  let lagPort: number
+  beforeAll(async () => {
+    lagApp = await buildApp(
+      testConfig({
+        databasePath: join(dir, 'lag.sqlite'),
+        commitDelayMs: 150,
+        protection: { ...DEFAULT_PROTECTION, diskMinFreeBytes: 0 },
+      }),
+    )
+    await lagApp.listen({ host: '127.0.0.1', port: 0 })
+    const addr = lagApp.server.address()
+    lagPort = typeof addr === 'object' && addr !== null ? addr.port : 0
+    lp = await createProject(lagApp)
+  })
+  afterAll(async () => {
+    await lagApp.close()
+  })
+
+  const lagUrl = () => `http://127.0.0.1:${lagPort}/api/${lp.id}/envelope/?sentry_key=${lp.key}`
+  const overloaded = async (): Promise<number> => {
+    const res = await lagApp.inject({ url: `/api/0/projects/${lp.id}/outcomes/`, headers: ADMIN })
+    return res
+      .json<{ totals: { outcome: string; reason: string; quantity: number }[] }>()
+      .totals.filter((r) => r.outcome === 'rejected' && r.reason === 'overloaded')
+      .reduce((a, r) => a + r.quantity, 0)
+  }
+  const post = async (i: number) => {
+    const res = await fetch(lagUrl(), {
+      method: 'POST',
+      headers: { origin: 'https://app.example' },
+      body: eventEnvelope({ event_id: eid(30_000 + i), message: 'lagging' }),
+    })
+    return { status: res.status, headers: res.headers, body: await res.text() }
+  }
+
+  it('sheds before routing while the main thread is behind, and admits again once it catches up', async () => {
+    // A saturated main thread, made by hand: 120 ms of synchronous work every few ms, so the
+    // lag timer fires late and requests queue in front of the handlers, as under real overload.
+    let hogging = true
+    const hog = (): void => {
+      if (!hogging) return
+      const until = performance.now() + 120
+      while (performance.now() < until) {}
+      setTimeout(hog, 5)
+    }
+    let shed: Awaited<ReturnType<typeof post>> | undefined
+    let early = 0
+    let i = 0
+    try {
+      setTimeout(hog, 5)
+      const deadline = Date.now() + 45_000
+      while (shed === undefined && Date.now() < deadline) {
+        const batch = await Promise.all(Array.from({ length: 16 }, () => post(i++)))
+        for (const r of batch) {
+          expect(r.status === 200 || r.status === 429, r.body).toBe(true)
+          if (r.status === 429 && r.body.includes('shed before reading')) {
+            early++
+            shed = r
+          }
+        }
+      }
+    } finally {
+      hogging = false
+    }
+    expect(shed, 'no request was shed while the main thread was behind').toBeDefined()
+    const h = shed?.headers
+    expect(h?.get('retry-after')).toBe(String(DEFAULT_PROTECTION.shedRetryAfterSeconds))
+    expect(h?.get('x-sentry-rate-limits')).toMatch(/^\d+::organization:overloaded$/)
+    expect(h?.get('access-control-allow-origin')).toBe('https://app.example')
+    expect(h?.get('access-control-expose-headers')).toMatch(/x-sentry-rate-limits/)
+    expect(JSON.parse(shed?.body ?? '{}').detail).toMatch(/overloaded/)
+    // Once the thread keeps up, requests are admitted again.
+    const deadline = Date.now() + 30_000
+    let status = 0
+    while (status !== 200 && Date.now() < deadline) {
+      status = (await post(i++)).status
+      if (status !== 200) await new Promise((r) => setTimeout(r, 50))
+    }
+    expect(status).toBe(200)
+    // The early sheds are counted as `rejected:overloaded` like the others (polled: they are
+    // tallied in memory and written about once a second).
+    const until = Date.now() + 15_000
+    let counted = await overloaded()
+    while (counted < early && Date.now() < until) {
+      await new Promise((r) => setTimeout(r, 100))
+      counted = await overloaded()
+    }
+    expect(counted).toBeGreaterThanOrEqual(early)
+  }, 120_000)
+
+  it('does not shed a few requests while the thread is behind for another reason', async () => {
+    let hogging = true
+    let cycles = 0
+    const hog = (): void => {
+      if (!hogging) return
+      const until = performance.now() + 120
+      while (performance.now() < until) {}
+      cycles++
+      setTimeout(hog, 5)
+    }
+    const statuses: number[] = []
+    try {
+      setTimeout(hog, 5)
+      // Once the thread has been behind for a few cycles (polled), a few requests one by one.
+      const deadline = Date.now() + 15_000
+      while (cycles < 4 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))
+      for (let k = 0; k < 5; k++) statuses.push((await post(50_000 + k)).status)
+    } finally {
+      hogging = false
+    }
+    expect(statuses).toEqual([200, 200, 200, 200, 200])
+  }, 60_000)
+})

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { ApiError } from '../errors.ts'
-import { AdmissionController, MIN_UNITS } from './admission.ts'
+import { AdmissionController, LAG_MIN_UNITS, MIN_UNITS } from './admission.ts'
+import { LoopLag } from './admission-lag.ts'
 
 const limits = {
   maxInflightBytes: 1000,
@@ -53,5 +54,31 @@ describe('AdmissionController', () => {
     }
     expect(a.usage().units).toBe(0)
     a.enter()()
+  })
+
+  it('sheds on the main thread lag only while enough ingest requests are in flight', () => {
+    let t = 0
+    const lag = new LoopLag(50, () => t, 10)
+    const a = new AdmissionController(limits, lag)
+    // A thread far behind (ticks 200 ms late) ...
+    for (let i = 0; i < 20; i++) {
+      t += 210
+      lag.sample()
+    }
+    // ... with few ingest requests in flight is busy with something else: nothing is shed.
+    const held = Array.from({ length: LAG_MIN_UNITS - 1 }, () => a.enter())
+    expect(Array.from({ length: 50 }, () => a.overloaded()).some(Boolean)).toBe(false)
+    // With enough in flight, most new requests are shed; the queue bound is not reached.
+    held.push(a.enter())
+    expect(a.usage().units).toBeLessThan(a.unitBound())
+    const shed = Array.from({ length: 100 }, () => a.overloaded()).filter(Boolean).length
+    expect(shed).toBeGreaterThan(80)
+    // Once the ticks are on time again, everything is admitted.
+    for (let i = 0; i < 25; i++) {
+      t += 10
+      lag.sample()
+    }
+    expect(Array.from({ length: 50 }, () => a.overloaded()).some(Boolean)).toBe(false)
+    for (const leave of held) leave()
   })
 })

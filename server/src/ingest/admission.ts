@@ -1,4 +1,5 @@
 import { ApiError } from '../errors.ts'
+import type { LoopLag } from './admission-lag.ts'
 
 /** Bounds of the ingest admission controller (see docs/ingest-protection.md). */
 export interface AdmissionLimits {
@@ -18,6 +19,16 @@ export interface AdmissionLimits {
 
 /** Units always admitted, however slow the measured rate: keeps a cold or idle server going. */
 export const MIN_UNITS = 32
+
+/**
+ * Ingest requests in flight before the main thread's lag may shed: a thread that is behind
+ * with only a few ingest requests is busy with something else (a page render, another process,
+ * a test run in parallel), and refusing SDK events would not shorten that.
+ */
+export const LAG_MIN_UNITS = 8
+
+/** Distinct projects tallied between two takes of the early-shed counts. */
+const MAX_EARLY_KEYS = 10_000
 
 /** Length of one window of the commit-rate measurement, ms. */
 const RATE_WINDOW_MS = 250
@@ -61,9 +72,46 @@ export class AdmissionController {
   private windowStart = performance.now()
   private rate = 0
   private readonly limits: AdmissionLimits
+  private readonly lag: LoopLag | undefined
+  /** Requests shed before routing, by `projectId|category`, until the outcome counter takes them. */
+  private early = new Map<string, number>()
 
-  constructor(limits: AdmissionLimits) {
+  /** @param lag the main thread's lag; past its bound new requests are shed too */
+  constructor(limits: AdmissionLimits, lag?: LoopLag) {
     this.limits = limits
+    this.lag = lag
+  }
+
+  /**
+   * Whether to shed a new ingest request now: the queue holds its bound, or (with at least
+   * {@link LAG_MIN_UNITS} in flight) the main thread is behind and this request falls outside
+   * the share it still admits (so call it once per request). Cheap (a comparison and a clock
+   * read), so the HTTP layer asks it before Fastify routes or parses anything
+   * (`http/early-shed.ts`).
+   */
+  overloaded(): boolean {
+    if (this.units >= this.unitBound()) return true
+    return this.units >= LAG_MIN_UNITS && this.lag?.admit() === false
+  }
+
+  /** Notes one request shed before routing, to be counted as a `rejected` outcome. */
+  noteEarlyShed(projectId: number, category: string): void {
+    const k = `${projectId}|${category}`
+    // Project ids come from the URL: a flood of made-up ones must not grow the tally without
+    // bound (it is emptied every second; those ids belong to no project and count nothing).
+    if (this.early.size >= MAX_EARLY_KEYS && !this.early.has(k)) return
+    this.early.set(k, (this.early.get(k) ?? 0) + 1)
+  }
+
+  /** Takes the requests shed before routing since the last call: `[projectId, category, count]`. */
+  takeEarlyShed(): [number, string, number][] {
+    const out: [number, string, number][] = []
+    for (const [k, n] of this.early) {
+      const bar = k.indexOf('|')
+      out.push([Number(k.slice(0, bar)), k.slice(bar + 1), n])
+    }
+    this.early = new Map()
+    return out
   }
 
   /** Current use and the queue bound in force, for tests and diagnostics. */

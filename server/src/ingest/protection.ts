@@ -1,7 +1,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { Config } from '../config.ts'
 import { ApiError } from '../errors.ts'
+import { installEarlyShed } from '../http/early-shed.ts'
 import { AdmissionController, type ByteReservation } from './admission.ts'
+import { LoopLag } from './admission-lag.ts'
 import { DiskGuard } from './disk-guard.ts'
 
 /** The app's ingest guards, shared by the envelope, store and OTLP routes and `/readyz`. */
@@ -42,17 +44,29 @@ export function installIngestProtection(app: FastifyInstance, config: Config): v
   const p = config.protection
   const disk = new DiskGuard(config.dataDir, p.diskMinFreeBytes)
   disk.start(DISK_CHECK_MS)
-  app.decorate('ingestProtection', {
-    admission: new AdmissionController({
+  // The main thread may fall behind by a third of the latency target before requests are shed
+  // in front of it (docs/ingest-protection.md).
+  const lag = new LoopLag(p.targetLatencyMs / 3)
+  lag.start()
+  const admission = new AdmissionController(
+    {
       maxInflightBytes: p.maxInflightBytes,
       maxQueuedUnits: p.maxQueuedUnits,
       targetLatencyMs: p.targetLatencyMs,
       retryAfterSeconds: p.shedRetryAfterSeconds,
-    }),
+    },
+    lag,
+  )
+  app.decorate('ingestProtection', {
+    admission,
     disk,
     retryAfterSeconds: Math.max(p.shedRetryAfterSeconds, 5),
   })
-  app.addHook('onClose', async () => disk.stop())
+  installEarlyShed(app.server, admission, p.shedRetryAfterSeconds)
+  app.addHook('onClose', async () => {
+    disk.stop()
+    lag.stop()
+  })
   // Node closes connections past this at accept, before any parsing (net.Server#maxConnections).
   if (p.maxConnections > 0) app.server.maxConnections = p.maxConnections
 }

@@ -94,7 +94,29 @@ export function countRejections(app: FastifyInstance, deps: RejectionDeps): void
       flushTimer.unref()
     }
   }
+  // Requests shed before routing (http/early-shed.ts) are tallied by the admission controller.
+  const takeEarly = async (): Promise<void> => {
+    for (const [projectId, category, quantity] of app.ingestProtection.admission.takeEarlyShed()) {
+      if (!(await projectExists(projectId))) continue
+      const at = Date.now()
+      defer({
+        projectId,
+        keyId: 0,
+        at,
+        outcome: 'rejected',
+        reason: 'overloaded',
+        category,
+        quantity,
+      })
+    }
+  }
+  const earlyTimer = setInterval(() => {
+    takeEarly().catch((err: unknown) => app.log.error({ err }, 'could not count shed requests'))
+  }, 1000)
+  earlyTimer.unref()
   app.addHook('onClose', async () => {
+    clearInterval(earlyTimer)
+    await takeEarly().catch(() => undefined)
     clearTimeout(flushTimer)
     flushDeferred()
   })
