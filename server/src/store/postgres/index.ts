@@ -14,6 +14,7 @@ import { pgQuotas } from './quotas.ts'
 import { pgReleaseHealth } from './release-health.ts'
 import { pgRetention } from './retention.ts'
 import { pgSessions } from './sessions.ts'
+import { pgTeams } from './teams.ts'
 import { pgTriage } from './triage.ts'
 import { pgUiReads } from './ui-reads.ts'
 
@@ -55,6 +56,7 @@ export async function openPostgresStore(
     ...pgReleaseHealth(pool),
     ...pgMonitors(pool),
     ...pgRetention(pool),
+    ...pgTeams(pool),
     close: () => pool.end(),
   }
 }

@@ -16,6 +16,7 @@ import { sqliteQuotas } from './quotas.ts'
 import { sqliteReleaseHealth } from './release-health.ts'
 import { sqliteRetention } from './retention.ts'
 import { sqliteSessions } from './sessions.ts'
+import { sqliteTeams } from './teams.ts'
 import { sqliteTriage } from './triage.ts'
 import { sqliteUiReads } from './ui-reads.ts'
 
@@ -49,6 +50,7 @@ export async function openSqliteStore(
     ...sqliteReleaseHealth(db),
     ...sqliteMonitors(db),
     ...sqliteRetention(db),
+    ...sqliteTeams(db),
     close: async () => {
       await writer?.close()
       db.close()
