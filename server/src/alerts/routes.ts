@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { onProject } from '../accounts/access.ts'
 import type { ApiScope } from '../api/openapi.ts'
 import {
   AlertRuleJson,
@@ -31,6 +32,7 @@ export async function alertRoutes(
   app.get(
     '/api/0/projects/:projectId/alert-rules/',
     {
+      config: { access: onProject('project:read') },
       schema: {
         summary: 'Alert rules of the project',
         params: ProjectParams,
@@ -43,6 +45,7 @@ export async function alertRoutes(
   app.post(
     '/api/0/projects/:projectId/alert-rules/',
     {
+      config: { access: onProject('project:admin') },
       schema: {
         summary:
           'Create an alert rule: any of its conditions (new_issue, regression, frequency {threshold, window_minutes}) sends to its channel (webhook {url, format: json|slack} or email {to})',
@@ -60,6 +63,7 @@ export async function alertRoutes(
   app.delete(
     '/api/0/projects/:projectId/alert-rules/:ruleId/',
     {
+      config: { access: onProject('project:admin') },
       schema: {
         summary: 'Delete an alert rule; its pending deliveries are cancelled',
         params: z.object({ projectId: PathId, ruleId: PathId }),
@@ -75,6 +79,7 @@ export async function alertRoutes(
   app.get(
     '/api/0/projects/:projectId/alert-deliveries/',
     {
+      config: { access: onProject('project:read') },
       schema: {
         summary: 'The delivery log, newest first; filters status, issue_id; cursor paging',
         params: ProjectParams,

@@ -1,6 +1,14 @@
 import { z } from 'zod'
+import {
+  ON_NEW_PROJECT_TEAM,
+  onProject,
+  principalOf,
+  SIGNED_IN,
+  visibleProjects,
+} from '../accounts/access.ts'
 import { newPublicKey } from '../accounts/tokens.ts'
 import { ApiError } from '../errors.ts'
+import { DEFAULT_TEAM_ID } from '../store/team-types.ts'
 import type { Store } from '../store/types.ts'
 import { keyJson, projectJson } from './format.ts'
 import type { ApiScope } from './openapi.ts'
@@ -17,7 +25,15 @@ import { pathProject } from './validate.ts'
 
 /** Body of `POST /api/0/projects/`. */
 export const CreateProject = z
-  .object({ name: z.string().trim().min(1).max(100) })
+  .object({
+    name: z.string().trim().min(1).max(100),
+    team_id: z
+      .number()
+      .int()
+      .positive()
+      .optional()
+      .describe('The owning team (default: the first team the caller administers)'),
+  })
   .describe('project')
 
 /** Turns a name into a URL slug. */
@@ -31,13 +47,13 @@ export function slugify(name: string): string {
   return s === '' ? 'project' : s
 }
 
-/** Creates a project with its default DSN key, finding a free slug. */
-export async function createProject(store: Store, name: string) {
+/** Creates a project with its default DSN key in a team, finding a free slug. */
+export async function createProject(store: Store, name: string, teamId: number) {
   const base = slugify(name)
   for (let n = 1; n < 1000; n++) {
     const slug = n === 1 ? base : `${base}-${n}`
     try {
-      return await store.createProject(name, slug, newPublicKey())
+      return await store.createProject(name, slug, newPublicKey(), teamId)
     } catch (err) {
       if (!String(err).includes('UNIQUE') && !String(err).includes('unique')) throw err
     }
@@ -60,6 +76,7 @@ export async function projectRoutes(
   app.post(
     '/api/0/projects/',
     {
+      config: { access: ON_NEW_PROJECT_TEAM },
       schema: {
         summary: 'Create a project with a default DSN key',
         body: CreateProject,
@@ -67,7 +84,11 @@ export async function projectRoutes(
       },
     },
     async (req, reply) => {
-      const { project, key } = await createProject(store, req.body.name)
+      const { project, key } = await createProject(
+        store,
+        req.body.name,
+        req.accessTeamId ?? DEFAULT_TEAM_ID,
+      )
       return reply.code(201).send(projectJson(project, keyJson(key, baseUrl()).dsn))
     },
   )
@@ -75,13 +96,14 @@ export async function projectRoutes(
   app.get(
     '/api/0/projects/',
     {
+      config: { access: SIGNED_IN },
       schema: {
         summary: 'List projects',
         response: { 200: z.array(ProjectJson), ...errorResponses },
       },
     },
-    async () => {
-      const projects = await store.listProjects()
+    async (req) => {
+      const projects = await visibleProjects(store, principalOf(req))
       return Promise.all(projects.map(async (p) => projectJson(p, await defaultDsn(p.id))))
     },
   )
@@ -89,6 +111,7 @@ export async function projectRoutes(
   app.get(
     '/api/0/projects/:projectId/',
     {
+      config: { access: onProject('project:read') },
       schema: {
         summary: 'One project, with its event quota (null: unlimited)',
         params: ProjectParams,
@@ -107,6 +130,7 @@ export async function projectRoutes(
   app.get(
     '/api/0/projects/:projectId/keys/',
     {
+      config: { access: onProject('project:read') },
       schema: {
         summary: 'DSN keys of the project, revoked ones included',
         params: ProjectParams,

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify'
+import { PUBLIC } from '../accounts/access.ts'
 import type { GroupCommitter } from '../store/group-commit.ts'
 
 /**
@@ -8,10 +9,10 @@ import type { GroupCommitter } from '../store/group-commit.ts'
  * transaction without rows), so a locked or read-only database shows up as not ready.
  */
 export function healthRoutes(app: FastifyInstance, committer: GroupCommitter): void {
-  app.get('/healthz', async (_req, reply) =>
+  app.get('/healthz', { config: { access: PUBLIC } }, async (_req, reply) =>
     reply.header('cache-control', 'no-store').send({ status: 'ok' }),
   )
-  app.get('/readyz', async (_req, reply) => {
+  app.get('/readyz', { config: { access: PUBLIC } }, async (_req, reply) => {
     reply.header('cache-control', 'no-store')
     const disk = app.ingestProtection.disk
     if (await disk.check()) {

@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http'
 import type { FastifyInstance } from 'fastify'
 import { z } from 'zod'
+import { onQueryProject } from '../accounts/access.ts'
 import { parseInput } from '../api/validate.ts'
 import type { LiveEvents } from '../live/bus.ts'
 import type { UiDeps } from './context.ts'
@@ -49,23 +50,27 @@ export async function liveRoutes(app: FastifyInstance, deps: UiDeps): Promise<vo
     streams.clear()
   })
 
-  app.get('/ui/live', async (req, reply) => {
-    const { project } = parseInput(LiveQuery, req.query, 'query')
-    if ((await store.getProject(project)) === undefined) {
-      return reply.code(404).type('text/plain').send('no such project')
-    }
-    reply.hijack()
-    const res = reply.raw
-    res.writeHead(200, {
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-store',
-      connection: 'keep-alive',
-      'x-accel-buffering': 'no',
-    })
-    res.write('retry: 2000\n: connected\n\n')
-    streams.set(res, project)
-    const drop = () => streams.delete(res)
-    req.raw.on('close', drop)
-    res.on('error', drop)
-  })
+  app.get(
+    '/ui/live',
+    { config: { access: onQueryProject('project:read') } },
+    async (req, reply) => {
+      const { project } = parseInput(LiveQuery, req.query, 'query')
+      if ((await store.getProject(project)) === undefined) {
+        return reply.code(404).type('text/plain').send('no such project')
+      }
+      reply.hijack()
+      const res = reply.raw
+      res.writeHead(200, {
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-store',
+        connection: 'keep-alive',
+        'x-accel-buffering': 'no',
+      })
+      res.write('retry: 2000\n: connected\n\n')
+      streams.set(res, project)
+      const drop = () => streams.delete(res)
+      req.raw.on('close', drop)
+      res.on('error', drop)
+    },
+  )
 }
