@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
+import { teamRoutes } from '../accounts/team-routes.ts'
 import { alertRoutes } from '../alerts/routes.ts'
 import { componentRoutes } from '../components/routes.ts'
 import type { Services } from '../services.ts'
@@ -42,4 +43,5 @@ export async function apiRoutes(scope: FastifyInstance, services: Services): Pro
   await outcomeRoutes(app, services)
   await releaseRoutes(app, services)
   await monitorRoutes(app, services)
+  await teamRoutes(app, services)
 }

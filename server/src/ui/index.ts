@@ -20,6 +20,7 @@ import { outcomeRoutes } from './routes/outcomes.ts'
 import { projectRoutes } from './routes/projects.ts'
 import { releaseRoutes } from './routes/releases.ts'
 import { settingsRoutes } from './routes/settings.ts'
+import { teamPageRoutes } from './routes/teams.ts'
 import { tokenRoutes } from './routes/tokens.ts'
 import { readSession, sessionPrincipalSource } from './session-auth.ts'
 import { CSS } from './style.ts'
@@ -171,6 +172,7 @@ export async function webUi(app: FastifyInstance): Promise<void> {
     await cronRoutes(scope, deps)
     await outcomeRoutes(scope, deps)
     await settingsRoutes(scope, deps)
+    await teamPageRoutes(scope, deps)
     await liveRoutes(scope, deps)
   })
 }
