@@ -4,7 +4,7 @@ import { bootstrap } from '../src/bootstrap.ts'
 import { testConfig } from '../src/config.ts'
 import { DEFAULT_TEAM_ID } from '../src/store/team-types.ts'
 import { makeToken, makeUser } from './access/world.ts'
-import { ADMIN, testApp } from './helpers.ts'
+import { ADMIN, eid, issuesOf, sendItems, testApp } from './helpers.ts'
 import { signIn } from './ui-helpers.ts'
 
 let app: FastifyInstance
@@ -182,6 +182,35 @@ describe('team pages', () => {
     expect(denied.statusCode).toBe(403)
     expect(denied.body).toContain('Error 403')
   })
+})
+
+it('pages show a viewer no triage buttons and no Settings; a member the buttons; an admin Settings', async () => {
+  const team = await newTeam('Shop')
+  const project = (await as(ADMIN).post('/api/0/projects/', { name: 'shop', team_id: team })).json<{
+    id: number
+    dsn: string
+  }>()
+  const res = await sendItems(app, { id: project.id, key: new URL(project.dsn).username }, [
+    ['event', { event_id: eid(7), message: 'boom' }],
+  ])
+  expect(res.statusCode).toBe(200)
+  const issueId = (await issuesOf(app, project.id))[0]?.id
+  const pages = async (role: 'viewer' | 'member' | 'admin') => {
+    const email = `shop-${role}@example.com`
+    await makeUser(app, email)
+    await as(ADMIN).put(`/api/0/teams/${team}/members/`, { email, role })
+    const ui = await signIn(app, email)
+    const list = await ui.get(`/projects/${project.id}/issues`)
+    const detail = await ui.get(`/issues/${issueId}`)
+    expect([list.statusCode, detail.statusCode]).toEqual([200, 200])
+    return {
+      triage: list.body.includes('value="resolve"') && detail.body.includes('value="resolve"'),
+      settings: list.body.includes(`/projects/${project.id}/settings`),
+    }
+  }
+  expect(await pages('viewer')).toEqual({ triage: false, settings: false })
+  expect(await pages('member')).toEqual({ triage: true, settings: false })
+  expect(await pages('admin')).toEqual({ triage: true, settings: true })
 })
 
 describe('bootstrap', () => {

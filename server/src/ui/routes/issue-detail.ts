@@ -58,6 +58,8 @@ async function chart(deps: UiDeps, issue: Issue, period: keyof typeof PERIODS, n
 }
 
 function actions(ctx: PageContext, issue: Issue): SafeHtml {
+  // Viewers cannot triage: no buttons that would only answer 403.
+  if (!ctx.can.includes('project:triage')) return html``
   const url = `/issues/${issue.id}/action`
   const button = (action: string, label: string, primary = false) =>
     postForm(

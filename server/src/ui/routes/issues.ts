@@ -108,6 +108,8 @@ ${q.query !== '' || q.environment !== '' || q.release !== '' || q.component !== 
 }
 
 function bulkBar(ctx: PageContext, tab: Tab): SafeHtml {
+  // Viewers cannot triage: no buttons that would only answer 403.
+  if (!ctx.can.includes('project:triage')) return html``
   const b = (action: string, label: string) =>
     html`<button type="submit" name="action" value="${action}">${label}</button>`
   return html`<div class="bulk"><span class="muted small">Selected:</span>
