@@ -57,12 +57,17 @@ afterAll(async () => {
 })
 
 const key = (r: RouteEntry) => `${r.method} ${r.url}`
+/** The spec of a HEAD twin is its GET's. */
+const specKey = (r: RouteEntry) => `${r.method === 'HEAD' ? 'GET' : r.method} ${r.url}`
 
-/** Routes a caller can reach: everything but HEAD twins (same config as their GET) and public. */
-function callable(): (RouteEntry & { access: Access; spec: RouteSpec })[] {
+/** Routes a caller can reach (all but public ones); HEAD twins of GET routes on request. */
+function callable(withHead = false): (RouteEntry & { access: Access; spec: RouteSpec })[] {
   return app.routeTable
-    .filter((r) => r.method !== 'HEAD' && r.access !== undefined && r.access.need !== 'public')
-    .map((r) => ({ ...r, access: r.access as Access, spec: SPECS[key(r)] ?? {} }))
+    .filter(
+      (r) =>
+        (withHead || r.method !== 'HEAD') && r.access !== undefined && r.access.need !== 'public',
+    )
+    .map((r) => ({ ...r, access: r.access as Access, spec: SPECS[specKey(r)] ?? {} }))
 }
 
 async function call(
@@ -114,7 +119,7 @@ describe("team A's callers and team B's objects", () => {
     // A narrower token sees no more than the same user's widest one: sessions and admin-scope
     // tokens of each role stand for all (the role pass below covers every scope).
     const widest = callers.filter((c) => c.scope === undefined || c.scope === 'admin')
-    for (const route of callable()) {
+    for (const route of callable(true)) {
       if (route.spec.noTeamObject !== undefined) continue
       for (const caller of widest) {
         const res = await call(route, caller, idsOf(b))

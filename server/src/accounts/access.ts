@@ -178,27 +178,30 @@ export function principalOf(req: FastifyRequest): Principal {
 }
 
 /**
- * Enforces every route's declared access in one `preHandler` hook on the root, so it runs for
- * API and UI routes alike after their own hooks have resolved who is calling (and after the
- * body is parsed, for the team a project is created in). A route without a declaration fails
- * closed (403 and an error log line); `server/test/access-isolation.test.ts` fails on one.
+ * Enforces every route's declared access with one `preHandler`, attached by an `onRoute` hook
+ * to every route that is not public, so it runs for API and UI routes alike after their own
+ * hooks have resolved who is calling (and after the body is parsed, for the team a project is
+ * created in), and costs the public ingest routes nothing. A route without a declaration gets
+ * it too and fails closed (403 and an error log line); `server/test/access-isolation.test.ts`
+ * fails on one. HEAD twins of GET routes pass through `onRoute` themselves and get it as well.
  * The CORS preflight route, which `@fastify/cors` registers for us, is declared public here.
  */
 export function installAccessControl(app: FastifyInstance): void {
+  const enforce = async (req: FastifyRequest): Promise<void> => {
+    const access = req.routeOptions.config.access
+    if (access === undefined) {
+      req.log.error({ url: req.routeOptions.url }, 'route declares no access rule')
+      throw new ApiError('forbidden', 'this route declares no access rule')
+    }
+    await authorize(app.services.store, access, req, principalOf(req))
+  }
   app.addHook('onRoute', (route) => {
     if (route.method === 'OPTIONS' && route.url === '*' && route.config?.access === undefined) {
       route.config = { ...route.config, access: PUBLIC }
     }
-  })
-  app.addHook('preHandler', async (req) => {
-    const access = req.routeOptions.config.access
-    if (access === undefined) {
-      if (req.is404) return
-      req.log.error({ url: req.routeOptions.url }, 'route declares no access rule')
-      throw new ApiError('forbidden', 'this route declares no access rule')
-    }
-    if (access.need === 'public') return
-    await authorize(app.services.store, access, req, principalOf(req))
+    if (route.config?.access?.need === 'public') return
+    const own = route.preHandler
+    route.preHandler = own === undefined ? [enforce] : [...[own].flat(), enforce]
   })
 }
 
