@@ -6,6 +6,7 @@ import Fastify, {
   type FastifyRequest,
   LogController,
 } from 'fastify'
+import { installAccessControl } from './accounts/access.ts'
 import { setupAlerts } from './alerts/index.ts'
 import { apiRoutes } from './api/index.ts'
 import type { Config } from './config.ts'
@@ -93,6 +94,7 @@ export async function buildApp(
     logController: new LogController({ disableRequestLogging: true }),
     ...httpServerOptions(config),
   })
+  installAccessControl(app)
   recordRoutes(app)
   const store = opts.store ?? (await openStore(config))
   let baseUrl = config.publicUrl ?? `http://${config.host}:${config.port}`

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { hashPassword } from './accounts/passwords.ts'
 import { newPublicKey } from './accounts/tokens.ts'
 import type { Config } from './config.ts'
+import { DEFAULT_TEAM_ID } from './store/team-types.ts'
 import type { ProjectKey, Store } from './store/types.ts'
 
 /** What a first start created, for `main.ts` to print once. */
@@ -33,7 +34,10 @@ export async function bootstrap(store: Store, config: Config): Promise<Bootstrap
   if ((await store.countUsers()) === 0) {
     const password = config.adminPassword ?? randomBytes(12).toString('base64url')
     try {
-      await store.createUser(adminEmail, await hashPassword(password), true)
+      const admin = await store.createUser(adminEmail, await hashPassword(password), true)
+      // The first admin administers the default team, as the teams migration does for an
+      // existing database.
+      await store.setMember(DEFAULT_TEAM_ID, admin.id, 'admin')
       if (config.adminPassword === undefined) generatedPassword = password
     } catch (err) {
       if (!isUniqueViolation(err)) throw err

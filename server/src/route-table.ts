@@ -1,9 +1,12 @@
 import type { FastifyInstance } from 'fastify'
+import type { Access } from './accounts/access.ts'
 
-/** One registered route: method and URL as declared (`:param` placeholders). */
+/** One registered route: method and URL as declared (`:param` placeholders), and its access. */
 export interface RouteEntry {
   method: string
   url: string
+  /** The route's declared access rule (`accounts/access.ts`); undefined: none declared. */
+  access: Access | undefined
 }
 
 declare module 'fastify' {
@@ -23,6 +26,7 @@ export function recordRoutes(app: FastifyInstance): void {
   const table: RouteEntry[] = []
   app.decorate('routeTable', table)
   app.addHook('onRoute', (route) => {
-    for (const method of [route.method].flat()) table.push({ method, url: route.url })
+    const access = route.config?.access
+    for (const method of [route.method].flat()) table.push({ method, url: route.url, access })
   })
 }

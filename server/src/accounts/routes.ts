@@ -3,6 +3,7 @@ import type { ApiScope } from '../api/openapi.ts'
 import { bodyErrorResponses, ErrorBody, errorResponses, PathId } from '../api/schemas.ts'
 import { actorOf } from '../audit/record.ts'
 import type { Services } from '../services.ts'
+import { INSTANCE_ADMIN } from './access.ts'
 import { requireAdmin } from './admin-only.ts'
 import { inviteJson, inviteUser, revokeInvite, setUserActive, userJson } from './lifecycle.ts'
 
@@ -49,6 +50,7 @@ export async function userRoutes(app: ApiScope, services: Services): Promise<voi
   app.get(
     '/api/0/users/',
     {
+      config: { access: INSTANCE_ADMIN },
       schema: {
         summary: 'Every user of the instance (admins only)',
         response: { 200: z.array(UserJson), ...errorResponses },
@@ -67,6 +69,7 @@ export async function userRoutes(app: ApiScope, services: Services): Promise<voi
     app.post(
       `/api/0/users/:userId/${verb}/`,
       {
+        config: { access: INSTANCE_ADMIN },
         schema: {
           summary: active
             ? 'Reactivate a user: signing in and its API tokens work again (admins only)'
@@ -86,6 +89,7 @@ export async function userRoutes(app: ApiScope, services: Services): Promise<voi
   app.get(
     '/api/0/invitations/',
     {
+      config: { access: INSTANCE_ADMIN },
       schema: {
         summary: 'Pending invitations: not used, revoked or expired (admins only)',
         response: { 200: z.array(InviteJson), ...errorResponses },
@@ -100,6 +104,7 @@ export async function userRoutes(app: ApiScope, services: Services): Promise<voi
   app.post(
     '/api/0/invitations/',
     {
+      config: { access: INSTANCE_ADMIN },
       schema: {
         summary:
           'Invite a user by e-mail: a one-time link (7 days), mailed when SMTP is configured and returned here once (admins only)',
@@ -134,6 +139,7 @@ export async function userRoutes(app: ApiScope, services: Services): Promise<voi
   app.delete(
     '/api/0/invitations/:invitationId/',
     {
+      config: { access: INSTANCE_ADMIN },
       schema: {
         summary: 'Revoke a pending invitation: its link stops working (admins only)',
         params: z.object({ invitationId: PathId }),

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { onProject } from '../accounts/access.ts'
 import type { ApiScope } from '../api/openapi.ts'
 import {
   AlertRuleJson,
@@ -32,6 +33,7 @@ export async function alertRoutes(
   app.get(
     '/api/0/projects/:projectId/alert-rules/',
     {
+      config: { access: onProject('project:read') },
       schema: {
         summary: 'Alert rules of the project',
         params: ProjectParams,
@@ -44,6 +46,7 @@ export async function alertRoutes(
   app.post(
     '/api/0/projects/:projectId/alert-rules/',
     {
+      config: { access: onProject('project:admin') },
       schema: {
         summary:
           'Create an alert rule: any of its conditions (new_issue, regression, frequency {threshold, window_minutes}) sends to its channel (webhook {url, format: json|slack} or email {to})',
@@ -66,6 +69,7 @@ export async function alertRoutes(
   app.delete(
     '/api/0/projects/:projectId/alert-rules/:ruleId/',
     {
+      config: { access: onProject('project:admin') },
       schema: {
         summary: 'Delete an alert rule; its pending deliveries are cancelled',
         params: z.object({ projectId: PathId, ruleId: PathId }),
@@ -85,6 +89,7 @@ export async function alertRoutes(
   app.get(
     '/api/0/projects/:projectId/alert-deliveries/',
     {
+      config: { access: onProject('project:read') },
       schema: {
         summary: 'The delivery log, newest first; filters status, issue_id; cursor paging',
         params: ProjectParams,

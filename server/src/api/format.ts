@@ -6,7 +6,8 @@ export function dsnOf(baseUrl: string, publicKey: string, projectId: number): st
   return `${u.protocol}//${publicKey}@${u.host}${u.pathname.replace(/\/$/, '')}/${projectId}`
 }
 
-const iso = (ms: number): string => new Date(ms).toISOString()
+/** Epoch milliseconds as the API writes times (ISO 8601, UTC). */
+export const iso = (ms: number): string => new Date(ms).toISOString()
 
 /** Project as the API shows it. */
 export const projectJson = (p: Project, dsn: string) => ({
@@ -15,6 +16,7 @@ export const projectJson = (p: Project, dsn: string) => ({
   name: p.name,
   dsn,
   created_at: iso(p.createdAt),
+  team_id: p.teamId,
 })
 
 /** DSN key as the API shows it. */

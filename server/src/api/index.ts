@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { userRoutes } from '../accounts/routes.ts'
+import { teamRoutes } from '../accounts/team-routes.ts'
 import { alertRoutes } from '../alerts/routes.ts'
 import { auditRoutes } from '../audit/routes.ts'
 import { componentRoutes } from '../components/routes.ts'
@@ -46,4 +47,5 @@ export async function apiRoutes(scope: FastifyInstance, services: Services): Pro
   await monitorRoutes(app, services)
   await userRoutes(app, services)
   await auditRoutes(app, services)
+  await teamRoutes(app, services)
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { onIssue, onProject } from '../accounts/access.ts'
 import { ApiError } from '../errors.ts'
 import type { IssueFilter, Store } from '../store/types.ts'
 import { IssueUpdate, toIssueChange } from '../triage/change.ts'
@@ -64,6 +65,7 @@ export async function issueRoutes(app: ApiScope, deps: { store: Store }): Promis
   app.get(
     '/api/0/projects/:projectId/issues/',
     {
+      config: { access: onProject('project:read') },
       schema: {
         summary:
           'Issues, newest first; filters status, for_review (1: the For review queue), query, environment, release, component; cursor paging (x-next-cursor)',
@@ -87,6 +89,7 @@ export async function issueRoutes(app: ApiScope, deps: { store: Store }): Promis
   app.get(
     '/api/0/issues/:issueId/',
     {
+      config: { access: onIssue('project:read') },
       schema: {
         summary: 'One issue',
         params: IssueParams,
@@ -99,6 +102,7 @@ export async function issueRoutes(app: ApiScope, deps: { store: Store }): Promis
   app.put(
     '/api/0/issues/:issueId/',
     {
+      config: { access: onIssue('project:triage') },
       schema: {
         summary:
           'Triage an issue: status, ignore conditions (ignore_until | ignore_duration minutes, ignore_count), reviewed',
@@ -118,6 +122,7 @@ export async function issueRoutes(app: ApiScope, deps: { store: Store }): Promis
   app.get(
     '/api/0/issues/:issueId/events/',
     {
+      config: { access: onIssue('project:read') },
       schema: {
         summary: 'Events of an issue, newest first; cursor paging (x-next-cursor)',
         params: IssueParams,
@@ -136,6 +141,7 @@ export async function issueRoutes(app: ApiScope, deps: { store: Store }): Promis
   app.get(
     '/api/0/projects/:projectId/events/:eventId/',
     {
+      config: { access: onProject('project:read') },
       schema: {
         summary: 'One stored event (the normalised payload); the id with or without dashes',
         params: EventParams,

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { INSTANCE_ADMIN, onProject } from '../accounts/access.ts'
 import { CronClock } from '../crons/clock.ts'
 import { scheduleJson } from '../crons/schedule.ts'
 import { ApiError } from '../errors.ts'
@@ -125,6 +126,7 @@ export async function monitorRoutes(app: ApiScope, deps: { store: Store }): Prom
   app.get(
     '/api/0/projects/:projectId/monitors/',
     {
+      config: { access: onProject('project:read') },
       schema: {
         summary:
           'Cron monitors (created by check-ins): schedule, timezone, checkin_margin, max_runtime, status, next_checkin, environments',
@@ -141,6 +143,7 @@ export async function monitorRoutes(app: ApiScope, deps: { store: Store }): Prom
   app.get(
     '/api/0/projects/:projectId/monitors/:slug/',
     {
+      config: { access: onProject('project:read') },
       schema: {
         summary: 'One cron monitor',
         params: MonitorParams,
@@ -153,6 +156,7 @@ export async function monitorRoutes(app: ApiScope, deps: { store: Store }): Prom
   app.get(
     '/api/0/projects/:projectId/monitors/:slug/checkins/',
     {
+      config: { access: onProject('project:read') },
       schema: {
         summary:
           'Run timeline of a monitor, newest first (ok, error, in_progress, missed, timeout); filter environment; cursor paging (x-next-cursor)',
@@ -177,6 +181,7 @@ export async function monitorRoutes(app: ApiScope, deps: { store: Store }): Prom
   app.get(
     '/api/0/internal/clock/',
     {
+      config: { access: INSTANCE_ADMIN },
       schema: {
         summary: 'State of the cron clock: lease holder and last tick (admins only)',
         response: { 200: ClockJson, ...errorResponses },
@@ -200,6 +205,7 @@ export async function monitorRoutes(app: ApiScope, deps: { store: Store }): Prom
   app.post(
     '/api/0/internal/clock/tick/',
     {
+      config: { access: INSTANCE_ADMIN },
       schema: {
         summary: 'Run the cron clock as if it were `now` (INGEST_TEST_CLOCK=1 only; admins only)',
         querystring: TickQuery,

@@ -15,6 +15,7 @@ import {
 } from 'fastify-type-provider-zod'
 import type { OpenAPIV3_1 } from 'openapi-types'
 import type { z } from 'zod'
+import { PUBLIC } from '../accounts/access.ts'
 import { ApiError } from '../errors.ts'
 
 /** A Fastify scope whose routes declare zod schemas (handlers get the parsed, typed input). */
@@ -86,11 +87,12 @@ export async function schemaFirst(scope: FastifyInstance): Promise<void> {
     transformObject: (input) =>
       dropNoContentBodies(jsonSchemaTransformObject(input) as OpenAPIV3_1.Document),
   })
-  scope
-    .withTypeProvider<ZodTypeProvider>()
-    .get(
-      OPENAPI_PATH,
-      { schema: { summary: 'This document (no token needed)', security: [] } },
-      async () => scope.swagger(),
-    )
+  scope.withTypeProvider<ZodTypeProvider>().get(
+    OPENAPI_PATH,
+    {
+      config: { access: PUBLIC },
+      schema: { summary: 'This document (no token needed)', security: [] },
+    },
+    async () => scope.swagger(),
+  )
 }

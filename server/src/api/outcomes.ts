@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { onProject } from '../accounts/access.ts'
 import { componentKeyIds } from '../components/keys.ts'
 import type { OutcomeFilter, Store } from '../store/types.ts'
 import type { ApiScope } from './openapi.ts'
@@ -131,6 +132,7 @@ export async function outcomeRoutes(app: ApiScope, deps: { store: Store }): Prom
   app.get(
     '/api/0/projects/:projectId/outcomes/',
     {
+      config: { access: onProject('project:read') },
       schema: {
         summary:
           'Outcome totals by outcome, reason and category over [since, until) (whole hours, default the last 24 h); filters key_id, component, category',
@@ -162,6 +164,7 @@ export async function outcomeRoutes(app: ApiScope, deps: { store: Store }): Prom
   app.get(
     '/api/0/projects/:projectId/outcomes/series/',
     {
+      config: { access: onProject('project:read') },
       schema: {
         summary: 'Hourly outcome buckets for a chart (at most 93 days); same filters',
         params: ProjectParams,

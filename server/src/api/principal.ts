@@ -2,6 +2,7 @@ import { timingSafeEqual } from 'node:crypto'
 import type { FastifyRequest } from 'fastify'
 import { hashToken } from '../accounts/tokens.ts'
 import { ApiError } from '../errors.ts'
+import { TOKEN_SCOPES, type TokenScope } from '../store/team-types.ts'
 import type { AccountStore } from '../store/types.ts'
 
 /** Who is calling the management API. */
@@ -10,6 +11,8 @@ export interface Principal {
   userId: number | null
   isAdmin: boolean
   via: 'token' | 'admin-token' | 'session'
+  /** A token's scopes; sessions and the automation token have all (`accounts/permissions.ts`). */
+  scopes: readonly TokenScope[]
 }
 
 declare module 'fastify' {
@@ -41,14 +44,19 @@ export function principalResolver(
     if (typeof header === 'string' && /^bearer\s/i.test(header)) {
       const token = header.slice(7).trim()
       if (adminToken !== undefined && sameSecret(token, adminToken)) {
-        return { userId: null, isAdmin: true, via: 'admin-token' }
+        return { userId: null, isAdmin: true, via: 'admin-token', scopes: TOKEN_SCOPES }
       }
       const found = await accounts.findToken(hashToken(token))
       if (found === undefined) throw new ApiError('unauthorized', 'invalid or revoked API token')
       // A deactivated user's tokens stop at once (they come back if the user is reactivated).
       if (found.user.deactivatedAt !== null)
         throw new ApiError('unauthorized', 'the account of this API token is deactivated')
-      return { userId: found.userId, isAdmin: found.user.isAdmin, via: 'token' }
+      return {
+        userId: found.userId,
+        isAdmin: found.user.isAdmin,
+        via: 'token',
+        scopes: found.scopes,
+      }
     }
     for (const source of extra) {
       const p = await source(req)

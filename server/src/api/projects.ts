@@ -1,7 +1,15 @@
 import { z } from 'zod'
+import {
+  ON_NEW_PROJECT_TEAM,
+  onProject,
+  principalOf,
+  SIGNED_IN,
+  visibleProjects,
+} from '../accounts/access.ts'
 import { newPublicKey } from '../accounts/tokens.ts'
 import { actorOf, recordAudit } from '../audit/record.ts'
 import { ApiError } from '../errors.ts'
+import { DEFAULT_TEAM_ID } from '../store/team-types.ts'
 import type { Store } from '../store/types.ts'
 import { keyJson, projectJson } from './format.ts'
 import type { ApiScope } from './openapi.ts'
@@ -18,7 +26,15 @@ import { pathProject } from './validate.ts'
 
 /** Body of `POST /api/0/projects/`. */
 export const CreateProject = z
-  .object({ name: z.string().trim().min(1).max(100) })
+  .object({
+    name: z.string().trim().min(1).max(100),
+    team_id: z
+      .number()
+      .int()
+      .positive()
+      .optional()
+      .describe('The owning team (default: the first team the caller administers)'),
+  })
   .describe('project')
 
 /** Turns a name into a URL slug. */
@@ -32,13 +48,13 @@ export function slugify(name: string): string {
   return s === '' ? 'project' : s
 }
 
-/** Creates a project with its default DSN key, finding a free slug. */
-export async function createProject(store: Store, name: string) {
+/** Creates a project with its default DSN key in a team, finding a free slug. */
+export async function createProject(store: Store, name: string, teamId: number) {
   const base = slugify(name)
   for (let n = 1; n < 1000; n++) {
     const slug = n === 1 ? base : `${base}-${n}`
     try {
-      return await store.createProject(name, slug, newPublicKey())
+      return await store.createProject(name, slug, newPublicKey(), teamId)
     } catch (err) {
       if (!String(err).includes('UNIQUE') && !String(err).includes('unique')) throw err
     }
@@ -61,6 +77,7 @@ export async function projectRoutes(
   app.post(
     '/api/0/projects/',
     {
+      config: { access: ON_NEW_PROJECT_TEAM },
       schema: {
         summary: 'Create a project with a default DSN key',
         body: CreateProject,
@@ -68,7 +85,11 @@ export async function projectRoutes(
       },
     },
     async (req, reply) => {
-      const { project, key } = await createProject(store, req.body.name)
+      const { project, key } = await createProject(
+        store,
+        req.body.name,
+        req.accessTeamId ?? DEFAULT_TEAM_ID,
+      )
       await recordAudit(store, actorOf(req.principal ?? { userId: null }), 'project.create', {
         projectId: project.id,
         target: `project:${project.id}`,
@@ -81,13 +102,14 @@ export async function projectRoutes(
   app.get(
     '/api/0/projects/',
     {
+      config: { access: SIGNED_IN },
       schema: {
         summary: 'List projects',
         response: { 200: z.array(ProjectJson), ...errorResponses },
       },
     },
-    async () => {
-      const projects = await store.listProjects()
+    async (req) => {
+      const projects = await visibleProjects(store, principalOf(req))
       return Promise.all(projects.map(async (p) => projectJson(p, await defaultDsn(p.id))))
     },
   )
@@ -95,6 +117,7 @@ export async function projectRoutes(
   app.get(
     '/api/0/projects/:projectId/',
     {
+      config: { access: onProject('project:read') },
       schema: {
         summary: 'One project, with its event quota (null: unlimited)',
         params: ProjectParams,
@@ -113,6 +136,7 @@ export async function projectRoutes(
   app.get(
     '/api/0/projects/:projectId/keys/',
     {
+      config: { access: onProject('project:read') },
       schema: {
         summary: 'DSN keys of the project, revoked ones included',
         params: ProjectParams,

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { onProject } from '../accounts/access.ts'
 import { actorOf, recordAudit } from '../audit/record.ts'
 import type { QuotaGate } from '../ingest/quota.ts'
 import type { Quota, Store } from '../store/types.ts'
@@ -35,6 +36,7 @@ export async function quotaRoutes(
   app.put(
     '/api/0/projects/:projectId/',
     {
+      config: { access: onProject('project:admin') },
       schema: {
         summary: 'Change project settings: `quota` {events, window_seconds}, null = no quota',
         params: ProjectParams,

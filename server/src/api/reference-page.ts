@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify'
+import { PUBLIC } from '../accounts/access.ts'
 
 /** Where the human-readable API reference is served (outside `/api/0`: no token needed). */
 export const REFERENCE_PATH = '/api/reference/'
@@ -80,11 +81,14 @@ ${schemas.join('\n')}
 
 /** Serves {@link referenceHtml} of `document()` at {@link REFERENCE_PATH}. */
 export function referenceRoute(app: FastifyInstance, document: () => unknown): void {
-  app.get(REFERENCE_PATH, { schema: { hide: true } }, async (_req, reply) =>
-    reply
-      .header('content-security-policy', CSP)
-      .header('x-content-type-options', 'nosniff')
-      .type('text/html; charset=utf-8')
-      .send(referenceHtml(document() as Doc)),
+  app.get(
+    REFERENCE_PATH,
+    { config: { access: PUBLIC }, schema: { hide: true } },
+    async (_req, reply) =>
+      reply
+        .header('content-security-policy', CSP)
+        .header('x-content-type-options', 'nosniff')
+        .type('text/html; charset=utf-8')
+        .send(referenceHtml(document() as Doc)),
   )
 }

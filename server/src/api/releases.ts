@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { onProject } from '../accounts/access.ts'
 import { ApiError } from '../errors.ts'
 import {
   type HealthCounts,
@@ -80,6 +81,7 @@ export async function releaseRoutes(app: ApiScope, deps: { store: Store }): Prom
   app.get(
     '/api/0/projects/:projectId/releases/',
     {
+      config: { access: onProject('project:read') },
       schema: {
         summary:
           'Releases with sessions in [since, until) (whole hours, default the last 90 days), newest first, with their health; filter environment',
@@ -105,6 +107,7 @@ export async function releaseRoutes(app: ApiScope, deps: { store: Store }): Prom
   app.get(
     '/api/0/projects/:projectId/releases/:release/health/',
     {
+      config: { access: onProject('project:read') },
       schema: {
         summary:
           'Health totals and an hourly series of one release for the crash-free chart (default the last 14 days, at most 93)',

@@ -56,6 +56,7 @@ export const ProjectJson = z
     name: z.string(),
     dsn: z.string().describe('The default DSN (empty when the project has no key)'),
     created_at: isoTime,
+    team_id: z.number().int().describe('The team that owns the project'),
   })
   .meta({ id: 'Project' })
 

@@ -27,6 +27,11 @@ export const AUDIT_ACTIONS = {
   'user.deactivate': 'a user was deactivated',
   'user.reactivate': 'a user was reactivated',
   'password.reset': "a user's password was reset (by e-mail link or the operator command)",
+  'team.create': 'a team was created',
+  'member.add': 'a user was added to a team with a role',
+  'member.role': "a team member's role was changed",
+  'member.remove': 'a user was removed from a team',
+  'project.move': 'a project was moved to another team',
 } as const satisfies Record<string, string>
 
 /** The actor of a request: a signed-in user or user token, else the admin token. */

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { INSTANCE_ADMIN } from '../accounts/access.ts'
 import { requireAdmin } from '../accounts/admin-only.ts'
 import type { ApiScope } from '../api/openapi.ts'
 import { errorResponses } from '../api/schemas.ts'
@@ -60,6 +61,7 @@ export async function auditRoutes(app: ApiScope, services: Pick<Services, 'store
   app.get(
     '/api/0/audit-log/',
     {
+      config: { access: INSTANCE_ADMIN },
       schema: {
         summary:
           'The audit log, newest first: who did which administrative action when; filter action; cursor paging (admins only)',

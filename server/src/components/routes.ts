@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { onProject } from '../accounts/access.ts'
 import { keyJson } from '../api/format.ts'
 import type { ApiScope } from '../api/openapi.ts'
 import {
@@ -29,6 +30,7 @@ export async function componentRoutes(
   app.post(
     '/api/0/projects/:projectId/keys/',
     {
+      config: { access: onProject('project:admin') },
       schema: {
         summary: `Mint a component DSN labelled {label}; label rules: ${LABEL_RULES}`,
         params: ProjectParams,
@@ -50,6 +52,7 @@ export async function componentRoutes(
   app.delete(
     '/api/0/projects/:projectId/keys/:keyId/',
     {
+      config: { access: onProject('project:admin') },
       schema: {
         summary: 'Revoke a DSN key: ingest with it answers 403 (idempotent)',
         params: z.object({ projectId: PathId, keyId: PathId }),

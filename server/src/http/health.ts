@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify'
+import { PUBLIC } from '../accounts/access.ts'
 import type { GroupCommitter } from '../store/group-commit.ts'
 
 /** Whether this process still wants traffic; `main.ts` clears it on SIGTERM (http/shutdown.ts). */
@@ -27,10 +28,10 @@ export function healthRoutes(app: FastifyInstance, committer: GroupCommitter): v
   app.addHook('onSend', async (_req, reply) => {
     if (readiness.draining) reply.header('connection', 'close')
   })
-  app.get('/healthz', async (_req, reply) =>
+  app.get('/healthz', { config: { access: PUBLIC } }, async (_req, reply) =>
     reply.header('cache-control', 'no-store').send({ status: 'ok' }),
   )
-  app.get('/readyz', async (_req, reply) => {
+  app.get('/readyz', { config: { access: PUBLIC } }, async (_req, reply) => {
     reply.header('cache-control', 'no-store')
     if (readiness.draining) {
       return reply.code(503).send({ status: 'draining', detail: 'shutting down' })

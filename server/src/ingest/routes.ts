@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { PUBLIC } from '../accounts/access.ts'
 import type { Config } from '../config.ts'
 import { ApiError } from '../errors.ts'
 import { normalizeEventId } from '../event/normalize.ts'
@@ -115,6 +116,6 @@ export async function ingestRoutes(app: FastifyInstance, deps: IngestDeps): Prom
   }
 
   // The app ignores trailing slashes and folds `//`, as Relay does.
-  app.post('/api/:projectId/envelope/', envelopeHandler)
-  app.post('/api/:projectId/store/', storeHandler)
+  app.post('/api/:projectId/envelope/', { config: { access: PUBLIC } }, envelopeHandler)
+  app.post('/api/:projectId/store/', { config: { access: PUBLIC } }, storeHandler)
 }

@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { PUBLIC } from '../accounts/access.ts'
 import type { Config } from '../config.ts'
 import { ApiError } from '../errors.ts'
 import { readAuthenticatedBody } from '../ingest/authenticated-body.ts'
@@ -161,6 +162,6 @@ export async function otlpRoutes(app: FastifyInstance, deps: OtlpDeps): Promise<
   }
 
   // The app ignores trailing slashes and folds `//`, as Relay does.
-  app.post('/api/:projectId/otlp/v1/logs', handler)
-  app.post('/api/:projectId/integration/otlp/v1/logs', handler)
+  app.post('/api/:projectId/otlp/v1/logs', { config: { access: PUBLIC } }, handler)
+  app.post('/api/:projectId/integration/otlp/v1/logs', { config: { access: PUBLIC } }, handler)
 }

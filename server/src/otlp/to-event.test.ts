@@ -160,7 +160,7 @@ function request(records: Record<string, unknown>[]): OtlpLogsRequest {
 function context(): IngestContext {
   return new IngestContext(
     {
-      project: { id: 7, slug: 'p', name: 'p', createdAt: 0 },
+      project: { id: 7, slug: 'p', name: 'p', createdAt: 0, teamId: 1 },
       key: {
         id: 3,
         projectId: 7,

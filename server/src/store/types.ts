@@ -5,6 +5,7 @@
  */
 import type { CheckInToWrite, MonitorStore } from './monitor-types.ts'
 import type { ReleaseHealthStore, SessionBucket, SessionUpdate } from './release-health-types.ts'
+import type { TeamStore, TokenScope } from './team-types.ts'
 import type { AuditStore, UserLifecycleStore } from './user-lifecycle-types.ts'
 
 /** A project: the unit DSNs, issues and quotas belong to. */
@@ -13,6 +14,8 @@ export interface Project {
   slug: string
   name: string
   createdAt: number
+  /** The team that owns the project (access: `accounts/permissions.ts`). */
+  teamId: number
 }
 
 /** A DSN key. `component` is null for the project's default key. */
@@ -167,6 +170,8 @@ export interface ApiToken {
   name: string
   createdAt: number
   revokedAt: number | null
+  /** What the token may do at most, below its user's roles (`accounts/permissions.ts`). */
+  scopes: TokenScope[]
 }
 
 /** Projects and their DSN keys. */
@@ -175,6 +180,8 @@ export interface ProjectStore {
     name: string,
     slug: string,
     publicKey: string,
+    /** Default: the default team. */
+    teamId?: number,
   ): Promise<{ project: Project; key: ProjectKey }>
   listProjects(): Promise<Project[]>
   getProject(id: number): Promise<Project | undefined>
@@ -214,7 +221,13 @@ export interface AccountStore {
   createUser(email: string, passwordHash: string, isAdmin: boolean): Promise<User>
   findUserByEmail(email: string): Promise<User | undefined>
   getUser(id: number): Promise<User | undefined>
-  createToken(userId: number, name: string, tokenHash: string): Promise<ApiToken>
+  /** `scopes` default: all of them (the token can do what its user can). */
+  createToken(
+    userId: number,
+    name: string,
+    tokenHash: string,
+    scopes?: readonly TokenScope[],
+  ): Promise<ApiToken>
   findToken(tokenHash: string): Promise<(ApiToken & { user: User }) | undefined>
   listTokens(userId: number): Promise<ApiToken[]>
   revokeToken(userId: number, tokenId: number): Promise<boolean>
@@ -488,7 +501,8 @@ export interface Store
     RetentionStore,
     LiveStore,
     UserLifecycleStore,
-    AuditStore {
+    AuditStore,
+    TeamStore {
   readonly dialect: 'sqlite' | 'postgres'
   close(): Promise<void>
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { onProject } from '../accounts/access.ts'
 import { issueJson } from '../api/format.ts'
 import type { ApiScope } from '../api/openapi.ts'
 import { bodyErrorResponses, IssueJson, ProjectParams } from '../api/schemas.ts'
@@ -16,6 +17,7 @@ export async function triageRoutes(app: ApiScope, deps: { store: Store }): Promi
   app.put(
     '/api/0/projects/:projectId/issues/',
     {
+      config: { access: onProject('project:triage') },
       schema: {
         summary:
           'Bulk triage: apply {status?, ignore_until?, ignore_duration?, ignore_count?, reviewed?} to `ids`; ids of other projects are skipped; answers the changed issues',

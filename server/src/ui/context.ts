@@ -1,4 +1,7 @@
 import type { FastifyRequest } from 'fastify'
+import { actionsIn, visibleProjects } from '../accounts/access.ts'
+import { ACTIONS, allows } from '../accounts/permissions.ts'
+import type { Principal } from '../api/principal.ts'
 import { ApiError } from '../errors.ts'
 import type { Services } from '../services.ts'
 import type { Project } from '../store/types.ts'
@@ -14,15 +17,13 @@ export interface UiViewer {
   isAdmin: boolean
   /** Present when signed in through the browser (cookie); absent for bearer tokens. */
   session?: ActiveSession
+  /** The same caller as the API sees it: what the access hook decides on. */
+  principal: Principal
 }
 
 declare module 'fastify' {
   interface FastifyRequest {
     ui?: UiViewer
-  }
-  interface FastifyContextConfig {
-    /** UI routes reachable without signing in (login form, static files). */
-    public?: boolean
   }
 }
 
@@ -46,14 +47,19 @@ export async function pageContext(
   project?: Project,
 ): Promise<PageContext> {
   const viewer = viewerOf(req)
+  const { store } = deps.services
   return {
     who: viewer.label,
     csrf: viewer.session?.csrfToken ?? '',
     session: viewer.session !== undefined,
     admin: viewer.isAdmin,
-    projects: await deps.services.store.listProjects(),
+    projects: await visibleProjects(store, viewer.principal),
     project,
     section,
+    can:
+      project === undefined
+        ? ACTIONS.filter((a) => allows(viewer.principal, undefined, a))
+        : await actionsIn(store, viewer.principal, project.teamId),
   }
 }
 

@@ -1,8 +1,10 @@
 import cookie from '@fastify/cookie'
 import formbody from '@fastify/formbody'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { isPublic, PUBLIC } from '../accounts/access.ts'
 import { principalResolver } from '../api/principal.ts'
 import { ApiError, errorStatus } from '../errors.ts'
+import { TOKEN_SCOPES } from '../store/team-types.ts'
 import { CLIENT_JS } from './client-script.ts'
 import { type UiDeps, type UiViewer, viewerOf } from './context.ts'
 import { checkCsrf } from './csrf.ts'
@@ -20,6 +22,7 @@ import { outcomeRoutes } from './routes/outcomes.ts'
 import { projectRoutes } from './routes/projects.ts'
 import { releaseRoutes } from './routes/releases.ts'
 import { settingsRoutes } from './routes/settings.ts'
+import { teamPageRoutes } from './routes/teams.ts'
 import { tokenRoutes } from './routes/tokens.ts'
 import { userAdminRoutes } from './routes/users.ts'
 import { readSession, sessionPrincipalSource } from './session-auth.ts'
@@ -48,7 +51,12 @@ function viewerResolver(deps: UiDeps) {
     if (/^bearer\s/i.test(req.headers.authorization ?? '')) {
       const p = await bearer(req)
       const user = p.userId === null ? undefined : await store.getUser(p.userId)
-      return { userId: p.userId, isAdmin: p.isAdmin, label: user?.email ?? 'admin token' }
+      return {
+        userId: p.userId,
+        isAdmin: p.isAdmin,
+        label: user?.email ?? 'admin token',
+        principal: p,
+      }
     }
     const session = await readSession(store, req)
     if (session === undefined) return undefined
@@ -57,6 +65,12 @@ function viewerResolver(deps: UiDeps) {
       isAdmin: session.user.isAdmin,
       label: session.user.email,
       session,
+      principal: {
+        userId: session.userId,
+        isAdmin: session.user.isAdmin,
+        via: 'session',
+        scopes: TOKEN_SCOPES,
+      },
     }
   }
 }
@@ -81,6 +95,7 @@ function errorPage(err: FastifyError | ApiError, req: FastifyRequest, reply: Fas
           session: req.ui.session !== undefined,
           projects: [],
           section: 'projects' as const,
+          can: [],
         }
   const body = html`<div class="card"><h1>${status === 404 ? 'Not found' : `Error ${status}`}</h1>
 <p>${text}</p><p><a href="/projects">Back to projects</a></p></div>`
@@ -106,10 +121,11 @@ export async function webUi(app: FastifyInstance): Promise<void> {
     scope.setErrorHandler(errorPage)
 
     scope.addHook('onRequest', async (req, reply) => {
-      if (req.routeOptions.config.public === true) return
+      if (isPublic(req)) return
       const viewer = await resolveViewer(req)
       if (viewer !== undefined) {
         req.ui = viewer
+        req.principal = viewer.principal
         return
       }
       if (wantsHtml(req)) {
@@ -121,7 +137,7 @@ export async function webUi(app: FastifyInstance): Promise<void> {
     // Every state-changing UI request made through a browser session carries the CSRF token.
     scope.addHook('preHandler', async (req) => {
       if (req.method === 'GET' || req.method === 'HEAD') return
-      if (req.routeOptions.config.public === true) return
+      if (isPublic(req)) return
       const viewer = viewerOf(req)
       if (viewer.session !== undefined) checkCsrf(req, viewer.session.csrfToken)
     })
@@ -141,12 +157,12 @@ export async function webUi(app: FastifyInstance): Promise<void> {
         reply.type(type).header('cache-control', 'public, max-age=300').send(body)
     scope.get(
       '/ui/static/app.css',
-      { config: { public: true } },
+      { config: { access: PUBLIC } },
       asset(CSS, 'text/css; charset=utf-8'),
     )
     scope.get(
       '/ui/static/app.js',
-      { config: { public: true } },
+      { config: { access: PUBLIC } },
       asset(CLIENT_JS, 'text/javascript; charset=utf-8'),
     )
 
@@ -159,6 +175,7 @@ export async function webUi(app: FastifyInstance): Promise<void> {
     await cronRoutes(scope, deps)
     await outcomeRoutes(scope, deps)
     await settingsRoutes(scope, deps)
+    await teamPageRoutes(scope, deps)
     await liveRoutes(scope, deps)
     await accountLinkRoutes(scope, deps)
     await userAdminRoutes(scope, deps)

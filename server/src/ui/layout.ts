@@ -1,4 +1,5 @@
 import type { FastifyReply } from 'fastify'
+import type { Action } from '../accounts/permissions.ts'
 import type { Project } from '../store/types.ts'
 import { csrfInput } from './csrf.ts'
 import { html, type SafeHtml } from './html.ts'
@@ -27,15 +28,17 @@ export interface PageContext {
   section: Section
   /** Whether the viewer is an instance admin (shows the Users and Audit log links). */
   admin?: boolean
+  /** What the viewer may do here (in the page's project's team, else instance-wide). */
+  can: readonly Action[]
 }
 
-const SECTIONS: { id: Section; label: string; path: string }[] = [
-  { id: 'issues', label: 'Issues', path: 'issues' },
-  { id: 'releases', label: 'Releases', path: 'releases' },
-  { id: 'crons', label: 'Crons', path: 'crons' },
-  { id: 'outcomes', label: 'Outcomes', path: 'outcomes' },
-  { id: 'settings', label: 'Settings', path: 'settings' },
-  { id: 'setup', label: 'Setup', path: 'setup' },
+const SECTIONS: { id: Section; label: string; path: string; needs: Action }[] = [
+  { id: 'issues', label: 'Issues', path: 'issues', needs: 'project:read' },
+  { id: 'releases', label: 'Releases', path: 'releases', needs: 'project:read' },
+  { id: 'crons', label: 'Crons', path: 'crons', needs: 'project:read' },
+  { id: 'outcomes', label: 'Outcomes', path: 'outcomes', needs: 'project:read' },
+  { id: 'settings', label: 'Settings', path: 'settings', needs: 'project:admin' },
+  { id: 'setup', label: 'Setup', path: 'setup', needs: 'project:read' },
 ]
 
 /** A project's page URL. */
@@ -59,7 +62,7 @@ function header(ctx: PageContext): SafeHtml {
   const nav =
     p === undefined
       ? html`<nav><a href="/projects" class="${ctx.section === 'projects' ? 'on' : ''}">Projects</a></nav>`
-      : html`<nav>${SECTIONS.map(
+      : html`<nav>${SECTIONS.filter((s) => ctx.can.includes(s.needs)).map(
           (s) =>
             html`<a href="${projectUrl(p.id, s.path)}" class="${ctx.section === s.id ? 'on' : ''}">${s.label}</a>`,
         )}</nav>`
@@ -70,7 +73,7 @@ function header(ctx: PageContext): SafeHtml {
     ? postForm(ctx, '/logout', html`<button type="submit">Sign out</button>`)
     : ''
   return html`<header class="top"><a class="brand" href="/projects">ingest</a>${switcher}${nav}
-    <div class="who"><span>${ctx.who}</span>${ctx.admin === true ? html`<a href="/settings/users">Users</a><a href="/settings/audit-log">Audit log</a>` : ''}<a href="/account/tokens">API tokens</a>${signOut}</div></header>`
+    <div class="who"><span>${ctx.who}</span>${ctx.admin === true ? html`<a href="/settings/users">Users</a><a href="/settings/audit-log">Audit log</a>` : ''}<a href="/settings/teams">Teams</a><a href="/account/tokens">API tokens</a>${signOut}</div></header>`
 }
 
 /** A whole page: the frame (header, navigation) around `body`. */

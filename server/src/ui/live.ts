@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http'
 import type { FastifyInstance } from 'fastify'
 import { z } from 'zod'
+import { onQueryProject } from '../accounts/access.ts'
 import { parseInput } from '../api/validate.ts'
 import type { LiveNotice } from '../live/feed.ts'
 import { openLiveFeed } from '../live/open-feed.ts'
@@ -89,42 +90,48 @@ export async function liveRoutes(app: FastifyInstance, deps: UiDeps): Promise<vo
     await feed.close()
   })
 
-  app.get('/ui/live', async (req, reply) => {
-    const { project } = parseInput(LiveQuery, req.query, 'query')
-    if ((await store.getProject(project)) === undefined) {
-      return reply.code(404).type('text/plain').send('no such project')
-    }
-    const after = lastEventId(req.headers['last-event-id'])
-    reply.hijack()
-    const res = reply.raw
-    res.writeHead(200, {
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-store',
-      connection: 'keep-alive',
-      'x-accel-buffering': 'no',
-    })
-    res.write('retry: 2000\n: connected\n\n')
-    const stream: Stream = {
-      projectId: project,
-      held: after === undefined ? undefined : [],
-      sent: new Set(),
-    }
-    streams.set(res, stream)
-    const drop = () => streams.delete(res)
-    req.raw.on('close', drop)
-    res.on('error', drop)
-    if (after === undefined) return
-    try {
-      const missed = await store.liveEventsAfter(project, after, REPLAY_LIMIT)
-      for (const r of missed) {
-        res.write(frame({ ...r, projectId: project, issueCreated: false, regressed: false }, true))
-        stream.sent.add(r.id)
+  app.get(
+    '/ui/live',
+    { config: { access: onQueryProject('project:read') } },
+    async (req, reply) => {
+      const { project } = parseInput(LiveQuery, req.query, 'query')
+      if ((await store.getProject(project)) === undefined) {
+        return reply.code(404).type('text/plain').send('no such project')
       }
-    } catch (err) {
-      req.log.warn({ err }, 'live replay failed')
-    }
-    const held = stream.held ?? []
-    stream.held = undefined
-    for (const n of held) if (!stream.sent.has(n.id)) res.write(frame(n, false))
-  })
+      const after = lastEventId(req.headers['last-event-id'])
+      reply.hijack()
+      const res = reply.raw
+      res.writeHead(200, {
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-store',
+        connection: 'keep-alive',
+        'x-accel-buffering': 'no',
+      })
+      res.write('retry: 2000\n: connected\n\n')
+      const stream: Stream = {
+        projectId: project,
+        held: after === undefined ? undefined : [],
+        sent: new Set(),
+      }
+      streams.set(res, stream)
+      const drop = () => streams.delete(res)
+      req.raw.on('close', drop)
+      res.on('error', drop)
+      if (after === undefined) return
+      try {
+        const missed = await store.liveEventsAfter(project, after, REPLAY_LIMIT)
+        for (const r of missed) {
+          res.write(
+            frame({ ...r, projectId: project, issueCreated: false, regressed: false }, true),
+          )
+          stream.sent.add(r.id)
+        }
+      } catch (err) {
+        req.log.warn({ err }, 'live replay failed')
+      }
+      const held = stream.held ?? []
+      stream.held = undefined
+      for (const n of held) if (!stream.sent.has(n.id)) res.write(frame(n, false))
+    },
+  )
 }

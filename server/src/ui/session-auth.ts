@@ -6,6 +6,7 @@ import { hashToken } from '../accounts/tokens.ts'
 import type { PrincipalSource } from '../api/principal.ts'
 import type { Config } from '../config.ts'
 import { ApiError } from '../errors.ts'
+import { TOKEN_SCOPES } from '../store/team-types.ts'
 import type { SessionStore, UiSession, User } from '../store/types.ts'
 
 /** The session cookie's name. */
@@ -130,6 +131,11 @@ export function sessionPrincipalSource(store: SessionStore): PrincipalSource {
         throw new ApiError('forbidden', 'CSRF token missing or wrong (send X-CSRF-Token)')
       }
     }
-    return { userId: session.userId, isAdmin: session.user.isAdmin, via: 'session' }
+    return {
+      userId: session.userId,
+      isAdmin: session.user.isAdmin,
+      via: 'session',
+      scopes: TOKEN_SCOPES,
+    }
   }
 }

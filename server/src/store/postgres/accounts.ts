@@ -1,9 +1,10 @@
 import type pg from 'pg'
 import { type TokenRow, toToken, toUser, type UserRow } from '../rows/accounts.ts'
+import { TOKEN_SCOPES } from '../team-types.ts'
 import type { AccountStore } from '../types.ts'
 import { all, first, run } from './db.ts'
 
-const TOKEN_COLUMNS = 'id, user_id, name, created_at, revoked_at'
+const TOKEN_COLUMNS = 'id, user_id, name, created_at, revoked_at, scopes'
 
 /** Users and API tokens on PostgreSQL. */
 export function pgAccounts(pool: pg.Pool): AccountStore {
@@ -28,11 +29,11 @@ export function pgAccounts(pool: pg.Pool): AccountStore {
       const r = await byId(id)
       return r === undefined ? undefined : toUser(r)
     },
-    createToken: async (userId, name, tokenHash) => {
+    createToken: async (userId, name, tokenHash, scopes = TOKEN_SCOPES) => {
       const r = await first<TokenRow>(
         pool,
-        `INSERT INTO api_tokens (user_id, name, token_hash, created_at) VALUES ($1, $2, $3, $4) RETURNING ${TOKEN_COLUMNS}`,
-        [userId, name, tokenHash, Date.now()],
+        `INSERT INTO api_tokens (user_id, name, token_hash, created_at, scopes) VALUES ($1, $2, $3, $4, $5) RETURNING ${TOKEN_COLUMNS}`,
+        [userId, name, tokenHash, Date.now(), scopes.join(' ')],
       )
       if (r === undefined) throw new Error('token insert returned nothing')
       return toToken(r)

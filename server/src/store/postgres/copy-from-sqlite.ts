@@ -8,10 +8,13 @@ import { loadPgMigrations, migratePg } from './migrations.ts'
  * Every table of the schema, parents before children (foreign keys), with whether it has an
  * identity `id` whose sequence must continue after the copied rows.
  */
-const TABLES: readonly { name: string; identity: boolean }[] = [
+const TABLES: readonly { name: string; identity: boolean; seeded?: boolean }[] = [
+  { name: 'users', identity: true },
+  // Seeded by the migration (the default team): emptied before the copy, not refused.
+  { name: 'teams', identity: true, seeded: true },
+  { name: 'team_members', identity: false },
   { name: 'projects', identity: true },
   { name: 'project_keys', identity: true },
-  { name: 'users', identity: true },
   { name: 'api_tokens', identity: true },
   { name: 'ui_sessions', identity: true },
   { name: 'account_links', identity: true },
@@ -67,12 +70,14 @@ export async function copySqliteToPostgres(sqlitePath: string, pool: pg.Pool): P
     try {
       await client.query('BEGIN')
       for (const t of TABLES) {
+        if (t.seeded === true) continue
         const { rows } = await client.query<{ one: number }>(
           `SELECT 1 AS one FROM ${t.name} LIMIT 1`,
         )
         if (rows.length > 0)
           throw new CopyRefusedError(`target database is not empty (table ${t.name} has rows)`)
       }
+      for (const t of TABLES) if (t.seeded === true) await client.query(`DELETE FROM ${t.name}`)
       const report: CopyReport = []
       for (const t of TABLES) {
         const cols = src

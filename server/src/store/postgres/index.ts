@@ -15,6 +15,7 @@ import { pgQuotas } from './quotas.ts'
 import { pgReleaseHealth } from './release-health.ts'
 import { pgRetention } from './retention.ts'
 import { pgSessions } from './sessions.ts'
+import { pgTeams } from './teams.ts'
 import { pgTriage } from './triage.ts'
 import { pgUiReads } from './ui-reads.ts'
 import { pgUserLifecycle } from './user-lifecycle.ts'
@@ -59,6 +60,7 @@ export async function openPostgresStore(
     ...pgRetention(pool),
     ...pgLive(pool),
     ...pgUserLifecycle(pool),
+    ...pgTeams(pool),
     close: () => pool.end(),
   }
 }

@@ -1,5 +1,6 @@
 import type pg from 'pg'
 import { type KeyRow, type ProjectRow, toKey, toProject } from '../rows/projects.ts'
+import { DEFAULT_TEAM_ID } from '../team-types.ts'
 import type { ProjectStore } from '../types.ts'
 import { all, first, run, transaction } from './db.ts'
 
@@ -9,13 +10,13 @@ const INSERT_KEY =
 /** Projects and DSN keys on PostgreSQL. */
 export function pgProjects(pool: pg.Pool): ProjectStore {
   return {
-    createProject: (name, slug, publicKey) =>
+    createProject: (name, slug, publicKey, teamId = DEFAULT_TEAM_ID) =>
       transaction(pool, async (c) => {
         const now = Date.now()
         const p = await first<ProjectRow>(
           c,
-          'INSERT INTO projects (name, slug, created_at) VALUES ($1, $2, $3) RETURNING *',
-          [name, slug, now],
+          'INSERT INTO projects (name, slug, created_at, team_id) VALUES ($1, $2, $3, $4) RETURNING *',
+          [name, slug, now, teamId],
         )
         if (p === undefined) throw new Error('project insert returned nothing')
         const k = await first<KeyRow>(c, INSERT_KEY, [p.id, publicKey, 'Default', null, now])

@@ -2,6 +2,7 @@
  * User and API token rows as both stores read them, and their mapping to the store types.
  * Shared so the SQLite and PostgreSQL stores cannot map a column differently.
  */
+import { TOKEN_SCOPES } from '../team-types.ts'
 import type { ApiToken, User } from '../types.ts'
 
 /** A `UserRow` as the SQL returns it (snake_case columns). */
@@ -21,7 +22,11 @@ export interface TokenRow {
   name: string
   created_at: number
   revoked_at: number | null
+  scopes: string
 }
+
+/** The `scopes` column: space-separated names; unknown words are dropped. */
+export const parseScopes = (s: string) => TOKEN_SCOPES.filter((x) => s.split(' ').includes(x))
 
 /** Maps a `UserRow` to the store's `User`. */
 export const toUser = (r: UserRow): User => ({
@@ -40,4 +45,5 @@ export const toToken = (r: TokenRow): ApiToken => ({
   name: r.name,
   createdAt: r.created_at,
   revokedAt: r.revoked_at,
+  scopes: parseScopes(r.scopes),
 })

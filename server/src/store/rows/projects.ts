@@ -10,6 +10,7 @@ export interface ProjectRow {
   slug: string
   name: string
   created_at: number
+  team_id: number
 }
 
 /** A `KeyRow` as the SQL returns it (snake_case columns). */
@@ -29,6 +30,7 @@ export const toProject = (r: ProjectRow): Project => ({
   slug: r.slug,
   name: r.name,
   createdAt: r.created_at,
+  teamId: r.team_id,
 })
 
 /** Maps a `KeyRow` to the store's `ProjectKey`. */

@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3'
 import { type TokenRow, toToken, toUser, type UserRow } from '../rows/accounts.ts'
+import { TOKEN_SCOPES } from '../team-types.ts'
 import type { AccountStore } from '../types.ts'
 
 /** Users and API tokens on SQLite. */
@@ -10,14 +11,14 @@ export function sqliteAccounts(db: Database.Database): AccountStore {
   )
   const byEmail = db.prepare<[string], UserRow>('SELECT * FROM users WHERE email = ?')
   const byId = db.prepare<[number], UserRow>('SELECT * FROM users WHERE id = ?')
-  const insertToken = db.prepare<[number, string, string, number], TokenRow>(
-    'INSERT INTO api_tokens (user_id, name, token_hash, created_at) VALUES (?, ?, ?, ?) RETURNING id, user_id, name, created_at, revoked_at',
+  const insertToken = db.prepare<[number, string, string, number, string], TokenRow>(
+    'INSERT INTO api_tokens (user_id, name, token_hash, created_at, scopes) VALUES (?, ?, ?, ?, ?) RETURNING id, user_id, name, created_at, revoked_at, scopes',
   )
   const tokenByHash = db.prepare<[string], TokenRow>(
-    'SELECT id, user_id, name, created_at, revoked_at FROM api_tokens WHERE token_hash = ? AND revoked_at IS NULL',
+    'SELECT id, user_id, name, created_at, revoked_at, scopes FROM api_tokens WHERE token_hash = ? AND revoked_at IS NULL',
   )
   const tokensOf = db.prepare<[number], TokenRow>(
-    'SELECT id, user_id, name, created_at, revoked_at FROM api_tokens WHERE user_id = ? ORDER BY id',
+    'SELECT id, user_id, name, created_at, revoked_at, scopes FROM api_tokens WHERE user_id = ? ORDER BY id',
   )
   const revoke = db.prepare<[number, number, number]>(
     'UPDATE api_tokens SET revoked_at = ? WHERE user_id = ? AND id = ? AND revoked_at IS NULL',
@@ -37,8 +38,8 @@ export function sqliteAccounts(db: Database.Database): AccountStore {
       const r = byId.get(id)
       return r === undefined ? undefined : toUser(r)
     },
-    createToken: async (userId, name, tokenHash) => {
-      const r = insertToken.get(userId, name, tokenHash, Date.now())
+    createToken: async (userId, name, tokenHash, scopes = TOKEN_SCOPES) => {
+      const r = insertToken.get(userId, name, tokenHash, Date.now(), scopes.join(' '))
       if (r === undefined) throw new Error('token insert returned nothing')
       return toToken(r)
     },

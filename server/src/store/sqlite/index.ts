@@ -17,6 +17,7 @@ import { sqliteQuotas } from './quotas.ts'
 import { sqliteReleaseHealth } from './release-health.ts'
 import { sqliteRetention } from './retention.ts'
 import { sqliteSessions } from './sessions.ts'
+import { sqliteTeams } from './teams.ts'
 import { sqliteTriage } from './triage.ts'
 import { sqliteUiReads } from './ui-reads.ts'
 import { sqliteUserLifecycle } from './user-lifecycle.ts'
@@ -53,6 +54,7 @@ export async function openSqliteStore(
     ...sqliteRetention(db),
     ...sqliteLive(db),
     ...sqliteUserLifecycle(db),
+    ...sqliteTeams(db),
     close: async () => {
       await writer?.close()
       db.close()

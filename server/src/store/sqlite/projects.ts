@@ -1,11 +1,12 @@
 import type Database from 'better-sqlite3'
 import { type KeyRow, type ProjectRow, toKey, toProject } from '../rows/projects.ts'
+import { DEFAULT_TEAM_ID } from '../team-types.ts'
 import type { ProjectStore } from '../types.ts'
 
 /** Projects and DSN keys on SQLite. */
 export function sqliteProjects(db: Database.Database): ProjectStore {
-  const insertProject = db.prepare<[string, string, number], ProjectRow>(
-    'INSERT INTO projects (name, slug, created_at) VALUES (?, ?, ?) RETURNING *',
+  const insertProject = db.prepare<[string, string, number, number], ProjectRow>(
+    'INSERT INTO projects (name, slug, created_at, team_id) VALUES (?, ?, ?, ?) RETURNING *',
   )
   const insertKey = db.prepare<[number, string, string, string | null, number], KeyRow>(
     'INSERT INTO project_keys (project_id, public_key, label, component, created_at) VALUES (?, ?, ?, ?, ?) RETURNING *',
@@ -21,16 +22,19 @@ export function sqliteProjects(db: Database.Database): ProjectStore {
   const revoke = db.prepare<[number, number, number]>(
     'UPDATE project_keys SET revoked_at = ? WHERE project_id = ? AND id = ? AND revoked_at IS NULL',
   )
-  const createWithKey = db.transaction((name: string, slug: string, publicKey: string) => {
-    const now = Date.now()
-    const p = insertProject.get(name, slug, now)
-    if (p === undefined) throw new Error('project insert returned nothing')
-    const k = insertKey.get(p.id, publicKey, 'Default', null, now)
-    if (k === undefined) throw new Error('key insert returned nothing')
-    return { project: toProject(p), key: toKey(k) }
-  })
+  const createWithKey = db.transaction(
+    (name: string, slug: string, publicKey: string, teamId: number) => {
+      const now = Date.now()
+      const p = insertProject.get(name, slug, now, teamId)
+      if (p === undefined) throw new Error('project insert returned nothing')
+      const k = insertKey.get(p.id, publicKey, 'Default', null, now)
+      if (k === undefined) throw new Error('key insert returned nothing')
+      return { project: toProject(p), key: toKey(k) }
+    },
+  )
   return {
-    createProject: async (name, slug, publicKey) => createWithKey(name, slug, publicKey),
+    createProject: async (name, slug, publicKey, teamId = DEFAULT_TEAM_ID) =>
+      createWithKey(name, slug, publicKey, teamId),
     listProjects: async () => allProjects.all().map(toProject),
     getProject: async (id) => {
       const r = oneProject.get(id)

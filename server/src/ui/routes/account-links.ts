@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { z } from 'zod'
+import { PUBLIC } from '../../accounts/access.ts'
 import { acceptInvite, completeReset, requestReset, usableLink } from '../../accounts/lifecycle.ts'
 import { accountMailer } from '../../accounts/mailer.ts'
 import { MIN_PASSWORD_LENGTH } from '../../accounts/passwords.ts'
@@ -30,7 +31,7 @@ const card = (title: string, inner: SafeHtml | string) =>
 
 /**
  * The public pages of one-time links and the "forgot password" form: reached without signing in
- * (`config.public`), their forms carry the double-submit token of the sign-in form.
+ * (`access: PUBLIC`), their forms carry the double-submit token of the sign-in form.
  */
 export async function accountLinkRoutes(app: FastifyInstance, deps: UiDeps): Promise<void> {
   const { services } = deps
@@ -80,7 +81,7 @@ export async function accountLinkRoutes(app: FastifyInstance, deps: UiDeps): Pro
   for (const kind of ['invite', 'reset'] as const) {
     const path = kind === 'invite' ? '/accept-invite/:secret' : '/reset-password/:secret'
 
-    app.get(path, { config: { public: true } }, async (req, reply) => {
+    app.get(path, { config: { access: PUBLIC } }, async (req, reply) => {
       const secret = secretOf(req.params)
       try {
         const link = await usableLink(services, kind, secret)
@@ -92,7 +93,7 @@ export async function accountLinkRoutes(app: FastifyInstance, deps: UiDeps): Pro
       }
     })
 
-    app.post(path, { config: { public: true } }, async (req: FastifyRequest, reply) => {
+    app.post(path, { config: { access: PUBLIC } }, async (req: FastifyRequest, reply) => {
       checkCsrf(req, req.cookies[LOGIN_CSRF_COOKIE])
       const secret = secretOf(req.params)
       const form = PasswordForm.safeParse(req.body ?? {})
@@ -135,11 +136,11 @@ export async function accountLinkRoutes(app: FastifyInstance, deps: UiDeps): Pro
     )
   }
 
-  app.get('/forgot-password', { config: { public: true } }, async (req, reply) =>
+  app.get('/forgot-password', { config: { access: PUBLIC } }, async (req, reply) =>
     sendPage(reply, forgotPage(loginCsrfToken(req, reply, config))),
   )
 
-  app.post('/forgot-password', { config: { public: true } }, async (req, reply) => {
+  app.post('/forgot-password', { config: { access: PUBLIC } }, async (req, reply) => {
     checkCsrf(req, req.cookies[LOGIN_CSRF_COOKIE])
     const form = ForgotForm.safeParse(req.body ?? {})
     const email = form.success ? form.data.email : ''

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify'
+import { INSTANCE_ADMIN } from '../../accounts/access.ts'
 import { requireAdmin } from '../../accounts/admin-only.ts'
 import { parseInput } from '../../api/validate.ts'
 import { AUDIT_ACTIONS } from '../../audit/record.ts'
@@ -13,7 +14,7 @@ const PAGE_SIZE = 50
 /** The audit log page (admins only): newest first, filter by action, paged by cursor. */
 export async function auditLogRoutes(app: FastifyInstance, deps: UiDeps): Promise<void> {
   const { store } = deps.services
-  app.get('/settings/audit-log', async (req, reply) => {
+  app.get('/settings/audit-log', { config: { access: INSTANCE_ADMIN } }, async (req, reply) => {
     requireAdmin(viewerOf(req))
     const q = parseInput(AuditQuery, req.query ?? {}, 'query')
     const action = q.action === '' ? undefined : q.action

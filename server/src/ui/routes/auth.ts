@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { z } from 'zod'
+import { PUBLIC, SIGNED_IN } from '../../accounts/access.ts'
 import { hashPassword, verifyPassword } from '../../accounts/passwords.ts'
 import type { UiDeps } from '../context.ts'
 import { checkCsrf, csrfInput, LOGIN_CSRF_COOKIE, loginCsrfToken } from '../csrf.ts'
@@ -62,13 +63,13 @@ export async function authRoutes(app: FastifyInstance, deps: UiDeps): Promise<vo
       error === undefined ? undefined : { text: error, error: true },
     )
 
-  app.get('/login', { config: { public: true } }, async (req, reply) => {
+  app.get('/login', { config: { access: PUBLIC } }, async (req, reply) => {
     const next = safeNext((req.query as Record<string, unknown>)['next'])
     if ((await readSession(store, req)) !== undefined) return reply.redirect(next, 303)
     return sendPage(reply, loginPage(loginCsrfToken(req, reply, config), next))
   })
 
-  app.post('/login', { config: { public: true } }, async (req, reply) => {
+  app.post('/login', { config: { access: PUBLIC } }, async (req, reply) => {
     checkCsrf(req, req.cookies[LOGIN_CSRF_COOKIE])
     const form = LoginForm.safeParse(req.body ?? {})
     const { email, password, next } = form.success ? form.data : { email: '', password: '' }
@@ -107,7 +108,7 @@ export async function authRoutes(app: FastifyInstance, deps: UiDeps): Promise<vo
     return reply.redirect(target, 303)
   })
 
-  app.post('/logout', async (req, reply) => {
+  app.post('/logout', { config: { access: SIGNED_IN } }, async (req, reply) => {
     await endSession(store, req, reply, config)
     return reply.redirect('/login', 303)
   })

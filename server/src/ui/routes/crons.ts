@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { z } from 'zod'
+import { onProject } from '../../accounts/access.ts'
 import { monitorJson } from '../../api/monitors.ts'
 import { parseInput } from '../../api/validate.ts'
 import type { Schedule } from '../../crons/schedule.ts'
@@ -85,54 +86,61 @@ const DetailQuery = z.object({ environment: z.string().max(64).default('') })
 export async function cronRoutes(app: FastifyInstance, deps: UiDeps): Promise<void> {
   const { store } = deps.services
 
-  app.get('/projects/:projectId/crons', async (req, reply) => {
-    const project = await projectParam(deps, req.params)
-    const [ctx, monitors] = await Promise.all([
-      pageContext(deps, req, 'crons', project),
-      store.listMonitors(project.id),
-    ])
-    const rows = await Promise.all(
-      monitors.map(async (m) =>
-        monitorRow(project.id, m, (await store.listCheckIns(m.id, {}, { limit: 40 })).checkIns),
-      ),
-    )
-    const body = html`<h1>${project.name}: crons</h1>
+  app.get(
+    '/projects/:projectId/crons',
+    { config: { access: onProject('project:read') } },
+    async (req, reply) => {
+      const project = await projectParam(deps, req.params)
+      const [ctx, monitors] = await Promise.all([
+        pageContext(deps, req, 'crons', project),
+        store.listMonitors(project.id),
+      ])
+      const rows = await Promise.all(
+        monitors.map(async (m) =>
+          monitorRow(project.id, m, (await store.listCheckIns(m.id, {}, { limit: 40 })).checkIns),
+        ),
+      )
+      const body = html`<h1>${project.name}: crons</h1>
 <p class="muted">Monitors appear with their first check-in and carry their own schedule. A missed or overrunning run becomes an ordinary issue.</p>
 <div class="table-wrap"><table><thead><tr><th>Monitor</th><th>Schedule</th><th>Time zone</th><th>Status</th><th>Next expected run</th><th>Recent runs</th></tr></thead>
 <tbody>${rows.length === 0 ? html`<tr><td colspan="6" class="empty">No monitors yet: send a check-in with a monitor_config.</td></tr>` : rows}</tbody></table></div>${TIMELINE_LEGEND}`
-    return sendPage(reply, layout(ctx, `${project.name} crons`, body))
-  })
+      return sendPage(reply, layout(ctx, `${project.name} crons`, body))
+    },
+  )
 
-  app.get('/projects/:projectId/crons/:slug', async (req, reply) => {
-    const project = await projectParam(deps, req.params)
-    const slug = (req.params as { slug?: string }).slug ?? ''
-    const monitor = await store.getMonitor(project.id, slug)
-    if (monitor === undefined) throw new ApiError('not_found', 'There is no such monitor.')
-    const q = parseInput(DetailQuery, req.query, 'query')
-    const env = q.environment === '' ? undefined : q.environment
-    const [ctx, page] = await Promise.all([
-      pageContext(deps, req, 'crons', project),
-      store.listCheckIns(monitor.id, { environment: env }, { limit: 100 }),
-    ])
-    const envRows = monitor.environments.map(
-      (
-        e,
-      ) => html`<tr><td>${e.environment}</td><td><span class="badge ${badgeClass(e.status)}">${STATUS_WORDS[e.status] ?? e.status}</span></td>
+  app.get(
+    '/projects/:projectId/crons/:slug',
+    { config: { access: onProject('project:read') } },
+    async (req, reply) => {
+      const project = await projectParam(deps, req.params)
+      const slug = (req.params as { slug?: string }).slug ?? ''
+      const monitor = await store.getMonitor(project.id, slug)
+      if (monitor === undefined) throw new ApiError('not_found', 'There is no such monitor.')
+      const q = parseInput(DetailQuery, req.query, 'query')
+      const env = q.environment === '' ? undefined : q.environment
+      const [ctx, page] = await Promise.all([
+        pageContext(deps, req, 'crons', project),
+        store.listCheckIns(monitor.id, { environment: env }, { limit: 100 }),
+      ])
+      const envRows = monitor.environments.map(
+        (
+          e,
+        ) => html`<tr><td>${e.environment}</td><td><span class="badge ${badgeClass(e.status)}">${STATUS_WORDS[e.status] ?? e.status}</span></td>
 <td class="small">${e.lastCheckIn === null ? '—' : zoned(e.lastCheckIn, monitor.timezone)}</td>
 <td class="small">${e.nextCheckIn === null ? '—' : html`${zoned(e.nextCheckIn, monitor.timezone)} <span class="muted">(${relTime(e.nextCheckIn)})</span>`}</td>
 <td class="num">${e.failures}</td></tr>`,
-    )
-    const runs = page.checkIns.map(
-      (
-        c,
-      ) => html`<tr><td><span class="badge ${badgeClass(c.status)}">${STATUS_WORDS[c.status] ?? c.status}</span></td>
+      )
+      const runs = page.checkIns.map(
+        (
+          c,
+        ) => html`<tr><td><span class="badge ${badgeClass(c.status)}">${STATUS_WORDS[c.status] ?? c.status}</span></td>
 <td>${c.environment}</td><td class="small nowrap">${zoned(c.dateAdded, monitor.timezone)}</td>
 <td class="small nowrap">${c.expectedTime === null ? '—' : zoned(c.expectedTime, monitor.timezone)}</td>
 <td class="num">${c.durationMs === null ? '—' : `${(c.durationMs / 1000).toFixed(1)} s`}</td>
 <td class="small">${c.release ?? ''}</td>
 <td class="mono small">${c.eventId === null ? '' : html`<a href="/projects/${project.id}/events/${c.eventId}">${c.eventId.slice(0, 12)}</a>`}</td></tr>`,
-    )
-    const body = html`<p class="small"><a href="${projectUrl(project.id, 'crons')}">« Crons</a></p>
+      )
+      const body = html`<p class="small"><a href="${projectUrl(project.id, 'crons')}">« Crons</a></p>
 <h1>${monitor.slug}</h1>
 <div class="stats"><div><b class="mono">${scheduleText(monitor.schedule)}</b><span>schedule</span></div>
 <div><b>${monitor.timezone}</b><span>time zone</span></div>
@@ -142,18 +150,23 @@ export async function cronRoutes(app: FastifyInstance, deps: UiDeps): Promise<vo
 <h2>Environments</h2><div class="table-wrap"><table><thead><tr><th>Environment</th><th>Status</th><th>Last check-in</th><th>Next expected</th><th class="num">Failures in a row</th></tr></thead><tbody>${envRows}</tbody></table></div>
 <h2>Runs</h2><div class="table-wrap"><table><thead><tr><th>Status</th><th>Environment</th><th>Started</th><th>Expected</th><th class="num">Duration</th><th>Release</th><th>Event</th></tr></thead>
 <tbody>${runs.length === 0 ? html`<tr><td colspan="7" class="empty">No runs.</td></tr>` : runs}</tbody></table></div>`
-    return sendPage(reply, layout(ctx, `${monitor.slug} monitor`, body))
-  })
+      return sendPage(reply, layout(ctx, `${monitor.slug} monitor`, body))
+    },
+  )
 
   // Links from runs to their error event: find the event's issue and show it there.
-  app.get('/projects/:projectId/events/:eventId', async (req, reply) => {
-    const project = await projectParam(deps, req.params)
-    const raw = (req.params as { eventId?: string }).eventId ?? ''
-    const eventId = raw.replaceAll('-', '').toLowerCase()
-    const event = /^[0-9a-f]{32}$/.test(eventId)
-      ? await store.getEvent(project.id, eventId)
-      : undefined
-    if (event === undefined) throw new ApiError('not_found', 'There is no such event (yet).')
-    return reply.redirect(`/issues/${event.issueId}?event=${event.eventId}`, 303)
-  })
+  app.get(
+    '/projects/:projectId/events/:eventId',
+    { config: { access: onProject('project:read') } },
+    async (req, reply) => {
+      const project = await projectParam(deps, req.params)
+      const raw = (req.params as { eventId?: string }).eventId ?? ''
+      const eventId = raw.replaceAll('-', '').toLowerCase()
+      const event = /^[0-9a-f]{32}$/.test(eventId)
+        ? await store.getEvent(project.id, eventId)
+        : undefined
+      if (event === undefined) throw new ApiError('not_found', 'There is no such event (yet).')
+      return reply.redirect(`/issues/${event.issueId}?event=${event.eventId}`, 303)
+    },
+  )
 }

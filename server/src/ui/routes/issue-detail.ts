@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { z } from 'zod'
+import { onIssue, onProject } from '../../accounts/access.ts'
 import { parseInput, pathId } from '../../api/validate.ts'
 import { ApiError } from '../../errors.ts'
 import type { Issue, StoredEvent } from '../../store/types.ts'
@@ -57,6 +58,8 @@ async function chart(deps: UiDeps, issue: Issue, period: keyof typeof PERIODS, n
 }
 
 function actions(ctx: PageContext, issue: Issue): SafeHtml {
+  // Viewers cannot triage: no buttons that would only answer 403.
+  if (!ctx.can.includes('project:triage')) return html``
   const url = `/issues/${issue.id}/action`
   const button = (action: string, label: string, primary = false) =>
     postForm(
@@ -118,36 +121,39 @@ export async function issueDetailRoutes(app: FastifyInstance, deps: UiDeps): Pro
     return issue
   }
 
-  app.get('/issues/:issueId', async (req, reply) => {
-    const issue = await findIssue(req.params)
-    const q = parseInput(DetailQuery, req.query, 'query')
-    const project = await store.getProject(issue.projectId)
-    const ctx = await pageContext(deps, req, 'issues', project)
-    let event: StoredEvent | undefined
-    if (q.event !== undefined) {
-      event = await store.getEvent(issue.projectId, q.event)
-      if (event?.issueId !== issue.id)
-        throw new ApiError('not_found', 'This issue has no such event.')
-    } else {
-      event = (await store.listIssueEvents(issue.id, { limit: 1 })).events[0]
-    }
-    const now = Date.now()
-    const [svg, neighbours] = await Promise.all([
-      chart(deps, issue, q.period, now),
-      event === undefined ? {} : store.eventNeighbours(issue.id, event.eventId),
-    ])
-    let payload: unknown = {}
-    try {
-      payload = event === undefined ? {} : JSON.parse(event.payload)
-    } catch {
-      payload = {}
-    }
-    const periodLinks = Object.entries(PERIODS).map(([id, p]) =>
-      id === q.period
-        ? html`<b>${p.label}</b>`
-        : html`<a href="/issues/${issue.id}?period=${id}${event === undefined ? '' : `&event=${event.eventId}`}">${p.label}</a>`,
-    )
-    const body = html`<div data-live-issue="${issue.id}" data-project="${issue.projectId}"></div>
+  app.get(
+    '/issues/:issueId',
+    { config: { access: onIssue('project:read') } },
+    async (req, reply) => {
+      const issue = await findIssue(req.params)
+      const q = parseInput(DetailQuery, req.query, 'query')
+      const project = await store.getProject(issue.projectId)
+      const ctx = await pageContext(deps, req, 'issues', project)
+      let event: StoredEvent | undefined
+      if (q.event !== undefined) {
+        event = await store.getEvent(issue.projectId, q.event)
+        if (event?.issueId !== issue.id)
+          throw new ApiError('not_found', 'This issue has no such event.')
+      } else {
+        event = (await store.listIssueEvents(issue.id, { limit: 1 })).events[0]
+      }
+      const now = Date.now()
+      const [svg, neighbours] = await Promise.all([
+        chart(deps, issue, q.period, now),
+        event === undefined ? {} : store.eventNeighbours(issue.id, event.eventId),
+      ])
+      let payload: unknown = {}
+      try {
+        payload = event === undefined ? {} : JSON.parse(event.payload)
+      } catch {
+        payload = {}
+      }
+      const periodLinks = Object.entries(PERIODS).map(([id, p]) =>
+        id === q.period
+          ? html`<b>${p.label}</b>`
+          : html`<a href="/issues/${issue.id}?period=${id}${event === undefined ? '' : `&event=${event.eventId}`}">${p.label}</a>`,
+      )
+      const body = html`<div data-live-issue="${issue.id}" data-project="${issue.projectId}"></div>
 <div class="flash" id="new-events" hidden><span data-count>0</span> new event(s) arrived. <a href="/issues/${issue.id}">Show the newest</a></div>
 <p class="small"><a href="${projectUrl(issue.projectId, 'issues')}">« ${project?.name ?? 'Issues'}</a></p>
 <div class="spread"><div><h1>${issue.title}</h1><div class="mono muted break">${issue.culprit}</div>
@@ -159,28 +165,37 @@ ${actions(ctx, issue)}</div>
 <div><b title="${isoTime(issue.lastSeen)}">${relTime(issue.lastSeen, now)}</b><span>last seen</span></div></div>
 <div class="card"><div class="spread"><b>Events over time</b><span class="row small">${periodLinks}</span></div>${svg}</div>
 <div class="card">${
-      event === undefined
-        ? html`<p class="muted">No events stored for this issue.</p>`
-        : html`${eventNav(issue, event, neighbours, q.period)}${eventBody(payload, event.component)}`
-    }</div>`
-    return sendPage(reply, layout(ctx, issue.title, body))
-  })
+        event === undefined
+          ? html`<p class="muted">No events stored for this issue.</p>`
+          : html`${eventNav(issue, event, neighbours, q.period)}${eventBody(payload, event.component)}`
+      }</div>`
+      return sendPage(reply, layout(ctx, issue.title, body))
+    },
+  )
 
   // The link alerts carry (`alerts/message.ts` issueUrl): same page, project in the path.
-  app.get('/projects/:projectId/issues/:issueId', async (req, reply) => {
-    const issue = await findIssue(req.params)
-    if (issue.projectId !== pathId(req.params, 'projectId'))
-      throw new ApiError('not_found', 'There is no such issue in this project.')
-    return reply.redirect(`/issues/${issue.id}`, 303)
-  })
+  app.get(
+    '/projects/:projectId/issues/:issueId',
+    { config: { access: onProject('project:read') } },
+    async (req, reply) => {
+      const issue = await findIssue(req.params)
+      if (issue.projectId !== pathId(req.params, 'projectId'))
+        throw new ApiError('not_found', 'There is no such issue in this project.')
+      return reply.redirect(`/issues/${issue.id}`, 303)
+    },
+  )
 
-  app.post('/issues/:issueId/action', async (req, reply) => {
-    const issue = await findIssue(req.params)
-    const form = parseInput(ActionForm, req.body, 'action')
-    const opts: IgnoreOptions = {}
-    if (form.for !== undefined) opts.forMs = form.for * 1000
-    if (form.count !== undefined) opts.untilCount = form.count
-    await triage(deps.services).act(issue.projectId, issue.id, form.action, opts)
-    return reply.redirect(`/issues/${issue.id}`, 303)
-  })
+  app.post(
+    '/issues/:issueId/action',
+    { config: { access: onIssue('project:triage') } },
+    async (req, reply) => {
+      const issue = await findIssue(req.params)
+      const form = parseInput(ActionForm, req.body, 'action')
+      const opts: IgnoreOptions = {}
+      if (form.for !== undefined) opts.forMs = form.for * 1000
+      if (form.count !== undefined) opts.untilCount = form.count
+      await triage(deps.services).act(issue.projectId, issue.id, form.action, opts)
+      return reply.redirect(`/issues/${issue.id}`, 303)
+    },
+  )
 }

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { z } from 'zod'
+import { onProject } from '../../accounts/access.ts'
 import { Cursor } from '../../api/cursor.ts'
 import { parseInput } from '../../api/validate.ts'
 import { ISSUE_COUNT_CAP, type Issue, type Project } from '../../store/types.ts'
@@ -107,6 +108,8 @@ ${q.query !== '' || q.environment !== '' || q.release !== '' || q.component !== 
 }
 
 function bulkBar(ctx: PageContext, tab: Tab): SafeHtml {
+  // Viewers cannot triage: no buttons that would only answer 403.
+  if (!ctx.can.includes('project:triage')) return html``
   const b = (action: string, label: string) =>
     html`<button type="submit" name="action" value="${action}">${label}</button>`
   return html`<div class="bulk"><span class="muted small">Selected:</span>
@@ -127,22 +130,25 @@ const BulkForm = z.object({
 export async function issueListRoutes(app: FastifyInstance, deps: UiDeps): Promise<void> {
   const { store } = deps.services
 
-  app.get('/projects/:projectId/issues', async (req, reply) => {
-    const project = await projectParam(deps, req.params)
-    const q = parseInput(ListQuery, req.query, 'query')
-    const now = Date.now()
-    const [ctx, page, counts, facets] = await Promise.all([
-      pageContext(deps, req, 'issues', project),
-      loadPage(deps, project, q),
-      triage(deps.services).tabCounts(project.id),
-      store.projectFacets(project.id),
-    ])
-    const tabs = html`<div class="tabs">${TABS.map(
-      (t) =>
-        html`<a href="${listUrl(project.id, { ...q, tab: t.id, cursor: '' })}" class="${t.id === q.tab ? 'on' : ''}" data-tab="${t.id}">${t.label}<span class="count">${tabCount(counts[t.id])}</span></a>`,
-    )}</div>`
-    const fragment = listUrl(project.id, q, 'issues/fragment')
-    const body = html`<div class="spread"><h1>${project.name}: issues</h1><span class="live-note" data-live-note>Live updates</span></div>
+  app.get(
+    '/projects/:projectId/issues',
+    { config: { access: onProject('project:read') } },
+    async (req, reply) => {
+      const project = await projectParam(deps, req.params)
+      const q = parseInput(ListQuery, req.query, 'query')
+      const now = Date.now()
+      const [ctx, page, counts, facets] = await Promise.all([
+        pageContext(deps, req, 'issues', project),
+        loadPage(deps, project, q),
+        triage(deps.services).tabCounts(project.id),
+        store.projectFacets(project.id),
+      ])
+      const tabs = html`<div class="tabs">${TABS.map(
+        (t) =>
+          html`<a href="${listUrl(project.id, { ...q, tab: t.id, cursor: '' })}" class="${t.id === q.tab ? 'on' : ''}" data-tab="${t.id}">${t.label}<span class="count">${tabCount(counts[t.id])}</span></a>`,
+      )}</div>`
+      const fragment = listUrl(project.id, q, 'issues/fragment')
+      const body = html`<div class="spread"><h1>${project.name}: issues</h1><span class="live-note" data-live-note>Live updates</span></div>
 ${filterForm(project, q, facets)}${tabs}
 ${postForm(
   ctx,
@@ -151,34 +157,43 @@ ${postForm(
 <div id="issue-list" data-project="${project.id}" data-fragment="${fragment}">${issueRows(page.issues, q, project, page.next, now)}</div>`,
   { className: 'table-wrap', id: 'bulk-form' },
 )}`
-    return sendPage(reply, layout(ctx, `${project.name} issues`, body))
-  })
+      return sendPage(reply, layout(ctx, `${project.name} issues`, body))
+    },
+  )
 
-  app.get('/projects/:projectId/issues/fragment', async (req, reply) => {
-    const project = await projectParam(deps, req.params)
-    const q = parseInput(ListQuery, req.query, 'query')
-    const [page, counts] = await Promise.all([
-      loadPage(deps, project, q),
-      triage(deps.services).tabCounts(project.id),
-    ])
-    // The page script updates the tab counts from this header.
-    return reply
-      .header('x-tab-counts', JSON.stringify(counts))
-      .type('text/html; charset=utf-8')
-      .send(issueRows(page.issues, q, project, page.next, Date.now()).value)
-  })
+  app.get(
+    '/projects/:projectId/issues/fragment',
+    { config: { access: onProject('project:read') } },
+    async (req, reply) => {
+      const project = await projectParam(deps, req.params)
+      const q = parseInput(ListQuery, req.query, 'query')
+      const [page, counts] = await Promise.all([
+        loadPage(deps, project, q),
+        triage(deps.services).tabCounts(project.id),
+      ])
+      // The page script updates the tab counts from this header.
+      return reply
+        .header('x-tab-counts', JSON.stringify(counts))
+        .type('text/html; charset=utf-8')
+        .send(issueRows(page.issues, q, project, page.next, Date.now()).value)
+    },
+  )
 
-  app.post('/projects/:projectId/issues/bulk', async (req, reply) => {
-    const project = await projectParam(deps, req.params)
-    const form = parseInput(BulkForm, req.body, 'bulk action')
-    const raw =
-      form.issue === undefined ? [] : Array.isArray(form.issue) ? form.issue : [form.issue]
-    const ids = raw.filter((s) => /^\d{1,15}$/.test(s)).map(Number)
-    await triage(deps.services).bulk(project.id, ids, form.action)
-    const back =
-      form.back?.startsWith(`/projects/${project.id}/issues`) === true
-        ? form.back
-        : projectUrl(project.id, 'issues')
-    return reply.redirect(back, 303)
-  })
+  app.post(
+    '/projects/:projectId/issues/bulk',
+    { config: { access: onProject('project:triage') } },
+    async (req, reply) => {
+      const project = await projectParam(deps, req.params)
+      const form = parseInput(BulkForm, req.body, 'bulk action')
+      const raw =
+        form.issue === undefined ? [] : Array.isArray(form.issue) ? form.issue : [form.issue]
+      const ids = raw.filter((s) => /^\d{1,15}$/.test(s)).map(Number)
+      await triage(deps.services).bulk(project.id, ids, form.action)
+      const back =
+        form.back?.startsWith(`/projects/${project.id}/issues`) === true
+          ? form.back
+          : projectUrl(project.id, 'issues')
+      return reply.redirect(back, 303)
+    },
+  )
 }

@@ -1,8 +1,16 @@
 import type { FastifyInstance } from 'fastify'
+import {
+  ON_NEW_PROJECT_TEAM,
+  onProject,
+  principalOf,
+  SIGNED_IN,
+  visibleProjects,
+} from '../../accounts/access.ts'
 import { keyJson } from '../../api/format.ts'
 import { CreateProject, createProject } from '../../api/projects.ts'
 import { parseInput } from '../../api/validate.ts'
 import { actorOf, recordAudit } from '../../audit/record.ts'
+import { DEFAULT_TEAM_ID } from '../../store/team-types.ts'
 import type { ProjectKey } from '../../store/types.ts'
 import { pageContext, projectParam, type UiDeps, viewerOf } from '../context.ts'
 import { isoTime } from '../format.ts'
@@ -88,13 +96,13 @@ export async function projectRoutes(app: FastifyInstance, deps: UiDeps): Promise
   const { store } = deps.services
   const dsnOf = (k: ProjectKey) => keyJson(k, deps.services.baseUrl()).dsn
 
-  app.get('/', async (_req, reply) => {
-    const projects = await store.listProjects()
+  app.get('/', { config: { access: SIGNED_IN } }, async (_req, reply) => {
+    const projects = await visibleProjects(store, principalOf(_req))
     const first = projects[0]
     return reply.redirect(first === undefined ? '/projects' : projectUrl(first.id, 'issues'), 303)
   })
 
-  app.get('/projects', async (req, reply) => {
+  app.get('/projects', { config: { access: SIGNED_IN } }, async (req, reply) => {
     const ctx = await pageContext(deps, req, 'projects')
     const rows = await Promise.all(
       ctx.projects.map(async (p) => {
@@ -112,9 +120,9 @@ ${postForm(ctx, '/projects', html`<input type="text" name="name" placeholder="Ne
     return sendPage(reply, layout(ctx, 'Projects', body))
   })
 
-  app.post('/projects', async (req, reply) => {
+  app.post('/projects', { config: { access: ON_NEW_PROJECT_TEAM } }, async (req, reply) => {
     const { name } = parseInput(CreateProject, req.body, 'project')
-    const { project, key } = await createProject(store, name)
+    const { project, key } = await createProject(store, name, req.accessTeamId ?? DEFAULT_TEAM_ID)
     await recordAudit(store, actorOf(viewerOf(req)), 'project.create', {
       projectId: project.id,
       target: `project:${project.id}`,
@@ -123,18 +131,25 @@ ${postForm(ctx, '/projects', html`<input type="text" name="name" placeholder="Ne
     return reply.redirect(`${projectUrl(project.id, 'setup')}?created=1`, 303)
   })
 
-  app.get('/projects/:projectId', async (req, reply) => {
-    const project = await projectParam(deps, req.params)
-    return reply.redirect(projectUrl(project.id, 'issues'), 303)
-  })
+  app.get(
+    '/projects/:projectId',
+    { config: { access: onProject('project:read') } },
+    async (req, reply) => {
+      const project = await projectParam(deps, req.params)
+      return reply.redirect(projectUrl(project.id, 'issues'), 303)
+    },
+  )
 
-  app.get('/projects/:projectId/setup', async (req, reply) => {
-    const project = await projectParam(deps, req.params)
-    const ctx = await pageContext(deps, req, 'setup', project)
-    const key = defaultKey(await store.listKeys(project.id))
-    const created = (req.query as Record<string, unknown>)['created'] === '1'
-    const dsn = key === undefined ? '' : dsnOf(key)
-    const body = html`<h1>Set up ${project.name}</h1>
+  app.get(
+    '/projects/:projectId/setup',
+    { config: { access: onProject('project:read') } },
+    async (req, reply) => {
+      const project = await projectParam(deps, req.params)
+      const ctx = await pageContext(deps, req, 'setup', project)
+      const key = defaultKey(await store.listKeys(project.id))
+      const created = (req.query as Record<string, unknown>)['created'] === '1'
+      const dsn = key === undefined ? '' : dsnOf(key)
+      const body = html`<h1>Set up ${project.name}</h1>
 <div class="card"><h2>DSN</h2>
 <p class="muted">The only configuration an SDK needs. More keys (component DSNs) are under <a href="${projectUrl(project.id, 'settings')}">Settings</a>.</p>
 ${key === undefined ? html`<p>This project has no active key.</p>` : dsnField('dsn', dsn)}</div>
@@ -146,14 +161,15 @@ ${snippets(dsn).map(
   ) => html`<div class="snippet-head"><h3>${s.title}</h3><button type="button" data-copy="snippet-${s.id}">Copy</button></div>
 ${s.note === undefined ? '' : html`<p class="small">${s.note}</p>`}<pre id="snippet-${s.id}">${s.code}</pre>`,
 )}</div>`
-    return sendPage(
-      reply,
-      layout(
-        ctx,
-        `Set up ${project.name}`,
-        body,
-        created ? { text: `Project “${project.name}” created.` } : undefined,
-      ),
-    )
-  })
+      return sendPage(
+        reply,
+        layout(
+          ctx,
+          `Set up ${project.name}`,
+          body,
+          created ? { text: `Project “${project.name}” created.` } : undefined,
+        ),
+      )
+    },
+  )
 }

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { z } from 'zod'
+import { onProject } from '../../accounts/access.ts'
 import { parseInput } from '../../api/validate.ts'
 import {
   type HealthCounts,
@@ -60,68 +61,71 @@ function addInto(into: HealthCounts, c: HealthCounts): void {
 export async function releaseRoutes(app: FastifyInstance, deps: UiDeps): Promise<void> {
   const { store } = deps.services
 
-  app.get('/projects/:projectId/releases', async (req, reply) => {
-    const project = await projectParam(deps, req.params)
-    const q = parseInput(ReleasesQuery, req.query, 'query')
-    const r = RANGES[q.range]
-    // Whole buckets ending with the current one, e.g. the last 14 days including today.
-    const since = Math.floor(Date.now() / r.bucket) * r.bucket - (r.span - r.bucket)
-    const until = since + r.span
-    const env = q.environment === '' ? undefined : q.environment
-    const [ctx, releases, allEnvs] = await Promise.all([
-      pageContext(deps, req, 'releases', project),
-      store.listReleaseHealth(project.id, { since, until, environment: env }),
-      store.listReleaseHealth(project.id, { since: until - 90 * DAY, until }),
-    ])
-    const environments = [...new Set(allEnvs.flatMap((x) => x.environments))]
-      .filter((e) => e !== '')
-      .sort()
-    const selected = releases.find((x) => x.release === q.release) ?? releases[0]
-    const url = (over: Partial<z.infer<typeof ReleasesQuery>>) => {
-      const p = new URLSearchParams({ ...q, ...over })
-      for (const k of ['environment', 'release']) if (p.get(k) === '') p.delete(k)
-      return `${projectUrl(project.id, 'releases')}?${p}`
-    }
-
-    let chart = html`<p class="muted">No sessions in this range.</p>`
-    if (selected !== undefined) {
-      const found = await store.releaseHealthSeries(project.id, selected.release, {
-        since,
-        until,
-        environment: env,
-      })
-      const xs = bucketStarts(since, until, r.bucket)
-      const buckets = xs.map(() => emptyCounts())
-      for (const p of found?.series ?? []) {
-        const b = buckets[Math.floor((p.hour - since) / r.bucket)]
-        if (b !== undefined) addInto(b, p.counts)
+  app.get(
+    '/projects/:projectId/releases',
+    { config: { access: onProject('project:read') } },
+    async (req, reply) => {
+      const project = await projectParam(deps, req.params)
+      const q = parseInput(ReleasesQuery, req.query, 'query')
+      const r = RANGES[q.range]
+      // Whole buckets ending with the current one, e.g. the last 14 days including today.
+      const since = Math.floor(Date.now() / r.bucket) * r.bucket - (r.span - r.bucket)
+      const until = since + r.span
+      const env = q.environment === '' ? undefined : q.environment
+      const [ctx, releases, allEnvs] = await Promise.all([
+        pageContext(deps, req, 'releases', project),
+        store.listReleaseHealth(project.id, { since, until, environment: env }),
+        store.listReleaseHealth(project.id, { since: until - 90 * DAY, until }),
+      ])
+      const environments = [...new Set(allEnvs.flatMap((x) => x.environments))]
+        .filter((e) => e !== '')
+        .sort()
+      const selected = releases.find((x) => x.release === q.release) ?? releases[0]
+      const url = (over: Partial<z.infer<typeof ReleasesQuery>>) => {
+        const p = new URLSearchParams({ ...q, ...over })
+        for (const k of ['environment', 'release']) if (p.get(k) === '') p.delete(k)
+        return `${projectUrl(project.id, 'releases')}?${p}`
       }
-      const line = (label: string, color: string, side: 'sessions' | 'users') => ({
-        label,
-        color,
-        points: xs.map((x, i) => {
-          const rate = crashFree((buckets[i] as HealthCounts)[side])
-          return { x, y: rate === null ? null : rate * 100 }
-        }),
-      })
-      const lines = [
-        line('crash-free sessions', '#2f5bd3', 'sessions'),
-        line('crash-free users', '#3d9a5b', 'users'),
-      ]
-      const rates = lines.flatMap((l) => l.points.map((p) => p.y)).filter((y) => y !== null)
-      const low = Math.min(90, Math.max(0, Math.floor(Math.min(100, ...rates) / 10) * 10))
-      const columns: BarColumn[] = xs.map((start, i) => ({
-        start,
-        values: Object.fromEntries(
-          SESSION_CATEGORIES.map((k) => [k, (buckets[i] as HealthCounts).sessions[k]]),
-        ),
-      }))
-      const series: Series[] = SESSION_CATEGORIES.map((k) => ({
-        key: k,
-        label: k,
-        color: CATEGORY_COLORS[k],
-      }))
-      chart = html`<h2>${selected.release}</h2>
+
+      let chart = html`<p class="muted">No sessions in this range.</p>`
+      if (selected !== undefined) {
+        const found = await store.releaseHealthSeries(project.id, selected.release, {
+          since,
+          until,
+          environment: env,
+        })
+        const xs = bucketStarts(since, until, r.bucket)
+        const buckets = xs.map(() => emptyCounts())
+        for (const p of found?.series ?? []) {
+          const b = buckets[Math.floor((p.hour - since) / r.bucket)]
+          if (b !== undefined) addInto(b, p.counts)
+        }
+        const line = (label: string, color: string, side: 'sessions' | 'users') => ({
+          label,
+          color,
+          points: xs.map((x, i) => {
+            const rate = crashFree((buckets[i] as HealthCounts)[side])
+            return { x, y: rate === null ? null : rate * 100 }
+          }),
+        })
+        const lines = [
+          line('crash-free sessions', '#2f5bd3', 'sessions'),
+          line('crash-free users', '#3d9a5b', 'users'),
+        ]
+        const rates = lines.flatMap((l) => l.points.map((p) => p.y)).filter((y) => y !== null)
+        const low = Math.min(90, Math.max(0, Math.floor(Math.min(100, ...rates) / 10) * 10))
+        const columns: BarColumn[] = xs.map((start, i) => ({
+          start,
+          values: Object.fromEntries(
+            SESSION_CATEGORIES.map((k) => [k, (buckets[i] as HealthCounts).sessions[k]]),
+          ),
+        }))
+        const series: Series[] = SESSION_CATEGORIES.map((k) => ({
+          key: k,
+          label: k,
+          color: CATEGORY_COLORS[k],
+        }))
+        chart = html`<h2>${selected.release}</h2>
 <div class="stats"><div><b>${percent(crashFree(selected.counts.sessions))}</b><span>crash-free sessions</span></div>
 <div><b>${percent(crashFree(selected.counts.users))}</b><span>crash-free users</span></div>
 <div><b>${count(selected.counts.sessions.total)}</b><span>sessions</span></div>
@@ -129,31 +133,33 @@ export async function releaseRoutes(app: FastifyInstance, deps: UiDeps): Promise
 <h3>Crash-free rate</h3>${lineChart(lines, xs, r.bucket, low, 100, (v) => `${Math.round(v)}%`)}
 ${legend(lines.map((l) => ({ key: l.label, label: l.label, color: l.color })))}
 <h3>Sessions</h3>${barChart(columns, series, r.bucket, 'sessions')}${legend(series)}`
-    }
+      }
 
-    const rows = releases.map(
-      (
-        x,
-      ) => html`<tr class="${x.release === selected?.release ? 'on' : ''}"><td class="break"><a href="${url({ release: x.release })}"><b>${truncate(x.release, 80)}</b></a></td>
+      const rows = releases.map(
+        (
+          x,
+        ) => html`<tr class="${x.release === selected?.release ? 'on' : ''}"><td class="break"><a href="${url({ release: x.release })}"><b>${truncate(x.release, 80)}</b></a></td>
 <td class="small">${x.environments.map((e) => (e === '' ? '(none)' : e)).join(', ')}</td>
 <td class="num">${percent(crashFree(x.counts.sessions))}</td><td class="num">${count(x.counts.sessions.total)}</td>
 <td class="num">${percent(crashFree(x.counts.users))}</td><td class="num">${count(x.counts.users.total)}</td>
 <td class="nowrap small">${isoTime(x.lastSeen).slice(0, 16)} UTC</td></tr>`,
-    )
-    const body = html`<h1>${project.name}: releases</h1>
+      )
+      const body = html`<h1>${project.name}: releases</h1>
 <form class="filters" method="get" action="${projectUrl(project.id, 'releases')}">
 <input type="hidden" name="range" value="${q.range}">
 <select name="environment" aria-label="Environment"><option value="">All environments</option>${environments.map(
-      (e) => html`<option value="${e}"${e === q.environment ? html` selected` : ''}>${e}</option>`,
-    )}</select><button type="submit">Filter</button>
+        (e) =>
+          html`<option value="${e}"${e === q.environment ? html` selected` : ''}>${e}</option>`,
+      )}</select><button type="submit">Filter</button>
 <span class="row small">${Object.entries(RANGES).map(([id, x]) =>
-      id === q.range
-        ? html`<b>${x.label}</b>`
-        : html`<a href="${url({ range: id as keyof typeof RANGES })}">${x.label}</a>`,
-    )}</span></form>
+        id === q.range
+          ? html`<b>${x.label}</b>`
+          : html`<a href="${url({ range: id as keyof typeof RANGES })}">${x.label}</a>`,
+      )}</span></form>
 <div class="table-wrap"><table><thead><tr><th>Release</th><th>Environments</th><th class="num">Crash-free sessions</th><th class="num">Sessions</th><th class="num">Crash-free users</th><th class="num">Users</th><th>Last active hour</th></tr></thead>
 <tbody>${rows.length === 0 ? html`<tr><td colspan="7" class="empty">No sessions in this range. SDKs send sessions when a release is set.</td></tr>` : rows}</tbody></table></div>
 <div class="card">${chart}</div>`
-    return sendPage(reply, layout(ctx, `${project.name} releases`, body))
-  })
+      return sendPage(reply, layout(ctx, `${project.name} releases`, body))
+    },
+  )
 }

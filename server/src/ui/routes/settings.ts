@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { z } from 'zod'
+import { onProject } from '../../accounts/access.ts'
 import { listAlertDeliveries } from '../../alerts/deliveries.ts'
 import { createAlertRule, deleteAlertRule, listAlertRules } from '../../alerts/rules.ts'
 import { keyJson } from '../../api/format.ts'
@@ -195,82 +196,109 @@ ${rulesSection(ctx, project, rules)}
     return reply.redirect(`${projectUrl(project.id, 'settings')}?done=${done}`, 303)
   }
 
-  app.get('/projects/:projectId/settings', async (req, reply) => {
-    const project = await projectParam(deps, req.params)
-    const done = DONE[String((req.query as Record<string, unknown>)['done'])]
-    return render(req, reply, project, done === undefined ? undefined : { text: done })
-  })
+  app.get(
+    '/projects/:projectId/settings',
+    { config: { access: onProject('project:admin') } },
+    async (req, reply) => {
+      const project = await projectParam(deps, req.params)
+      const done = DONE[String((req.query as Record<string, unknown>)['done'])]
+      return render(req, reply, project, done === undefined ? undefined : { text: done })
+    },
+  )
 
-  app.post('/projects/:projectId/settings/keys', async (req, reply) => {
-    const project = await projectParam(deps, req.params)
-    const label = (req.body as Record<string, unknown> | undefined)?.['label']
-    return change(req, reply, project, 'key', async () => {
-      const key = await createComponentKey(
-        services,
-        project.id,
-        typeof label === 'string' ? label.trim() : label,
+  app.post(
+    '/projects/:projectId/settings/keys',
+    { config: { access: onProject('project:admin') } },
+    async (req, reply) => {
+      const project = await projectParam(deps, req.params)
+      const label = (req.body as Record<string, unknown> | undefined)?.['label']
+      return change(req, reply, project, 'key', async () => {
+        const key = await createComponentKey(
+          services,
+          project.id,
+          typeof label === 'string' ? label.trim() : label,
+        )
+        await recordAudit(store, actorOf(viewerOf(req)), 'key.create', {
+          projectId: project.id,
+          target: `key:${key.id}`,
+          details: { label: key.label },
+        })
+      })
+    },
+  )
+
+  app.post(
+    '/projects/:projectId/settings/keys/:keyId/revoke',
+    { config: { access: onProject('project:admin') } },
+    async (req, reply) => {
+      const project = await projectParam(deps, req.params)
+      return change(req, reply, project, 'revoked', () =>
+        revokeProjectKey(services, project.id, pathId(req.params, 'keyId'), actorOf(viewerOf(req))),
       )
-      await recordAudit(store, actorOf(viewerOf(req)), 'key.create', {
-        projectId: project.id,
-        target: `key:${key.id}`,
-        details: { label: key.label },
-      })
-    })
-  })
+    },
+  )
 
-  app.post('/projects/:projectId/settings/keys/:keyId/revoke', async (req, reply) => {
-    const project = await projectParam(deps, req.params)
-    return change(req, reply, project, 'revoked', () =>
-      revokeProjectKey(services, project.id, pathId(req.params, 'keyId'), actorOf(viewerOf(req))),
-    )
-  })
-
-  app.post('/projects/:projectId/settings/quota', async (req, reply) => {
-    const project = await projectParam(deps, req.params)
-    return change(req, reply, project, 'quota', async () => {
-      const form = parseInput(QuotaForm, req.body, 'quota')
-      let quota = null
-      if (form.events !== '') {
-        const events = Number(form.events)
-        if (!Number.isInteger(events) || events < 0 || events > 1_000_000_000)
-          throw new ApiError('bad_request', 'events must be a whole number from 0 to 1,000,000,000')
-        quota = { events, windowSeconds: form.window_seconds }
-      }
-      await store.setQuota(project.id, quota)
-      services.quota.set(project.id, quota)
-      await recordAudit(store, actorOf(viewerOf(req)), 'quota.change', {
-        projectId: project.id,
-        target: `project:${project.id}`,
-        details: {
-          quota:
-            quota === null ? null : { events: quota.events, window_seconds: quota.windowSeconds },
-        },
+  app.post(
+    '/projects/:projectId/settings/quota',
+    { config: { access: onProject('project:admin') } },
+    async (req, reply) => {
+      const project = await projectParam(deps, req.params)
+      return change(req, reply, project, 'quota', async () => {
+        const form = parseInput(QuotaForm, req.body, 'quota')
+        let quota = null
+        if (form.events !== '') {
+          const events = Number(form.events)
+          if (!Number.isInteger(events) || events < 0 || events > 1_000_000_000)
+            throw new ApiError(
+              'bad_request',
+              'events must be a whole number from 0 to 1,000,000,000',
+            )
+          quota = { events, windowSeconds: form.window_seconds }
+        }
+        await store.setQuota(project.id, quota)
+        services.quota.set(project.id, quota)
+        await recordAudit(store, actorOf(viewerOf(req)), 'quota.change', {
+          projectId: project.id,
+          target: `project:${project.id}`,
+          details: {
+            quota:
+              quota === null ? null : { events: quota.events, window_seconds: quota.windowSeconds },
+          },
+        })
       })
-    })
-  })
+    },
+  )
 
-  app.post('/projects/:projectId/settings/rules', async (req, reply) => {
-    const project = await projectParam(deps, req.params)
-    return change(req, reply, project, 'rule', async () => {
-      const form = parseInput(RuleForm, req.body, 'alert rule')
-      const rule = await createAlertRule(services, project.id, ruleInput(form))
-      await recordAudit(store, actorOf(viewerOf(req)), 'alert_rule.create', {
-        projectId: project.id,
-        target: `alert_rule:${rule.id}`,
-        details: { name: rule.name },
+  app.post(
+    '/projects/:projectId/settings/rules',
+    { config: { access: onProject('project:admin') } },
+    async (req, reply) => {
+      const project = await projectParam(deps, req.params)
+      return change(req, reply, project, 'rule', async () => {
+        const form = parseInput(RuleForm, req.body, 'alert rule')
+        const rule = await createAlertRule(services, project.id, ruleInput(form))
+        await recordAudit(store, actorOf(viewerOf(req)), 'alert_rule.create', {
+          projectId: project.id,
+          target: `alert_rule:${rule.id}`,
+          details: { name: rule.name },
+        })
       })
-    })
-  })
+    },
+  )
 
-  app.post('/projects/:projectId/settings/rules/:ruleId/delete', async (req, reply) => {
-    const project = await projectParam(deps, req.params)
-    return change(req, reply, project, 'deleted', async () => {
-      const ruleId = pathId(req.params, 'ruleId')
-      await deleteAlertRule(store, project.id, ruleId)
-      await recordAudit(store, actorOf(viewerOf(req)), 'alert_rule.delete', {
-        projectId: project.id,
-        target: `alert_rule:${ruleId}`,
+  app.post(
+    '/projects/:projectId/settings/rules/:ruleId/delete',
+    { config: { access: onProject('project:admin') } },
+    async (req, reply) => {
+      const project = await projectParam(deps, req.params)
+      return change(req, reply, project, 'deleted', async () => {
+        const ruleId = pathId(req.params, 'ruleId')
+        await deleteAlertRule(store, project.id, ruleId)
+        await recordAudit(store, actorOf(viewerOf(req)), 'alert_rule.delete', {
+          projectId: project.id,
+          target: `alert_rule:${ruleId}`,
+        })
       })
-    })
-  })
+    },
+  )
 }

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { z } from 'zod'
+import { INSTANCE_ADMIN } from '../../accounts/access.ts'
 import { requireAdmin } from '../../accounts/admin-only.ts'
 import {
   type InviteResult,
@@ -113,13 +114,13 @@ export async function userAdminRoutes(app: FastifyInstance, deps: UiDeps): Promi
     return reply.redirect(`/settings/users?done=${done}`, 303)
   }
 
-  app.get('/settings/users', async (req, reply) => {
+  app.get('/settings/users', { config: { access: INSTANCE_ADMIN } }, async (req, reply) => {
     requireAdmin(viewerOf(req))
     const done = DONE[String((req.query as Record<string, unknown>)['done'])]
     return render(req, reply, done === undefined ? {} : { flash: { text: done } })
   })
 
-  app.post('/settings/invitations', async (req, reply) => {
+  app.post('/settings/invitations', { config: { access: INSTANCE_ADMIN } }, async (req, reply) => {
     requireAdmin(viewerOf(req))
     try {
       const form = parseInput(InviteForm, req.body, 'invitation')
@@ -135,22 +136,30 @@ export async function userAdminRoutes(app: FastifyInstance, deps: UiDeps): Promi
     }
   })
 
-  app.post('/settings/invitations/:inviteId/revoke', async (req, reply) => {
-    requireAdmin(viewerOf(req))
-    return change(req, reply, 'revoked', () =>
-      revokeInvite(services, actorOf(viewerOf(req)), pathId(req.params, 'inviteId')),
-    )
-  })
+  app.post(
+    '/settings/invitations/:inviteId/revoke',
+    { config: { access: INSTANCE_ADMIN } },
+    async (req, reply) => {
+      requireAdmin(viewerOf(req))
+      return change(req, reply, 'revoked', () =>
+        revokeInvite(services, actorOf(viewerOf(req)), pathId(req.params, 'inviteId')),
+      )
+    },
+  )
 
   for (const [verb, active] of [
     ['deactivate', false],
     ['reactivate', true],
   ] as const) {
-    app.post(`/settings/users/:userId/${verb}`, async (req, reply) => {
-      requireAdmin(viewerOf(req))
-      return change(req, reply, active ? 'reactivated' : 'deactivated', () =>
-        setUserActive(services, actorOf(viewerOf(req)), pathId(req.params, 'userId'), active),
-      )
-    })
+    app.post(
+      `/settings/users/:userId/${verb}`,
+      { config: { access: INSTANCE_ADMIN } },
+      async (req, reply) => {
+        requireAdmin(viewerOf(req))
+        return change(req, reply, active ? 'reactivated' : 'deactivated', () =>
+          setUserActive(services, actorOf(viewerOf(req)), pathId(req.params, 'userId'), active),
+        )
+      },
+    )
   }
 }

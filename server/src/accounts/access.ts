@@ -1,0 +1,224 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { Principal } from '../api/principal.ts'
+import { ApiError } from '../errors.ts'
+import { DEFAULT_TEAM_ID, type TeamRole } from '../store/team-types.ts'
+import type { Project, Store } from '../store/types.ts'
+import { ACTIONS, type Action, allows } from './permissions.ts'
+
+/**
+ * Where a route finds the object whose team decides access: a path parameter (`projectId`,
+ * `issueId`, `teamId`), the `project` query parameter (the live stream), or the team a new
+ * project is created in (`team_id` of the JSON body or `team` of a form; absent: a team the
+ * caller administers).
+ */
+export type Locator =
+  | { param: 'projectId' | 'issueId' | 'teamId' }
+  | { query: 'project' }
+  | { newProjectTeam: true }
+
+/**
+ * What a route needs, declared on every route as `config: { access }` and enforced by the one
+ * hook of {@link installAccessControl}:
+ * - `public`: no sign-in (ingest, which checks its DSN key itself; health; login; static files);
+ * - `signed-in`: any user or token; the handler shows only what the caller may see (lists,
+ *   the caller's own tokens);
+ * - an action `on` an object: the caller's role in the object's team, capped by token scope.
+ */
+export type Access =
+  | { need: 'public' }
+  | { need: 'signed-in' }
+  | { need: 'instance:admin' }
+  | { need: Action; on: Locator }
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The team the access hook checked the request against (a new project is created there). */
+    accessTeamId?: number
+  }
+  interface FastifyContextConfig {
+    /** The access rule of the route (required on every route; see `accounts/access.ts`). */
+    access?: Access
+  }
+}
+
+/** No sign-in needed. */
+export const PUBLIC: Access = { need: 'public' }
+/** Any signed-in user or token; the handler filters what it shows. */
+export const SIGNED_IN: Access = { need: 'signed-in' }
+/** The instance admin only (`users.is_admin`, `INGEST_ADMIN_TOKEN`). */
+export const INSTANCE_ADMIN: Access = { need: 'instance:admin' }
+/** `need` on the project of the `:projectId` path parameter. */
+export const onProject = (need: Action): Access => ({ need, on: { param: 'projectId' } })
+/** `need` on the project of the issue of the `:issueId` path parameter. */
+export const onIssue = (need: Action): Access => ({ need, on: { param: 'issueId' } })
+/** `need` on the team of the `:teamId` path parameter. */
+export const onTeam = (need: Action): Access => ({ need, on: { param: 'teamId' } })
+/** `need` on the project of the `?project=` query parameter. */
+export const onQueryProject = (need: Action): Access => ({ need, on: { query: 'project' } })
+/** Creating a project: `team:admin` on the team it is created in. */
+export const ON_NEW_PROJECT_TEAM: Access = { need: 'team:admin', on: { newProjectTeam: true } }
+
+/** Whether a route declared itself public (the UI's sign-in hook skips those). */
+export const isPublic = (req: FastifyRequest): boolean =>
+  req.routeOptions.config.access?.need === 'public'
+
+/** A numeric id from a path/query/body value; anything else names nothing. */
+function idOf(raw: unknown): number | undefined {
+  const s = typeof raw === 'number' ? String(raw) : raw
+  if (typeof s !== 'string' || !/^\d{1,15}$/.test(s)) return undefined
+  const n = Number(s)
+  return Number.isSafeInteger(n) ? n : undefined
+}
+
+const field = (obj: unknown, name: string): unknown =>
+  typeof obj === 'object' && obj !== null ? (obj as Record<string, unknown>)[name] : undefined
+
+/**
+ * The team owning the located object and the 404 the object answers when the caller may not
+ * see it, or the 404 a missing object answers: one error per kind, so both are the same.
+ */
+type Target = { teamId: number; hidden: ApiError } | { missing: ApiError }
+
+const notFound = (what: string) => new ApiError('not_found', `no such ${what}`)
+const missing = (what: string): Target => ({ missing: notFound(what) })
+const found = (teamId: number, what: string): Target => ({ teamId, hidden: notFound(what) })
+
+async function projectTeam(store: Store, raw: unknown): Promise<Target> {
+  const id = idOf(raw)
+  const p = id === undefined ? undefined : await store.getProject(id)
+  return p === undefined ? missing('project') : found(p.teamId, 'project')
+}
+
+/** The team a new project goes to: the one named in the body, else the caller's first. */
+async function newProjectTeam(
+  store: Store,
+  req: FastifyRequest,
+  principal: Principal,
+  roles: Map<number, TeamRole>,
+): Promise<Target> {
+  const named = field(req.body, 'team_id') ?? field(req.body, 'team')
+  if (named !== undefined && named !== '') {
+    const id = idOf(named)
+    const team = id === undefined ? undefined : await store.getTeam(id)
+    return team === undefined ? missing('team') : found(team.id, 'team')
+  }
+  if (principal.isAdmin) return found(DEFAULT_TEAM_ID, 'team')
+  const administered = [...roles].find(([, role]) => role === 'admin')
+  const any = [...roles.keys()][0]
+  if (administered !== undefined) return found(administered[0], 'team')
+  if (any !== undefined) return found(any, 'team')
+  throw new ApiError('forbidden', 'you belong to no team: ask an admin to add you to one')
+}
+
+async function locate(
+  store: Store,
+  on: Locator,
+  req: FastifyRequest,
+  principal: Principal,
+  roles: Map<number, TeamRole>,
+): Promise<Target> {
+  if ('query' in on) return projectTeam(store, field(req.query, on.query))
+  if ('newProjectTeam' in on) return newProjectTeam(store, req, principal, roles)
+  const raw = field(req.params, on.param)
+  if (on.param === 'projectId') return projectTeam(store, raw)
+  if (on.param === 'teamId') {
+    const id = idOf(raw)
+    const team = id === undefined ? undefined : await store.getTeam(id)
+    return team === undefined ? missing('team') : found(team.id, 'team')
+  }
+  const id = idOf(raw)
+  const issue = id === undefined ? undefined : await store.getIssue(id)
+  if (issue === undefined) return missing('issue')
+  const p = await store.getProject(issue.projectId)
+  return p === undefined ? missing('issue') : found(p.teamId, 'issue')
+}
+
+/** The caller's role per team (none for the automation token). */
+export async function rolesOf(store: Store, principal: Principal): Promise<Map<number, TeamRole>> {
+  if (principal.userId === null) return new Map()
+  const ms = await store.membershipsOf(principal.userId)
+  return new Map(ms.map((m) => [m.teamId, m.role]))
+}
+
+/**
+ * Decides one request: an object outside the caller's teams answers exactly the 404 a missing
+ * object answers (the same `ApiError`, so the same status and body: no existence leak); a
+ * member whose role or token scope lacks the action gets 403.
+ */
+export async function authorize(
+  store: Store,
+  access: Access,
+  req: FastifyRequest,
+  principal: Principal,
+): Promise<void> {
+  if (access.need === 'public' || access.need === 'signed-in') return
+  if (access.need === 'instance:admin') {
+    if (!allows(principal, undefined, 'instance:admin'))
+      throw new ApiError('forbidden', 'this needs the instance admin')
+    return
+  }
+  const roles = await rolesOf(store, principal)
+  const target = await locate(store, access.on, req, principal, roles)
+  if ('missing' in target) throw target.missing
+  req.accessTeamId = target.teamId
+  const role = roles.get(target.teamId)
+  if (!principal.isAdmin && role === undefined) throw target.hidden
+  if (!allows(principal, role, access.need)) {
+    const had = principal.isAdmin ? 'instance admin' : `${role ?? 'no'} role`
+    const scope =
+      principal.via === 'token' ? ` with a token of scopes ${principal.scopes.join(', ')}` : ''
+    throw new ApiError('forbidden', `this needs ${access.need}; you have the ${had}${scope}`)
+  }
+}
+
+/** The principal a UI or API hook resolved, or a 401. */
+export function principalOf(req: FastifyRequest): Principal {
+  if (req.principal === undefined) throw new ApiError('unauthorized', 'sign in first')
+  return req.principal
+}
+
+/**
+ * Enforces every route's declared access with one `preHandler`, attached by an `onRoute` hook
+ * to every route that is not public, so it runs for API and UI routes alike after their own
+ * hooks have resolved who is calling (and after the body is parsed, for the team a project is
+ * created in), and costs the public ingest routes nothing. A route without a declaration gets
+ * it too and fails closed (403 and an error log line); `server/test/access-isolation.test.ts`
+ * fails on one. HEAD twins of GET routes pass through `onRoute` themselves and get it as well.
+ * The CORS preflight route, which `@fastify/cors` registers for us, is declared public here.
+ */
+export function installAccessControl(app: FastifyInstance): void {
+  const enforce = async (req: FastifyRequest): Promise<void> => {
+    const access = req.routeOptions.config.access
+    if (access === undefined) {
+      req.log.error({ url: req.routeOptions.url }, 'route declares no access rule')
+      throw new ApiError('forbidden', 'this route declares no access rule')
+    }
+    await authorize(app.services.store, access, req, principalOf(req))
+  }
+  app.addHook('onRoute', (route) => {
+    if (route.method === 'OPTIONS' && route.url === '*' && route.config?.access === undefined) {
+      route.config = { ...route.config, access: PUBLIC }
+    }
+    if (route.config?.access?.need === 'public') return
+    const own = route.preHandler
+    route.preHandler = own === undefined ? [enforce] : [...[own].flat(), enforce]
+  })
+}
+
+/** The projects the caller may see: every one for the instance admin, else its teams'. */
+export async function visibleProjects(store: Store, principal: Principal): Promise<Project[]> {
+  const all = await store.listProjects()
+  if (principal.isAdmin) return all
+  const roles = await rolesOf(store, principal)
+  return all.filter((p) => roles.has(p.teamId))
+}
+
+/** What the caller may do in a team (pages show only the links and forms it may use). */
+export async function actionsIn(
+  store: Store,
+  principal: Principal,
+  teamId: number,
+): Promise<Action[]> {
+  const role = (await rolesOf(store, principal)).get(teamId)
+  return ACTIONS.filter((a) => allows(principal, role, a))
+}

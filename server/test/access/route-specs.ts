@@ -1,0 +1,186 @@
+import type { FastifyInstance } from 'fastify'
+import { ADMIN } from '../helpers.ts'
+import type { Caller, TeamObjects } from './world.ts'
+import { makeToken, makeUser } from './world.ts'
+
+/** Values for a route's path parameters and body, by name. */
+export type Ids = Record<string, string | number>
+
+/** How to call one route of the route table beyond filling its path parameters. */
+export interface RouteSpec {
+  /** The JSON body (API) or form fields (UI) of a valid request. */
+  body?: (ids: Ids) => Record<string, unknown>
+  /** A query string (without `?`). */
+  query?: (ids: Ids) => string
+  /**
+   * Objects made for one allowed call that changes or removes its object (so the next caller
+   * finds its own), merged over the team's ids.
+   */
+  fresh?: (app: FastifyInstance, team: TeamObjects, caller: Caller) => Promise<Ids>
+  /** A Server-Sent Events stream: an allowed call is checked over a socket, headers only. */
+  stream?: true
+  /** Never called in the isolation pass, with the reason (it touches no team's object). */
+  noTeamObject?: string
+}
+
+/** The ids of a team's objects, by the path parameter names of the route table. */
+export const idsOf = (t: TeamObjects): Ids => ({
+  projectId: t.projectId,
+  issueId: t.issueId,
+  eventId: t.eventId,
+  slug: t.slug,
+  release: t.release,
+  keyId: t.keyId,
+  ruleId: t.ruleId,
+  teamId: t.teamId,
+  userId: t.userId,
+  tokenId: t.tokenId,
+})
+
+/** Ids that name nothing: what a missing object answers, to compare a hidden one with. */
+export const MISSING: Ids = {
+  projectId: 999_999_999,
+  issueId: 999_999_999,
+  eventId: 'f'.repeat(32),
+  slug: 'no-such-monitor',
+  release: 'no-such@0',
+  keyId: 999_999_999,
+  ruleId: 999_999_999,
+  teamId: 999_999_999,
+  userId: 999_999_999,
+  tokenId: 999_999_999,
+}
+
+let n = 0
+const next = () => ++n
+
+async function freshKey(app: FastifyInstance, t: TeamObjects): Promise<Ids> {
+  const res = await app.inject({
+    method: 'POST',
+    url: `/api/0/projects/${t.projectId}/keys/`,
+    headers: ADMIN,
+    payload: { label: `fresh-${next()}` },
+  })
+  return { keyId: res.json<{ id: number }>().id }
+}
+
+async function freshRule(app: FastifyInstance, t: TeamObjects): Promise<Ids> {
+  const res = await app.inject({
+    method: 'POST',
+    url: `/api/0/projects/${t.projectId}/alert-rules/`,
+    headers: ADMIN,
+    payload: {
+      name: `fresh ${next()}`,
+      conditions: [{ type: 'regression' }],
+      channel: { type: 'webhook', url: 'http://127.0.0.1:9/hook' },
+    },
+  })
+  return { ruleId: res.json<{ id: number }>().id }
+}
+
+async function freshMember(app: FastifyInstance, t: TeamObjects): Promise<Ids> {
+  const email = `fresh-${next()}@example.com`
+  const userId = await makeUser(app, email)
+  await app.inject({
+    method: 'PUT',
+    url: `/api/0/teams/${t.teamId}/members/`,
+    headers: ADMIN,
+    payload: { email, role: 'viewer' },
+  })
+  return { userId }
+}
+
+async function freshUser(app: FastifyInstance): Promise<Ids> {
+  const email = `new-${next()}@example.com`
+  await makeUser(app, email)
+  return { email }
+}
+
+/**
+ * Bodies and special cases by `METHOD url`. A route missing here is called with its path
+ * parameters filled and no body; if it needs one, the isolation test fails on its 400, so a new
+ * route cannot pass unchecked.
+ */
+export const SPECS: Record<string, RouteSpec> = {
+  'POST /api/0/projects/': {
+    body: (ids) => ({ name: `made ${next()}`, team_id: ids['teamId'] }),
+  },
+  'PUT /api/0/projects/:projectId/': { body: () => ({ quota: null }) },
+  'PUT /api/0/projects/:projectId/team/': { body: (ids) => ({ team_id: ids['teamId'] }) },
+  'PUT /api/0/projects/:projectId/issues/': {
+    body: (ids) => ({ ids: [ids['issueId']], status: 'resolved' }),
+  },
+  'PUT /api/0/issues/:issueId/': { body: () => ({ status: 'resolved' }) },
+  'POST /api/0/projects/:projectId/alert-rules/': {
+    body: () => ({
+      name: `rule ${next()}`,
+      conditions: [{ type: 'regression' }],
+      channel: { type: 'webhook', url: 'http://127.0.0.1:9/hook' },
+    }),
+  },
+  'DELETE /api/0/projects/:projectId/alert-rules/:ruleId/': {
+    fresh: (app, t) => freshRule(app, t),
+  },
+  'POST /api/0/projects/:projectId/keys/': { body: () => ({ label: `key-${next()}` }) },
+  'DELETE /api/0/projects/:projectId/keys/:keyId/': { fresh: (app, t) => freshKey(app, t) },
+  'POST /api/0/teams/': { body: () => ({ name: `team ${next()}` }) },
+  'PUT /api/0/teams/:teamId/members/': {
+    body: (ids) => ({ email: ids['email'] ?? 'nobody@example.com', role: 'viewer' }),
+    fresh: (app) => freshUser(app),
+  },
+  'DELETE /api/0/teams/:teamId/members/:userId/': { fresh: (app, t) => freshMember(app, t) },
+  'POST /api/0/internal/clock/tick/': {},
+  'POST /projects': { body: (ids) => ({ name: `made ${next()}`, team: String(ids['teamId']) }) },
+  'POST /projects/:projectId/issues/bulk': {
+    body: (ids) => ({ action: 'resolve', issue: String(ids['issueId']) }),
+  },
+  'POST /issues/:issueId/action': { body: () => ({ action: 'resolve' }) },
+  'POST /projects/:projectId/settings/keys': { body: () => ({ label: `ui-${next()}` }) },
+  'POST /projects/:projectId/settings/keys/:keyId/revoke': {
+    fresh: (app, t) => freshKey(app, t),
+  },
+  'POST /projects/:projectId/settings/quota': {
+    body: () => ({ events: '', window_seconds: '3600' }),
+  },
+  'POST /projects/:projectId/settings/rules': {
+    body: () => ({
+      name: `ui rule ${next()}`,
+      regression: 'on',
+      channel: 'webhook',
+      url: 'http://127.0.0.1:9/hook',
+    }),
+  },
+  'POST /projects/:projectId/settings/rules/:ruleId/delete': {
+    fresh: (app, t) => freshRule(app, t),
+  },
+  'POST /account/tokens': { body: () => ({ name: `token ${next()}`, scope: 'read' }) },
+  'POST /account/tokens/:tokenId/revoke': {
+    // A caller revokes its own token; another user's token is a 404 (tokens are per user).
+    fresh: async (app, _t, caller) => ({
+      tokenId: (await makeToken(app, caller.userId, ['read'])).id,
+    }),
+  },
+  'POST /settings/teams': { body: () => ({ name: `ui team ${next()}` }) },
+  'POST /settings/teams/:teamId/members': {
+    body: (ids) => ({ email: ids['email'] ?? 'nobody@example.com', role: 'viewer' }),
+    fresh: (app) => freshUser(app),
+  },
+  'POST /settings/teams/:teamId/members/:userId/remove': {
+    fresh: (app, t) => freshMember(app, t),
+  },
+  'POST /settings/teams/:teamId/projects': {
+    body: (ids) => ({ project: String(ids['projectId']) }),
+  },
+  'GET /ui/live': { query: (ids) => `project=${ids['projectId']}`, stream: true },
+  'POST /logout': { noTeamObject: 'ends the caller’s own session; run last in the role pass' },
+}
+
+/** The URL of a route with its `:params` filled from `ids` (a missing one throws). */
+export function fillUrl(url: string, ids: Ids, query?: string): string {
+  const path = url.replace(/:([A-Za-z]+)/g, (_m, name: string) => {
+    const v = ids[name]
+    if (v === undefined) throw new Error(`no value for :${name} of ${url}: add it to idsOf`)
+    return encodeURIComponent(String(v))
+  })
+  return query === undefined ? path : `${path}?${query}`
+}
