@@ -116,6 +116,19 @@ describe('teams and members', () => {
     expect((await lead_.del(`/api/0/teams/${team}/members/${newId}/`)).statusCode).toBe(204)
     expect((await lead_.del(`/api/0/teams/${team}/members/${newId}/`)).statusCode).toBe(404)
     expect((await lead_.get(`/api/0/teams/${team}/members/`)).json()).toHaveLength(1)
+
+    // Every membership change left one audit row naming who did it.
+    const audit = (await as(ADMIN).get('/api/0/audit-log/?limit=100')).json<
+      { action: string; actor: { user_id: number | null }; target: string; details: object }[]
+    >()
+    const ofTeam = audit.filter((e) => e.target === `team:${team}`).reverse()
+    expect(ofTeam.map((e) => [e.action, e.actor.user_id, e.details])).toEqual([
+      ['team.create', null, { name: 'Platform' }],
+      ['member.add', null, { user: lead.id, role: 'admin' }],
+      ['member.add', lead.id, { user: newId, role: 'viewer' }],
+      ['member.role', lead.id, { user: newId, role: 'member' }],
+      ['member.remove', lead.id, { user: newId }],
+    ])
   })
 
   it('a team admin token of scope write cannot manage members; a project is created in the team', async () => {

@@ -35,6 +35,8 @@ export const idsOf = (t: TeamObjects): Ids => ({
   teamId: t.teamId,
   userId: t.userId,
   tokenId: t.tokenId,
+  invitationId: t.invitationId,
+  inviteId: t.invitationId,
 })
 
 /** Ids that name nothing: what a missing object answers, to compare a hidden one with. */
@@ -49,6 +51,8 @@ export const MISSING: Ids = {
   teamId: 999_999_999,
   userId: 999_999_999,
   tokenId: 999_999_999,
+  invitationId: 999_999_999,
+  inviteId: 999_999_999,
 }
 
 let n = 0
@@ -123,6 +127,8 @@ export const SPECS: Record<string, RouteSpec> = {
   },
   'POST /api/0/projects/:projectId/keys/': { body: () => ({ label: `key-${next()}` }) },
   'DELETE /api/0/projects/:projectId/keys/:keyId/': { fresh: (app, t) => freshKey(app, t) },
+  'POST /api/0/invitations/': { body: () => ({ email: `invitee-${next()}@example.com` }) },
+  'POST /settings/invitations': { body: () => ({ email: `ui-invitee-${next()}@example.com` }) },
   'POST /api/0/teams/': { body: () => ({ name: `team ${next()}` }) },
   'PUT /api/0/teams/:teamId/members/': {
     body: (ids) => ({ email: ids['email'] ?? 'nobody@example.com', role: 'viewer' }),

@@ -22,6 +22,8 @@ export interface TeamObjects {
   userId: number
   /** An API token of that member (the target of the token revoke route). */
   tokenId: number
+  /** A pending invitation made for the team's people (instance-admin routes name it). */
+  invitationId: number
 }
 
 /** Someone calling as a member of team A: a browser session or an API token. */
@@ -128,6 +130,9 @@ export async function buildTeam(app: FastifyInstance, name: string): Promise<Tea
   const userId = await makeUser(app, email)
   await api(app, 'PUT', `/api/0/teams/${team.id}/members/`, { email, role: 'admin' })
   const tokenId = (await makeToken(app, userId, ['read', 'write', 'admin'])).id
+  const invitationId = (
+    await api(app, 'POST', '/api/0/invitations/', { email: `${name}-invitee@example.com` })
+  ).json<{ id: number }>().id
   return {
     teamId: team.id,
     teamName: `${name} team`,
@@ -142,6 +147,7 @@ export async function buildTeam(app: FastifyInstance, name: string): Promise<Tea
     ruleId,
     userId,
     tokenId,
+    invitationId,
   }
 }
 

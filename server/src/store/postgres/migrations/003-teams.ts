@@ -1,6 +1,6 @@
 /**
  * Teams own projects; users hold a role per team (`team_members`); API tokens carry scopes.
- * The same tables and columns as SQLite's `008-teams` (see there for why team 1 is seeded and
+ * The same tables and columns as SQLite's `009-teams` (see there for why team 1 is seeded and
  * existing tokens get every scope). Team 1 is inserted with its id, so the identity sequence is
  * moved past it.
  */
