@@ -11,7 +11,7 @@ import pg from 'pg'
 import { startTempPostgres } from '../postgres/temp-postgres.ts'
 import { apiCounter, postgresCounter, sqliteCounter } from './count.ts'
 import type { LoadTarget } from './measure.ts'
-import { type Child, startIngest, stopChild } from './server.ts'
+import { type Child, type Storage, startIngest, stopChild } from './server.ts'
 
 /** A started (or given) server with the bench project on it. */
 export interface Instance {
@@ -31,6 +31,12 @@ export interface StartOptions {
   nodes: number
   /** An event quota per hour for the bench project (the quota path runs on every event). */
   quota?: number
+  /**
+   * Runs on the empty storage before the server starts (`--retention` loads expired events).
+   * With it, stored events are counted only where `received` ≥ `countSince` (ms).
+   */
+  prepare?: (s: Storage) => Promise<void>
+  countSince?: number
   /** A SQLite data directory to use instead of a fresh one (a pre-filled copy), with its project. */
   prefilled?: { dataDir: string; projectId: string; publicKey: string }
 }
@@ -84,6 +90,7 @@ async function assertUsesPostgres(url: string): Promise<void> {
 /** Starts the built server (one SQLite node, or N nodes on a temporary PostgreSQL). */
 export async function startInstance(o: StartOptions): Promise<Instance> {
   const token = randomBytes(16).toString('hex')
+  const where = o.countSince === undefined ? '' : `WHERE received >= ${Math.floor(o.countSince)}`
   const dirs: string[] = []
   const children: Child[] = []
   let pgStop: (() => Promise<void>) | undefined
@@ -101,6 +108,7 @@ export async function startInstance(o: StartOptions): Promise<Instance> {
     if (o.db === 'postgres') {
       const pgdb = await startTempPostgres()
       pgStop = pgdb.stop
+      await o.prepare?.({ dataDir: newDir(), databaseUrl: pgdb.url })
       for (let i = 0; i < o.nodes; i++) {
         const dataDir = newDir()
         children.push(await startIngest(o.dist, { dataDir, databaseUrl: pgdb.url }, token, o.env))
@@ -114,7 +122,7 @@ export async function startInstance(o: StartOptions): Promise<Instance> {
           url: first.url,
           path: ingestPath(p.id, p.key),
           addrs: children.map((c) => new URL(c.url).host),
-          counter: postgresCounter(pgdb.url),
+          counter: postgresCounter(pgdb.url, where),
           pids: children.map((c) => c.child.pid ?? -1),
         },
         url: first.url,
@@ -124,6 +132,7 @@ export async function startInstance(o: StartOptions): Promise<Instance> {
       }
     }
     const dataDir = o.prefilled?.dataDir ?? newDir()
+    await o.prepare?.({ dataDir })
     const server = await startIngest(o.dist, { dataDir }, token, o.env)
     children.push(server)
     const p =
@@ -135,7 +144,7 @@ export async function startInstance(o: StartOptions): Promise<Instance> {
       target: {
         url: server.url,
         path: ingestPath(p.id, p.key),
-        counter: sqliteCounter(dataDir),
+        counter: sqliteCounter(dataDir, undefined, where),
         pids: [server.child.pid ?? -1],
       },
       url: server.url,

@@ -38,7 +38,9 @@ export async function sweepRetention(
     total.events += r.events
     total.sessions += r.sessions
     total.outcomes += r.outcomes
-    if (r.events < batch && r.sessions < batch && r.outcomes < batch) return total
+    if (r.summaries !== undefined) total.summaries = (total.summaries ?? 0) + r.summaries
+    if (r.events < batch && r.sessions < batch && r.outcomes < batch && (r.summaries ?? 0) < batch)
+      return total
     const rest = (performance.now() - t0) * (1 / duty - 1)
     await new Promise<void>((resolve) => setTimeout(resolve, rest))
   }

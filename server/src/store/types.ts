@@ -441,6 +441,8 @@ export interface PruneResult {
   events: number
   sessions: number
   outcomes: number
+  /** Rows of a backend's own summaries of events (SQLite's `issue_hours`), if it keeps any. */
+  summaries?: number
 }
 
 /**
