@@ -18,6 +18,7 @@ import { randomBytes } from 'node:crypto'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import pg from 'pg'
+import { openPool } from '../../server/src/store/postgres/db.ts'
 import { openPostgresStore } from '../../server/src/store/postgres/index.ts'
 import { createDayPartition } from '../../server/src/store/postgres/partitions.ts'
 import { pgRetention } from '../../server/src/store/postgres/retention.ts'
@@ -189,7 +190,7 @@ export async function retentionRun(
     if (sweep && 'databaseUrl' in where) {
       swept = new Promise((r) => setTimeout(r, shape.warmupSeconds * 1000 + 2000)).then(
         async () => {
-          const pool = new pg.Pool({ connectionString: where.databaseUrl, max: 2 })
+          const pool = openPool(where.databaseUrl, 2)
           try {
             const from = performance.now()
             const res = await sweepRetention(pgRetention(pool), RETENTION_DAYS, Date.now())

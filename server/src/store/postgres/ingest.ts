@@ -1,5 +1,6 @@
 import type pg from 'pg'
 import { type FoundIssue, type GroupingIo, hashRuns, upsertGroup } from '../grouping-upsert.ts'
+import { IssueSummaries } from '../issue-summaries.ts'
 import { eventOutcome, OutcomeCounters } from '../outcome-counters.ts'
 import type { EventToWrite, EventWriteResult, IngestStore, IssueStatus } from '../types.ts'
 import { all, type Db, first, run, transaction } from './db.ts'
@@ -186,10 +187,12 @@ export function pgIngest(pool: pg.Pool): IngestStore {
     write: (units) =>
       transaction(pool, async (c) => {
         const counters = new OutcomeCounters()
+        const summaries = new IssueSummaries()
         const writeHealth = pgHealthWriter(c)
         const countedEvent = async (e: EventToWrite): Promise<EventWriteResult> => {
           const r = (await writeEvents(c, [e]))[0] as EventWriteResult
           counters.add(eventOutcome(e, r))
+          summaries.add(e, r)
           return r
         }
         // Events in (project, hash) order across the whole group (stable: one hash's events
@@ -205,6 +208,7 @@ export function pgIngest(pool: pg.Pool): IngestStore {
         ordered.forEach(({ e, unit, index }, n) => {
           const r = written[n] as EventWriteResult
           counters.add(eventOutcome(e, r))
+          summaries.add(e, r)
           const list = events[unit]
           if (list !== undefined) list[index] = r
         })
@@ -228,7 +232,30 @@ export function pgIngest(pool: pg.Pool): IngestStore {
              DO UPDATE SET quantity = outcomes.quantity + excluded.quantity`,
             [o.projectId, o.keyId, o.at, o.outcome, o.reason, o.category, o.quantity],
           )
+        await writeSummaries(c, summaries)
         return results
       }),
   }
+}
+
+/** The group's page summaries (migration 002), one statement per table, rows in key order. */
+async function writeSummaries(c: Db, s: IssueSummaries): Promise<void> {
+  const facets = s.facets()
+  if (facets.length > 0)
+    await run(
+      c,
+      `INSERT INTO issue_facets (issue_id, kind, value, project_id)
+       SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::bigint[])
+       ON CONFLICT DO NOTHING`,
+      [0, 1, 2, 3].map((i) => facets.map((f) => f[i])),
+    )
+  const hours = s.hours()
+  if (hours.length > 0)
+    await run(
+      c,
+      `INSERT INTO issue_hours (issue_id, hour, events)
+       SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bigint[])
+       ON CONFLICT (issue_id, hour) DO UPDATE SET events = issue_hours.events + excluded.events`,
+      [0, 1, 2].map((i) => hours.map((h) => h[i])),
+    )
 }

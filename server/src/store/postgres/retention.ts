@@ -3,6 +3,8 @@ import type { RetentionStore } from '../types.ts'
 import { run } from './db.ts'
 import { dropPartitionsBefore, ensurePartitions } from './partitions.ts'
 
+const HOUR = 3_600_000
+
 /**
  * Retention on PostgreSQL: first whole days of events go by dropping their daily partition
  * (partitions.ts), and the partitions of the days ahead are created; what is left (rows in the
@@ -55,7 +57,15 @@ export function pgRetention(pool: pg.Pool): RetentionStore {
         cutoff,
         limit,
       )
-      return { events: dropped + deleted, sessions, outcomes }
+      // The issue chart's hours follow the events (as on SQLite); `issue_facets` stay with
+      // their issue, like its count.
+      const summaries = await batch(
+        `DELETE FROM issue_hours WHERE (issue_id, hour) IN
+           (SELECT issue_id, hour FROM issue_hours WHERE hour <= $1 LIMIT $2)`,
+        cutoff - HOUR,
+        limit,
+      )
+      return { events: dropped + deleted, sessions, outcomes, summaries }
     },
   }
 }

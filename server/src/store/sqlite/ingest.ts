@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3'
 import { hashRuns, type SyncGroupingIo, upsertGroupSync } from '../grouping-upsert.ts'
+import { IssueSummaries } from '../issue-summaries.ts'
 import { eventOutcome, OutcomeCounters } from '../outcome-counters.ts'
 import type {
   EventToWrite,
@@ -10,8 +11,6 @@ import type {
 } from '../types.ts'
 import { sqliteCheckInWriter } from './monitors.ts'
 import { sqliteHealthWriter } from './release-health.ts'
-
-const HOUR = 3_600_000
 
 /** A grouping hash with the triage columns of its issue. */
 interface HashedIssueRow {
@@ -190,29 +189,10 @@ export function sqliteIngest(db: Database.Database): IngestStore {
   // Counters are summed per group commit first: one upsert per distinct counter, not per item.
   const writeAll = db.transaction((units: WriteUnit[]) => {
     const counters = new OutcomeCounters()
-    // Like the counters, the page summaries are deduplicated per group commit: one statement
-    // per distinct (issue, kind, value) and per distinct (issue, hour).
-    const facets = new Map<string, [number, string, string, number]>()
-    const hours = new Map<string, [number, number, number]>()
-    const facet = (issueId: number, kind: string, value: string | null, projectId: number) => {
-      if (value === null || value === '') return
-      const k = `${issueId}\0${kind}\0${value}`
-      if (!facets.has(k)) facets.set(k, [issueId, kind, value, projectId])
-    }
-    const summarise = (e: EventToWrite, r: EventWriteResult): void => {
-      if (r.duplicate) return
-      facet(r.issueId, 'environment', e.environment, e.projectId)
-      facet(r.issueId, 'release', e.release, e.projectId)
-      facet(r.issueId, 'component', e.component, e.projectId)
-      const hour = Math.floor(e.received / HOUR) * HOUR
-      const k = `${r.issueId}\0${hour}`
-      const h = hours.get(k)
-      if (h === undefined) hours.set(k, [r.issueId, hour, 1])
-      else h[2] += 1
-    }
+    const summaries = new IssueSummaries()
     const counted = (e: EventToWrite, r: EventWriteResult): EventWriteResult => {
       counters.add(eventOutcome(e, r))
-      summarise(e, r)
+      summaries.add(e, r)
       return r
     }
     const countedEvent = (e: EventToWrite): EventWriteResult =>
@@ -233,8 +213,8 @@ export function sqliteIngest(db: Database.Database): IngestStore {
     })
     for (const o of counters.sorted())
       addOutcome.run(o.projectId, o.keyId, o.at, o.outcome, o.reason, o.category, o.quantity)
-    for (const f of facets.values()) addFacet.run(...f)
-    for (const h of hours.values()) addHour.run(...h)
+    for (const f of summaries.facets()) addFacet.run(...f)
+    for (const h of summaries.hours()) addHour.run(...h)
     return results
   })
 
