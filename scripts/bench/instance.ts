@@ -8,6 +8,8 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pg from 'pg'
+import { copySqliteToPostgres } from '../../server/src/store/postgres/copy-from-sqlite.ts'
+import { openPool } from '../../server/src/store/postgres/db.ts'
 import { startTempPostgres } from '../postgres/temp-postgres.ts'
 import { apiCounter, postgresCounter, sqliteCounter } from './count.ts'
 import type { LoadTarget } from './measure.ts'
@@ -37,7 +39,10 @@ export interface StartOptions {
    */
   prepare?: (s: Storage) => Promise<void>
   countSince?: number
-  /** A SQLite data directory to use instead of a fresh one (a pre-filled copy), with its project. */
+  /**
+   * A SQLite data directory to use instead of a fresh one (a pre-filled copy), with its project;
+   * on PostgreSQL it is copied into the fresh database first.
+   */
   prefilled?: { dataDir: string; projectId: string; publicKey: string }
 }
 
@@ -87,6 +92,19 @@ async function assertUsesPostgres(url: string): Promise<void> {
   }
 }
 
+/** Copies a pre-filled SQLite data directory into the (empty) PostgreSQL database at `url`. */
+async function copyPrefilled(dataDir: string, url: string): Promise<void> {
+  const pool = openPool(url, 2)
+  try {
+    const t0 = performance.now()
+    await copySqliteToPostgres(join(dataDir, 'ingest.sqlite'), pool)
+    await pool.query('ANALYZE')
+    console.log(`scale: copied into PostgreSQL in ${Math.round((performance.now() - t0) / 1000)} s`)
+  } finally {
+    await pool.end()
+  }
+}
+
 /** Starts the built server (one SQLite node, or N nodes on a temporary PostgreSQL). */
 export async function startInstance(o: StartOptions): Promise<Instance> {
   const token = randomBytes(16).toString('hex')
@@ -109,13 +127,18 @@ export async function startInstance(o: StartOptions): Promise<Instance> {
       const pgdb = await startTempPostgres()
       pgStop = pgdb.stop
       await o.prepare?.({ dataDir: newDir(), databaseUrl: pgdb.url })
+      // `--scale`: the pre-filled SQLite database moved over with the `db:copy` code.
+      if (o.prefilled !== undefined) await copyPrefilled(o.prefilled.dataDir, pgdb.url)
       for (let i = 0; i < o.nodes; i++) {
         const dataDir = newDir()
         children.push(await startIngest(o.dist, { dataDir, databaseUrl: pgdb.url }, token, o.env))
       }
       const first = children[0] as Child
       await assertUsesPostgres(pgdb.url)
-      const p = await createProject(first.url, token)
+      const p =
+        o.prefilled === undefined
+          ? await createProject(first.url, token)
+          : { id: o.prefilled.projectId, key: o.prefilled.publicKey }
       if (o.quota !== undefined) await setQuota(first.url, token, p.id, o.quota)
       return {
         target: {
