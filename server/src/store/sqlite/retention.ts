@@ -41,7 +41,7 @@ export function sqliteRetention(db: Database.Database): RetentionStore {
   )
   return {
     pruneBefore: async (cutoff, limit) => ({
-      summaries: issueHours.run(cutoff - HOUR, limit).changes,
+      derived: issueHours.run(cutoff - HOUR, limit).changes,
       events: events.run(cutoff, limit).changes,
       sessions:
         sessions.run(cutoff, limit).changes +
