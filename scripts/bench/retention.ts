@@ -189,18 +189,16 @@ export async function retentionRun(
     let swept: Promise<{ from: number; to: number; removed: number }> | undefined
     const windowStart = performance.now() + shape.warmupSeconds * 1000
     if (sweep && 'databaseUrl' in where) {
-      swept = new Promise((r) => setTimeout(r, shape.warmupSeconds * 1000)).then(
-        async () => {
-          const pool = openPool(where.databaseUrl, 2)
-          try {
-            const from = performance.now()
-            const res = await sweepRetention(pgRetention(pool), RETENTION_DAYS, Date.now())
-            return { from, to: performance.now(), removed: res.events }
-          } finally {
-            await pool.end()
-          }
-        },
-      )
+      swept = new Promise((r) => setTimeout(r, shape.warmupSeconds * 1000)).then(async () => {
+        const pool = openPool(where.databaseUrl, 2)
+        try {
+          const from = performance.now()
+          const res = await sweepRetention(pgRetention(pool), RETENTION_DAYS, Date.now())
+          return { from, to: performance.now(), removed: res.events }
+        } finally {
+          await pool.end()
+        }
+      })
     }
     const ingest = await measureIngest(inst.target, shape)
     const left = await expiredLeft(where, now)
