@@ -76,6 +76,43 @@ describe('npm run bench', () => {
     expect(out.ratio).toBeGreaterThan(0)
   }, 150_000)
 
+  it('--retention sweeps the expired events in one arm only and counts only new events', () => {
+    const json = join(dir, 'retention.json')
+    const r = bench([
+      '--retention',
+      '3000',
+      '--seconds',
+      '1',
+      '--warmup',
+      '1',
+      '--connections',
+      '4',
+      '--json',
+      json,
+    ])
+    expect(r.status, r.stderr).toBe(0)
+    expect(r.stdout).toContain('ratio during sweep / no sweep')
+    type Arm = { ingest: Record<string, number>; expiredLeftAtEnd: number }
+    const out = JSON.parse(readFileSync(json, 'utf8')) as {
+      retention: { expired: number; without: Arm[]; during: Arm[] }
+    }
+    const [without] = out.retention.without
+    const [during] = out.retention.during
+    // Without the sweep every expired event is still there; with it the server's sweeper ran.
+    expect(without?.expiredLeftAtEnd).toBe(3000)
+    expect(during?.expiredLeftAtEnd).toBeLessThan(3000)
+    // Stored = new events only: the pre-filled ones are not counted as ingest.
+    for (const arm of [without, during]) {
+      expect(arm?.ingest['storedTotal']).toBeGreaterThan(0)
+      expect(arm?.ingest['storedTotal']).toBeLessThanOrEqual(
+        (arm?.ingest['answers200Total'] ?? 0) + 8,
+      )
+      expect(arm?.ingest['storedTotal']).toBeGreaterThanOrEqual(
+        arm?.ingest['answers200Total'] ?? Number.NaN,
+      )
+    }
+  }, 150_000)
+
   it('refuses --nodes without a shared PostgreSQL instead of reporting a figure', () => {
     const r = bench(['--nodes', '2'])
     expect(r.status).not.toBe(0)

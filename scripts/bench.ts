@@ -12,11 +12,15 @@
  *                       load a running server of the protocol family instead; stored events
  *                       through its API with a token, else from 200 answers (the output says)
  *   --scale             also measure on 1 million pre-filled events in 10,000 issues, and time
- *                       the issue list and issue pages (pre-filled database cached in .cache/)
+ *                       the issue list and issue pages (pre-filled database cached in .cache/,
+ *                       built on SQLite; with --db postgres it is copied in before each run)
  *   --overload          also offer 3× the sustainable rate, open loop (oha, built once into .cache/tools/)
  *   --db sqlite|postgres, --nodes N   storage, and N server processes on one PostgreSQL
  *   --dist DIR          the server build to run (server/dist); --env K=V settings (repeatable)
  *   --quota N           an event quota of N per hour on the bench project (429 above it)
+ *   --retention N       instead of the runs above: ingest while the retention sweep removes N
+ *                       pre-filled expired events vs. the same without a sweep, interleaved
+ *                       (scripts/bench/retention.ts says how each backend sweeps)
  *   --no-bare           skip the ceiling; --json FILE (artifacts/bench.json)
  */
 import { mkdirSync, writeFileSync } from 'node:fs'
@@ -31,6 +35,7 @@ import {
 } from './bench/measure.ts'
 import { measureOverload, type OverloadFigures, startProbe } from './bench/overload.ts'
 import { formatBare, formatIngest, formatOverload, median, medianOf } from './bench/report.ts'
+import { type RetentionRun, retentionRun } from './bench/retention.ts'
 import { prefilledDatabase, timePage, timePages, withPrefilledCopy } from './bench/scale.ts'
 import { startBare, stopChild } from './bench/server.ts'
 import { ENVELOPE, runWrk } from './bench/wrk.ts'
@@ -55,6 +60,7 @@ const { values: opts } = parseArgs({
     'no-bare': { type: 'boolean', default: false },
     json: { type: 'string', default: 'artifacts/bench.json' },
     quota: { type: 'string' },
+    retention: { type: 'string' },
   },
 })
 
@@ -174,6 +180,7 @@ async function main(): Promise<void> {
   console.log(
     `payload ${ENVELOPE} (fresh event id per request); wrk, ${shape.connections} connections, ${shape.warmupSeconds} s warm-up + ${shape.seconds} s per run, ${RUNS} run(s); ${what}`,
   )
+  if (opts.retention !== undefined) return retentionMain(Number(opts.retention))
   const prefilled = opts.scale ? await prefilledDatabase(startOptions) : undefined
   const ingests: IngestFigures[] = []
   const bares: BareFigures[] = []
@@ -260,6 +267,41 @@ async function main(): Promise<void> {
   }
   mkdirSync(dirname(opts.json), { recursive: true })
   writeFileSync(opts.json, `${JSON.stringify(result, null, 2)}\n`)
+}
+
+/** `--retention N`: runs without and with the sweep, interleaved, and their medians. */
+async function retentionMain(n: number): Promise<void> {
+  if (!(n >= 1000)) refuse('--retention N needs N ≥ 1000 expired events')
+  if (opts.target !== undefined || NODES > 1) refuse('--retention runs one built server')
+  console.log(`retention: ${n} expired events pre-filled on ${DB}`)
+  const without: RetentionRun[] = []
+  const during: RetentionRun[] = []
+  for (let r = 1; r <= RUNS; r++) {
+    // The arms take turns going first, so a drift of the machine's load favours neither.
+    const b0 = r % 2 === 0 ? await retentionRun(startOptions, shape, n, true) : undefined
+    const a = await retentionRun(startOptions, shape, n, false)
+    without.push(a)
+    console.log(`run ${r} no sweep:     ${formatIngest(a.ingest)}`)
+    const b = b0 ?? (await retentionRun(startOptions, shape, n, true))
+    during.push(b)
+    const when =
+      b.sweepFromS === undefined
+        ? `server's sweep started before the window; ${b.expiredLeftAtEnd} expired events left at its end${b.expiredLeftAtEnd === 0 ? ' (the sweep ENDED INSIDE the window: raise N)' : ''}`
+        : `bench's sweep ran from ${b.sweepFromS} s to ${b.sweepToS} s of the ${shape.seconds} s window, removed ${b.removed} events; ${b.expiredLeftAtEnd} left`
+    console.log(`run ${r} during sweep: ${formatIngest(b.ingest)}; ${when}`)
+  }
+  const a = medianOf(without.map((x) => x.ingest))
+  const b = medianOf(during.map((x) => x.ingest))
+  const ratio = Math.round((b.eventsPerSec / a.eventsPerSec) * 1000) / 1000
+  const m = RUNS > 1 ? 'median ' : ''
+  console.log(`\n${m}no sweep:     ${formatIngest(a)}`)
+  console.log(`${m}during sweep: ${formatIngest(b)}`)
+  console.log(`${m}ratio during sweep / no sweep: ${ratio}`)
+  mkdirSync(dirname(opts.json), { recursive: true })
+  writeFileSync(
+    opts.json,
+    `${JSON.stringify({ shape, runs: RUNS, db: DB, retention: { expired: n, without, during, ratio } }, null, 2)}\n`,
+  )
 }
 
 main().catch((err: unknown) => {

@@ -18,13 +18,15 @@ export interface Counter {
 }
 
 /** Counts rows of `events` in a SQLite file, read-only beside the running server (WAL). */
-export function sqliteCounter(dataDir: string, file = 'ingest.sqlite'): Counter {
+export function sqliteCounter(dataDir: string, file = 'ingest.sqlite', where = ''): Counter {
   return {
     source: 'database',
     count: async () => {
       const db = new Database(join(dataDir, file), { readonly: true, fileMustExist: true })
       try {
-        return db.prepare<[], { n: number }>('SELECT count(*) AS n FROM events').get()?.n ?? 0
+        return (
+          db.prepare<[], { n: number }>(`SELECT count(*) AS n FROM events ${where}`).get()?.n ?? 0
+        )
       } finally {
         db.close()
       }
@@ -37,8 +39,11 @@ export function sqliteCounter(dataDir: string, file = 'ingest.sqlite'): Counter 
   }
 }
 
-/** Counts rows of `events` in a PostgreSQL database. */
-export function postgresCounter(url: string): Counter {
+/**
+ * Counts rows of `events` in a PostgreSQL database. `where` narrows the count (`--retention`
+ * counts only new events while the sweep removes old ones).
+ */
+export function postgresCounter(url: string, where = ''): Counter {
   const query = async (sql: string): Promise<number> => {
     const client = new pg.Client({ connectionString: url })
     await client.connect()
@@ -51,7 +56,7 @@ export function postgresCounter(url: string): Counter {
   }
   return {
     source: 'database',
-    count: () => query('SELECT count(*) AS n FROM events'),
+    count: () => query(`SELECT count(*) AS n FROM events ${where}`),
     bytesOnDisk: () => query('SELECT pg_database_size(current_database()) AS n'),
   }
 }

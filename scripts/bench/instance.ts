@@ -8,10 +8,12 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pg from 'pg'
+import { copySqliteToPostgres } from '../../server/src/store/postgres/copy-from-sqlite.ts'
+import { openPool } from '../../server/src/store/postgres/db.ts'
 import { startTempPostgres } from '../postgres/temp-postgres.ts'
 import { apiCounter, postgresCounter, postgresCpu, sqliteCounter } from './count.ts'
 import type { LoadTarget } from './measure.ts'
-import { type Child, startIngest, stopChild } from './server.ts'
+import { type Child, type Storage, startIngest, stopChild } from './server.ts'
 
 /** A started (or given) server with the bench project on it. */
 export interface Instance {
@@ -31,7 +33,16 @@ export interface StartOptions {
   nodes: number
   /** An event quota per hour for the bench project (the quota path runs on every event). */
   quota?: number
-  /** A SQLite data directory to use instead of a fresh one (a pre-filled copy), with its project. */
+  /**
+   * Runs on the empty storage before the server starts (`--retention` loads expired events).
+   * With it, stored events are counted only where `received` ≥ `countSince` (ms).
+   */
+  prepare?: (s: Storage) => Promise<void>
+  countSince?: number
+  /**
+   * A SQLite data directory to use instead of a fresh one (a pre-filled copy), with its project;
+   * on PostgreSQL it is copied into the fresh database first.
+   */
   prefilled?: { dataDir: string; projectId: string; publicKey: string }
 }
 
@@ -81,9 +92,23 @@ async function assertUsesPostgres(url: string): Promise<void> {
   }
 }
 
+/** Copies a pre-filled SQLite data directory into the (empty) PostgreSQL database at `url`. */
+async function copyPrefilled(dataDir: string, url: string): Promise<void> {
+  const pool = openPool(url, 2)
+  try {
+    const t0 = performance.now()
+    await copySqliteToPostgres(join(dataDir, 'ingest.sqlite'), pool)
+    await pool.query('ANALYZE')
+    console.log(`scale: copied into PostgreSQL in ${Math.round((performance.now() - t0) / 1000)} s`)
+  } finally {
+    await pool.end()
+  }
+}
+
 /** Starts the built server (one SQLite node, or N nodes on a temporary PostgreSQL). */
 export async function startInstance(o: StartOptions): Promise<Instance> {
   const token = randomBytes(16).toString('hex')
+  const where = o.countSince === undefined ? '' : `WHERE received >= ${Math.floor(o.countSince)}`
   const dirs: string[] = []
   const children: Child[] = []
   let pgStop: (() => Promise<void>) | undefined
@@ -101,20 +126,26 @@ export async function startInstance(o: StartOptions): Promise<Instance> {
     if (o.db === 'postgres') {
       const pgdb = await startTempPostgres()
       pgStop = pgdb.stop
+      await o.prepare?.({ dataDir: newDir(), databaseUrl: pgdb.url })
+      // `--scale`: the pre-filled SQLite database moved over with the `db:copy` code.
+      if (o.prefilled !== undefined) await copyPrefilled(o.prefilled.dataDir, pgdb.url)
       for (let i = 0; i < o.nodes; i++) {
         const dataDir = newDir()
         children.push(await startIngest(o.dist, { dataDir, databaseUrl: pgdb.url }, token, o.env))
       }
       const first = children[0] as Child
       await assertUsesPostgres(pgdb.url)
-      const p = await createProject(first.url, token)
+      const p =
+        o.prefilled === undefined
+          ? await createProject(first.url, token)
+          : { id: o.prefilled.projectId, key: o.prefilled.publicKey }
       if (o.quota !== undefined) await setQuota(first.url, token, p.id, o.quota)
       return {
         target: {
           url: first.url,
           path: ingestPath(p.id, p.key),
           addrs: children.map((c) => new URL(c.url).host),
-          counter: postgresCounter(pgdb.url),
+          counter: postgresCounter(pgdb.url, where),
           pids: children.map((c) => c.child.pid ?? -1),
           dbCpuMs: postgresCpu(pgdb.url),
         },
@@ -125,6 +156,7 @@ export async function startInstance(o: StartOptions): Promise<Instance> {
       }
     }
     const dataDir = o.prefilled?.dataDir ?? newDir()
+    await o.prepare?.({ dataDir })
     const server = await startIngest(o.dist, { dataDir }, token, o.env)
     children.push(server)
     const p =
@@ -136,7 +168,7 @@ export async function startInstance(o: StartOptions): Promise<Instance> {
       target: {
         url: server.url,
         path: ingestPath(p.id, p.key),
-        counter: sqliteCounter(dataDir),
+        counter: sqliteCounter(dataDir, undefined, where),
         pids: [server.child.pid ?? -1],
       },
       url: server.url,

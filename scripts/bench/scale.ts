@@ -47,7 +47,6 @@ function cacheKey(): string {
 
 /** The cached pre-filled database, built first if missing. */
 export async function prefilledDatabase(o: StartOptions): Promise<Prefilled> {
-  if (o.db !== 'sqlite') throw new Error('--scale pre-fills SQLite only so far')
   const dir = join('.cache', `bench-scale-${cacheKey()}`)
   const metaFile = join(dir, 'meta.json')
   if (existsSync(metaFile)) {
@@ -61,6 +60,7 @@ export async function prefilledDatabase(o: StartOptions): Promise<Prefilled> {
   const started = Date.now()
   // The server creates the schema, the project and its key; one real event goes through ingest.
   const token = randomBytes(16).toString('hex')
+  // Built on SQLite whatever --db says; PostgreSQL runs get a copy of it (instance.ts).
   const server = await startIngest(o.dist, { dataDir }, token, o.env)
   let projectId: string
   let publicKey: string

@@ -1,6 +1,137 @@
 import { describe, expect, it } from 'vitest'
-import { foldOnIssue } from './grouping-upsert.ts'
+import {
+  type FoundIssue,
+  foldOnIssue,
+  hashRuns,
+  type IssueTouch,
+  type SyncGroupingIo,
+  upsertGroup,
+  upsertGroupSync,
+} from './grouping-upsert.ts'
 import { triageOnEvent } from './issue-rules.ts'
+import type { EventToWrite } from './types.ts'
+
+const ev = (eventId: string, hash: string, received = 1, projectId = 1): EventToWrite => ({
+  projectId,
+  keyId: 1,
+  eventId,
+  timestamp: received,
+  received,
+  level: 'error',
+  title: `t-${eventId}`,
+  culprit: 'c',
+  type: 'Error',
+  value: 'v',
+  release: null,
+  environment: null,
+  component: null,
+  hash,
+  groupingVersion: 'v1',
+  payload: '{}',
+})
+
+/**
+ * The storage steps over a map: what the grouping rule asked for is recorded, and `claimedBy`
+ * makes `createIssue` lose the race to another writer's issue, as on PostgreSQL.
+ */
+function memoryIo(issues: Map<string, FoundIssue>, claimedBy?: FoundIssue) {
+  const calls: string[] = []
+  const touches: IssueTouch[] = []
+  let nextId = 100
+  const io: SyncGroupingIo = {
+    findHash: (e) => {
+      calls.push('find')
+      return issues.get(e.hash)
+    },
+    createIssue: (e) => {
+      calls.push('create')
+      if (claimedBy !== undefined) {
+        issues.set(e.hash, claimedBy)
+        return undefined
+      }
+      const id = nextId++
+      issues.set(e.hash, {
+        issueId: id,
+        status: 'unresolved',
+        forReview: true,
+        ignoreUntil: null,
+        ignoreUntilSeen: null,
+        timesSeen: 1,
+      })
+      return id
+    },
+    touchIssue: (t) => {
+      calls.push('touch')
+      touches.push(t)
+    },
+  }
+  return { io, calls, touches }
+}
+
+describe('upsertGroup', () => {
+  it('creates the issue with the first event of a new hash and folds the rest into one touch', () => {
+    const m = memoryIo(new Map())
+    const r = upsertGroupSync(m.io, [ev('a', 'h', 5), ev('b', 'h', 9), ev('c', 'h', 7)])
+    expect(r).toEqual([
+      { issueId: 100, issueCreated: true, regressed: false },
+      { issueId: 100, issueCreated: false, regressed: false },
+      { issueId: 100, issueCreated: false, regressed: false },
+    ])
+    expect(m.calls).toEqual(['find', 'create', 'touch'])
+    expect(m.touches[0]).toMatchObject({ issueId: 100, count: 2, lastSeen: 9 })
+    expect(m.touches[0]?.last.eventId).toBe('c')
+    expect(m.touches[0]?.state.status).toBe('unresolved')
+  })
+
+  it('joins the winner when the hash was claimed by another writer first', async () => {
+    const winner: FoundIssue = {
+      issueId: 7,
+      status: 'resolved',
+      forReview: false,
+      ignoreUntil: null,
+      ignoreUntilSeen: null,
+      timesSeen: 3,
+    }
+    const m = memoryIo(new Map(), winner)
+    const events = [ev('a', 'h'), ev('b', 'h')]
+    const r = upsertGroupSync(m.io, events)
+    expect(m.calls).toEqual(['find', 'create', 'find', 'touch'])
+    // Joining a resolved issue is a regression for the first event only.
+    expect(r).toEqual([
+      { issueId: 7, issueCreated: false, regressed: true },
+      { issueId: 7, issueCreated: false, regressed: false },
+    ])
+    expect(m.touches[0]).toMatchObject({ issueId: 7, count: 2 })
+    // The awaited runner takes the same steps to the same result.
+    const a = memoryIo(new Map(), winner)
+    const asyncR = await upsertGroup(
+      {
+        findHash: async (e) => a.io.findHash(e),
+        createIssue: async (e) => a.io.createIssue(e),
+        touchIssue: async (t) => a.io.touchIssue(t),
+      },
+      events,
+    )
+    expect(asyncR).toEqual(r)
+    expect(a.calls).toEqual(m.calls)
+  })
+})
+
+describe('hashRuns', () => {
+  it('leaves out stored events and later copies of an id, and groups the rest by hash', () => {
+    const events = [
+      ev('a', 'y'),
+      ev('b', 'x'),
+      ev('a', 'y'), // a second copy in the group: a duplicate
+      ev('s', 'x'), // stored before
+      ev('c', 'y'),
+      ev('a', 'y', 1, 2), // the same id in another project is another event
+    ]
+    const stored = (e: EventToWrite) => e.eventId === 's'
+    expect(hashRuns(events, stored)).toEqual([[0, 4], [1], [5]])
+    expect(hashRuns(events, stored, true)).toEqual([[1], [0, 4], [5]])
+  })
+})
 
 describe('foldOnIssue', () => {
   it('gives what writing the events one by one gives', () => {

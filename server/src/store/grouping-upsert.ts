@@ -1,14 +1,41 @@
-import { type EventTriage, type IssueOnEvent, triageOnEvent } from './issue-rules.ts'
+import { type IssueOnEvent, type TriageState, triageOnEvent } from './issue-rules.ts'
 import type { EventToWrite } from './types.ts'
 
-/** The storage steps the grouping upsert needs; each backend implements them in its SQL. */
+/** An issue found for a (project, hash), with its triage columns and count so far. */
+export type FoundIssue = IssueOnEvent & { issueId: number }
+
+/**
+ * What a run of events of one hash does to its existing issue, written with one `UPDATE`:
+ * `count` more events, `last_seen` at least `lastSeen`, title, culprit and level of `last`,
+ * and the triage state the rules left.
+ */
+export interface IssueTouch {
+  issueId: number
+  count: number
+  lastSeen: number
+  last: EventToWrite
+  state: TriageState
+}
+
+/** The storage steps of the grouping rule, as PostgreSQL runs them (each a statement). */
 export interface GroupingIo {
-  /** The issue the (project, hash) belongs to, with its triage columns, locked for update. */
-  findHash(e: EventToWrite): Promise<(IssueOnEvent & { issueId: number }) | undefined>
+  /** The issue the (project, hash) belongs to, locked for update where the backend locks. */
+  findHash(e: EventToWrite): Promise<FoundIssue | undefined>
   /** Creates the issue of a new hash; undefined when another writer claimed the hash first. */
   createIssue(e: EventToWrite): Promise<number | undefined>
-  /** Counts the event on an existing issue and stores its new triage state. */
-  touchIssue(issueId: number, e: EventToWrite, t: EventTriage): Promise<void>
+  /** Writes what a run of events did to an existing issue. */
+  touchIssue(t: IssueTouch): Promise<void>
+}
+
+/**
+ * The same steps, synchronous: SQLite runs them inside the writer thread's transaction with
+ * prepared statements, where awaiting a promise per statement would cost more than the
+ * statement (better-sqlite3 is synchronous).
+ */
+export interface SyncGroupingIo {
+  findHash(e: EventToWrite): FoundIssue | undefined
+  createIssue(e: EventToWrite): number | undefined
+  touchIssue(t: IssueTouch): void
 }
 
 /** Which issue an event went to, and what that did to it. */
@@ -18,30 +45,147 @@ export interface GroupingResult {
   regressed: boolean
 }
 
+/** One storage step the rule asks the backend for. */
+type GroupingStep =
+  | { op: 'find'; e: EventToWrite }
+  | { op: 'create'; e: EventToWrite }
+  | { op: 'touch'; touch: IssueTouch }
+
+/** The backend's answer to the last step: `found` after a find, `created` after a create. */
+interface GroupingAnswer {
+  found?: FoundIssue | undefined
+  created?: number | undefined
+}
+
+/** The triage state of an issue its first event just created (the schema's defaults). */
+const NEW_ISSUE: IssueOnEvent = {
+  status: 'unresolved',
+  forReview: true,
+  ignoreUntil: null,
+  ignoreUntilSeen: null,
+  timesSeen: 1,
+}
+
 /**
- * The grouping rule of every backend: an event joins the issue of its (project, hash); a new
- * hash creates an issue. Where writers run concurrently (PostgreSQL) the creation can lose a
- * race to another transaction's: then the hash is read again and the event joins the winner's
- * issue, so one hash never gets two issues and no request fails for it. Joining an existing
- * issue applies the regression and ignore rules of issue-rules.ts.
+ * The grouping rule of every backend, written once as the sequence of storage steps it needs
+ * (a generator: `upsertGroup` runs it with awaited statements, `upsertGroupSync` with
+ * synchronous ones, so neither backend keeps a copy of the decisions).
+ *
+ * Events of one (project, hash), in order, none a duplicate: they join the hash's issue; a new
+ * hash creates an issue with its first event. Where writers run concurrently (PostgreSQL) the
+ * creation can lose a race to another transaction's: then the hash is read again and the
+ * events join the winner's issue, so one hash never gets two issues and no request fails for
+ * it. The events joining an existing issue are folded into one touch (`foldOnIssue`): exactly
+ * what writing them one by one gives, with one `UPDATE` per hash instead of one per event.
  */
-export async function upsertGroup(io: GroupingIo, e: EventToWrite): Promise<GroupingResult> {
-  let found = await io.findHash(e)
+function* groupingSteps(
+  run: readonly EventToWrite[],
+): Generator<GroupingStep, GroupingResult[], GroupingAnswer> {
+  const first = run[0]
+  if (first === undefined) return []
+  const results: GroupingResult[] = []
+  let rest = run
+  let found = (yield { op: 'find', e: first }).found
   if (found === undefined) {
-    const created = await io.createIssue(e)
-    if (created !== undefined) return { issueId: created, issueCreated: true, regressed: false }
-    found = await io.findHash(e)
-    if (found === undefined) throw new Error(`grouping hash ${e.hash} claimed but not readable`)
+    const created = (yield { op: 'create', e: first }).created
+    if (created !== undefined) {
+      results.push({ issueId: created, issueCreated: true, regressed: false })
+      found = { ...NEW_ISSUE, issueId: created }
+      rest = run.slice(1)
+    } else {
+      found = (yield { op: 'find', e: first }).found
+      if (found === undefined)
+        throw new Error(`grouping hash ${first.hash} claimed but not readable`)
+    }
   }
-  const t = triageOnEvent(found, e.received)
-  await io.touchIssue(found.issueId, e, t)
-  return { issueId: found.issueId, issueCreated: false, regressed: t.regressed }
+  const last = rest[rest.length - 1]
+  if (last === undefined) return results
+  let lastSeen = last.received
+  for (const e of rest) if (e.received > lastSeen) lastSeen = e.received
+  const { state, regressed } = foldOnIssue(
+    found,
+    rest.map((e) => e.received),
+  )
+  const issueId = found.issueId
+  yield { op: 'touch', touch: { issueId, count: rest.length, lastSeen, last, state } }
+  for (const r of regressed) results.push({ issueId, issueCreated: false, regressed: r })
+  return results
+}
+
+/** Groups a run of one hash's new events (see `groupingSteps`), one result per event. */
+export async function upsertGroup(
+  io: GroupingIo,
+  run: readonly EventToWrite[],
+): Promise<GroupingResult[]> {
+  const steps = groupingSteps(run)
+  let step = steps.next({})
+  while (step.done !== true) {
+    const s = step.value
+    if (s.op === 'find') step = steps.next({ found: await io.findHash(s.e) })
+    else if (s.op === 'create') step = steps.next({ created: await io.createIssue(s.e) })
+    else {
+      await io.touchIssue(s.touch)
+      step = steps.next({})
+    }
+  }
+  return step.value
+}
+
+/** `upsertGroup` for a backend whose statements are synchronous (SQLite). */
+export function upsertGroupSync(
+  io: SyncGroupingIo,
+  run: readonly EventToWrite[],
+): GroupingResult[] {
+  const steps = groupingSteps(run)
+  let step = steps.next({})
+  while (step.done !== true) {
+    const s = step.value
+    if (s.op === 'find') step = steps.next({ found: io.findHash(s.e) })
+    else if (s.op === 'create') step = steps.next({ created: io.createIssue(s.e) })
+    else {
+      io.touchIssue(s.touch)
+      step = steps.next({})
+    }
+  }
+  return step.value
+}
+
+/**
+ * Splits a group commit's events into what grouping needs. An event is new when its id was
+ * neither stored before (`isStored` asks the database) nor seen earlier in this group (the
+ * first copy is the one stored; Relay: a resend is `duplicate`). The new ones come in runs of
+ * one (project, hash), each run in arrival order, as indexes into `events`. Runs come in
+ * first-arrival order, or sorted by (project, hash) with `sorted`: the lock order concurrent
+ * writers need (PostgreSQL).
+ */
+export function hashRuns(
+  events: readonly EventToWrite[],
+  isStored: (e: EventToWrite) => boolean,
+  sorted = false,
+): number[][] {
+  const ids = new Set<string>()
+  const runs = new Map<string, number[]>()
+  events.forEach((e, i) => {
+    const id = `${e.projectId}\0${e.eventId}`
+    if (ids.has(id)) return
+    ids.add(id)
+    if (isStored(e)) return
+    const k = `${e.projectId}\0${e.hash}`
+    const r = runs.get(k)
+    if (r === undefined) runs.set(k, [i])
+    else r.push(i)
+  })
+  if (!sorted) return [...runs.values()]
+  return [...runs.values()].sort((a, b) => {
+    const x = events[a[0] as number] as EventToWrite
+    const y = events[b[0] as number] as EventToWrite
+    return x.projectId - y.projectId || (x.hash < y.hash ? -1 : x.hash > y.hash ? 1 : 0)
+  })
 }
 
 /**
  * Applies several events to one issue in order, exactly as writing them one by one would: each
- * sees the count and triage state the previous one left. A backend that writes a group's
- * events of one hash with a single `UPDATE` (PostgreSQL) uses it to keep the rules identical.
+ * sees the count and triage state the previous one left.
  */
 export function foldOnIssue(
   issue: IssueOnEvent,

@@ -1,4 +1,4 @@
-import type { OutcomeDelta } from './types.ts'
+import type { EventToWrite, EventWriteResult, OutcomeDelta } from './types.ts'
 
 const HOUR = 3_600_000
 
@@ -27,3 +27,18 @@ export class OutcomeCounters {
       .map(([, v]) => v)
   }
 }
+
+/**
+ * An event's own outcome, decided where duplicates become known (inside the ingest
+ * transaction, on every backend): a resend of a stored event is `duplicate` (Relay:
+ * invalid/duplicate), anything else that reached the store is `accepted`.
+ */
+export const eventOutcome = (e: EventToWrite, r: EventWriteResult): OutcomeDelta => ({
+  projectId: e.projectId,
+  keyId: e.keyId,
+  at: e.received,
+  outcome: r.duplicate ? 'duplicate' : 'accepted',
+  reason: '',
+  category: 'error',
+  quantity: 1,
+})

@@ -38,7 +38,9 @@ export async function sweepRetention(
     total.events += r.events
     total.sessions += r.sessions
     total.outcomes += r.outcomes
-    if (r.events < batch && r.sessions < batch && r.outcomes < batch) return total
+    if (r.derived !== undefined) total.derived = (total.derived ?? 0) + r.derived
+    if (r.events < batch && r.sessions < batch && r.outcomes < batch && (r.derived ?? 0) < batch)
+      return total
     const rest = (performance.now() - t0) * (1 / duty - 1)
     await new Promise<void>((resolve) => setTimeout(resolve, rest))
   }

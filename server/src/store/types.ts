@@ -473,6 +473,12 @@ export interface PruneResult {
   events: number
   sessions: number
   outcomes: number
+  /**
+   * Rows a backend keeps beside its events and removes with them, if any: the issue chart's
+   * hours (`issue_hours`), PostgreSQL's idempotency keys (`event_ids`). Counted so the sweep
+   * goes on while they have a backlog, even after the events themselves are gone.
+   */
+  derived?: number
 }
 
 /**

@@ -23,6 +23,8 @@ const TABLES: readonly { name: string; identity: boolean; seeded?: boolean }[] =
   { name: 'issues', identity: true },
   { name: 'grouphashes', identity: false },
   { name: 'events', identity: true },
+  { name: 'issue_facets', identity: false },
+  { name: 'issue_hours', identity: false },
   { name: 'outcomes', identity: false },
   { name: 'health_sessions', identity: false },
   { name: 'health_hours', identity: false },

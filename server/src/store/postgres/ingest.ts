@@ -1,14 +1,8 @@
 import type pg from 'pg'
-import { foldOnIssue, upsertGroup } from '../grouping-upsert.ts'
-import type { IssueOnEvent } from '../issue-rules.ts'
-import { OutcomeCounters } from '../outcome-counters.ts'
-import type {
-  EventToWrite,
-  EventWriteResult,
-  IngestStore,
-  IssueStatus,
-  OutcomeDelta,
-} from '../types.ts'
+import { type FoundIssue, type GroupingIo, hashRuns, upsertGroup } from '../grouping-upsert.ts'
+import { IssueSummaries } from '../issue-summaries.ts'
+import { eventOutcome, OutcomeCounters } from '../outcome-counters.ts'
+import type { EventToWrite, EventWriteResult, IngestStore, IssueStatus } from '../types.ts'
 import { all, type Db, first, run, transaction } from './db.ts'
 import { pgWriteCheckIn } from './monitors.ts'
 import { pgHealthWriter } from './release-health.ts'
@@ -27,10 +21,7 @@ const byHash = (a: { projectId: number; hash: string }, b: { projectId: number; 
   a.projectId - b.projectId || (a.hash < b.hash ? -1 : a.hash > b.hash ? 1 : 0)
 
 /** The issue of an event's (project, hash) with its triage columns, locked for update. */
-async function findHash(
-  c: Db,
-  ev: EventToWrite,
-): Promise<(IssueOnEvent & { issueId: number }) | undefined> {
+async function findHash(c: Db, ev: EventToWrite): Promise<FoundIssue | undefined> {
   const h = await first<HashedIssueRow>(
     c,
     `SELECT g.issue_id, i.status, i.for_review, i.ignore_until, i.ignore_until_seen, i.times_seen
@@ -83,53 +74,32 @@ async function createIssue(c: Db, ev: EventToWrite): Promise<number | undefined>
   return undefined
 }
 
-/** Writes one event in the open transaction `c`; idempotent on (project, event_id). */
-async function writeEvent(c: Db, e: EventToWrite): Promise<EventWriteResult> {
-  // The idempotency key first: a duplicate (this group or an earlier one) changes nothing.
-  const claimed = await run(
-    c,
-    `INSERT INTO event_ids (project_id, event_id, received) VALUES ($1, $2, $3)
-     ON CONFLICT (project_id, event_id) DO NOTHING`,
-    [e.projectId, e.eventId, e.received],
-  )
-  if (claimed === 0)
-    return {
-      eventId: e.eventId,
-      issueId: 0,
-      duplicate: true,
-      issueCreated: false,
-      regressed: false,
-    }
-  const g = await upsertGroup(
-    {
-      findHash: (ev) => findHash(c, ev),
-      createIssue: (ev) => createIssue(c, ev),
-      touchIssue: async (issueId, ev, t) => {
-        await run(
-          c,
-          `UPDATE issues SET times_seen = times_seen + 1, last_seen = GREATEST(last_seen, $1),
-             title = $2, culprit = $3, level = $4, status = $5, for_review = $6, ignore_until = $7,
-             ignore_until_seen = $8
-           WHERE id = $9`,
-          [
-            ev.received,
-            ev.title,
-            ev.culprit,
-            ev.level,
-            t.status,
-            t.forReview ? 1 : 0,
-            t.ignoreUntil,
-            t.ignoreUntilSeen,
-            issueId,
-          ],
-        )
-      },
-    },
-    e,
-  )
-  await insertEvents(c, [{ e, issueId: g.issueId }])
-  return { eventId: e.eventId, duplicate: false, ...g }
-}
+/** The grouping rule's storage steps (grouping-upsert.ts) on the open transaction `c`. */
+const groupingIo = (c: Db): GroupingIo => ({
+  findHash: (ev) => findHash(c, ev),
+  createIssue: (ev) => createIssue(c, ev),
+  touchIssue: async (t) => {
+    await run(
+      c,
+      `UPDATE issues SET times_seen = times_seen + $1, last_seen = GREATEST(last_seen, $2),
+         title = $3, culprit = $4, level = $5, status = $6, for_review = $7, ignore_until = $8,
+         ignore_until_seen = $9
+       WHERE id = $10`,
+      [
+        t.count,
+        t.lastSeen,
+        t.last.title,
+        t.last.culprit,
+        t.last.level,
+        t.state.status,
+        t.state.forReview ? 1 : 0,
+        t.state.ignoreUntil,
+        t.state.ignoreUntilSeen,
+        t.issueId,
+      ],
+    )
+  },
+})
 
 const EVENT_COLUMNS =
   'project_id, event_id, issue_id, key_id, timestamp, received, level, release, environment, component, payload'
@@ -162,10 +132,10 @@ async function insertEvents(c: Db, rows: { e: EventToWrite; issueId: number }[])
 
 /**
  * Writes a group's events (sorted by (project, hash)) with a fixed number of statements per
- * distinct hash instead of per event: one claim of all event ids, then per hash one locked
- * read and one `UPDATE` carrying the count and the triage state folded in code
- * (grouping-upsert.ts `foldOnIssue`, the same rules as one by one), then one insert of all
- * events. Measured on the bench's single-hash load: ≈4 round trips per event before.
+ * distinct hash instead of per event: one claim of all event ids, then per hash the grouping
+ * rule of grouping-upsert.ts (one locked read and one `UPDATE` carrying the count and the
+ * triage state folded in code, the same rules as one by one), then one insert of all events.
+ * Measured on the bench's single-hash load: ≈4 round trips per event before.
  */
 async function writeEvents(c: Db, events: EventToWrite[]): Promise<EventWriteResult[]> {
   const results: EventWriteResult[] = events.map((e) => ({
@@ -183,95 +153,26 @@ async function writeEvents(c: Db, events: EventToWrite[]): Promise<EventWriteRes
      ON CONFLICT (project_id, event_id) DO NOTHING RETURNING project_id, event_id`,
     [events.map((e) => e.projectId), events.map((e) => e.eventId), events.map((e) => e.received)],
   )
+  // An id not claimed now was stored by an earlier group (or another node).
   const open = new Set(claimed.map((r) => `${r.project_id}\0${r.event_id}`))
-  // The first of several copies of one event id in the group is the one stored.
-  const fresh: number[] = []
-  events.forEach((e, i) => {
-    if (open.delete(`${e.projectId}\0${e.eventId}`)) fresh.push(i)
-  })
-  const toInsert: { e: EventToWrite; issueId: number }[] = []
-  for (let from = 0; from < fresh.length; ) {
-    const first = events[fresh[from] as number] as EventToWrite
-    let to = from + 1
-    while (to < fresh.length) {
-      const e = events[fresh[to] as number] as EventToWrite
-      if (e.projectId !== first.projectId || e.hash !== first.hash) break
-      to++
-    }
-    const idx = fresh.slice(from, to)
-    from = to
-    let rest = idx
-    let issue = await findHash(c, first)
-    let issueId: number
-    if (issue === undefined) {
-      const created = await createIssue(c, first)
-      if (created !== undefined) {
-        issueId = created
-        const r = results[idx[0] as number] as EventWriteResult
-        Object.assign(r, { issueId, duplicate: false, issueCreated: true })
-        toInsert.push({ e: first, issueId })
-        rest = idx.slice(1)
-        issue = {
-          issueId,
-          status: 'unresolved',
-          forReview: true,
-          ignoreUntil: null,
-          ignoreUntilSeen: null,
-          timesSeen: 1,
-        }
-      } else {
-        issue = await findHash(c, first)
-        if (issue === undefined)
-          throw new Error(`grouping hash ${first.hash} claimed but not readable`)
-      }
-    }
-    issueId = issue.issueId
-    if (rest.length === 0) continue
-    const list = rest.map((i) => events[i] as EventToWrite)
-    const { state, regressed } = foldOnIssue(
-      issue,
-      list.map((e) => e.received),
+  const io = groupingIo(c)
+  for (const hashRun of hashRuns(events, (e) => !open.has(`${e.projectId}\0${e.eventId}`), true)) {
+    const grouped = await upsertGroup(
+      io,
+      hashRun.map((i) => events[i] as EventToWrite),
     )
-    const last = list[list.length - 1] as EventToWrite
-    await run(
-      c,
-      `UPDATE issues SET times_seen = times_seen + $1, last_seen = GREATEST(last_seen, $2),
-         title = $3, culprit = $4, level = $5, status = $6, for_review = $7, ignore_until = $8,
-         ignore_until_seen = $9
-       WHERE id = $10`,
-      [
-        list.length,
-        Math.max(...list.map((e) => e.received)),
-        last.title,
-        last.culprit,
-        last.level,
-        state.status,
-        state.forReview ? 1 : 0,
-        state.ignoreUntil,
-        state.ignoreUntilSeen,
-        issueId,
-      ],
-    )
-    rest.forEach((i, n) => {
-      const r = results[i] as EventWriteResult
-      Object.assign(r, { issueId, duplicate: false, regressed: regressed[n] ?? false })
-      toInsert.push({ e: events[i] as EventToWrite, issueId })
+    hashRun.forEach((i, n) => {
+      Object.assign(results[i] as EventWriteResult, grouped[n], { duplicate: false })
     })
   }
+  const toInsert: { e: EventToWrite; issueId: number }[] = []
+  events.forEach((e, i) => {
+    const r = results[i] as EventWriteResult
+    if (!r.duplicate) toInsert.push({ e, issueId: r.issueId })
+  })
   await insertEvents(c, toInsert)
   return results
 }
-
-// Each event's own outcome is decided here, where duplicates become known (as on SQLite).
-const eventOutcome = (e: EventToWrite, r: EventWriteResult): OutcomeDelta => ({
-  projectId: e.projectId,
-  keyId: e.keyId,
-  at: e.received,
-  outcome: r.duplicate ? 'duplicate' : 'accepted',
-  reason: '',
-  category: 'error',
-  quantity: 1,
-})
 
 /**
  * The ingest write path on PostgreSQL: every unit of a group commit in one transaction, on
@@ -286,10 +187,12 @@ export function pgIngest(pool: pg.Pool): IngestStore {
     write: (units) =>
       transaction(pool, async (c) => {
         const counters = new OutcomeCounters()
+        const summaries = new IssueSummaries()
         const writeHealth = pgHealthWriter(c)
         const countedEvent = async (e: EventToWrite): Promise<EventWriteResult> => {
-          const r = await writeEvent(c, e)
+          const r = (await writeEvents(c, [e]))[0] as EventWriteResult
           counters.add(eventOutcome(e, r))
+          summaries.add(e, r)
           return r
         }
         // Events in (project, hash) order across the whole group (stable: one hash's events
@@ -305,6 +208,7 @@ export function pgIngest(pool: pg.Pool): IngestStore {
         ordered.forEach(({ e, unit, index }, n) => {
           const r = written[n] as EventWriteResult
           counters.add(eventOutcome(e, r))
+          summaries.add(e, r)
           const list = events[unit]
           if (list !== undefined) list[index] = r
         })
@@ -328,7 +232,30 @@ export function pgIngest(pool: pg.Pool): IngestStore {
              DO UPDATE SET quantity = outcomes.quantity + excluded.quantity`,
             [o.projectId, o.keyId, o.at, o.outcome, o.reason, o.category, o.quantity],
           )
+        await writeSummaries(c, summaries)
         return results
       }),
   }
+}
+
+/** The group's page summaries (migration 002), one statement per table, rows in key order. */
+async function writeSummaries(c: Db, s: IssueSummaries): Promise<void> {
+  const facets = s.facets()
+  if (facets.length > 0)
+    await run(
+      c,
+      `INSERT INTO issue_facets (issue_id, kind, value, project_id)
+       SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::bigint[])
+       ON CONFLICT DO NOTHING`,
+      [0, 1, 2, 3].map((i) => facets.map((f) => f[i])),
+    )
+  const hours = s.hours()
+  if (hours.length > 0)
+    await run(
+      c,
+      `INSERT INTO issue_hours (issue_id, hour, events)
+       SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bigint[])
+       ON CONFLICT (issue_id, hour) DO UPDATE SET events = issue_hours.events + excluded.events`,
+      [0, 1, 2].map((i) => hours.map((h) => h[i])),
+    )
 }

@@ -27,7 +27,10 @@ export function pgIssues(pool: pg.Pool): IssueStore {
       for (const col of ['environment', 'release', 'component'] as const) {
         const v = filter[col]
         if (v === undefined || v === '') continue
-        where.push(`EXISTS (SELECT 1 FROM events e WHERE e.issue_id = i.id AND e.${col} = ${p(v)})`)
+        // A primary-key lookup in `issue_facets` per issue walked, never a scan of `events`.
+        where.push(
+          `EXISTS (SELECT 1 FROM issue_facets f WHERE f.issue_id = i.id AND f.kind = '${col}' AND f.value = ${p(v)})`,
+        )
       }
       const after = decodeCursor(page.cursor)
       if (after !== undefined) {

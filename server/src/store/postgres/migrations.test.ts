@@ -47,4 +47,36 @@ describe('postgres migrations', () => {
     await p.query('UPDATE schema_migrations SET checksum = NULL WHERE version = 1')
     await expect(migratePg(pool(db.url), code)).resolves.toBe(0)
   })
+
+  it('backfills the page summaries from the events already stored', async () => {
+    db = await createTestDatabase()
+    const code = await loadPgMigrations()
+    const p = pool(db.url)
+    await migratePg(p, code.slice(0, 1))
+    const h = 3_600_000
+    await p.query(`INSERT INTO projects (id, slug, name, created_at) VALUES (1, 'p', 'p', 0);
+      INSERT INTO issues (id, project_id, title, culprit, level, status, first_seen, last_seen, times_seen, grouping_version)
+        VALUES (5, 1, 't', 'c', 'error', 'unresolved', 0, 0, 3, 'v1');
+      INSERT INTO events (project_id, event_id, issue_id, key_id, timestamp, received, level, release, environment, component, payload) VALUES
+        (1, 'a', 5, 1, 0, ${h + 1}, 'error', 'r@1', 'prod', NULL, '{}'),
+        (1, 'b', 5, 1, 0, ${h + 2}, 'error', 'r@1', 'staging', '', '{}'),
+        (1, 'c', 5, 1, 0, ${3 * h}, 'error', NULL, 'prod', 'web', '{}')`)
+    await migratePg(p, code)
+    const facets = await p.query(
+      'SELECT kind, value FROM issue_facets WHERE issue_id = 5 ORDER BY kind, value',
+    )
+    expect(facets.rows).toEqual([
+      { kind: 'component', value: 'web' },
+      { kind: 'environment', value: 'prod' },
+      { kind: 'environment', value: 'staging' },
+      { kind: 'release', value: 'r@1' },
+    ])
+    const hours = await p.query(
+      'SELECT hour::int AS hour, events::int AS events FROM issue_hours ORDER BY hour',
+    )
+    expect(hours.rows).toEqual([
+      { hour: h, events: 2 },
+      { hour: 3 * h, events: 1 },
+    ])
+  })
 })

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { row } from '../../../test/store-contract/contract.ts'
 import { createTestDatabase, type TestDatabase } from '../../../test/support/postgres-database.ts'
+import { sweepRetention } from '../retention.ts'
 import { openPostgresStore } from './index.ts'
 import { PARTITION_DAYS_AHEAD } from './partitions.ts'
 
@@ -48,6 +49,26 @@ describe('events partitions on PostgreSQL', () => {
       expect(await count('events')).toBe(0)
       expect(await count('event_ids')).toBe(0)
       expect((await store.getIssue(r?.events[0]?.issueId ?? 0))?.timesSeen).toBe(3)
+    } finally {
+      await store.close()
+    }
+  })
+
+  it('a sweep goes on until the idempotency keys of a dropped day are gone', async () => {
+    db = await createTestDatabase()
+    const store = await openPostgresStore(db.url, { poolSize: 2 })
+    try {
+      const today = Math.floor(Date.now() / DAY) * DAY
+      const { project, key } = await store.createProject('P', 'p', 'c'.repeat(32))
+      const events = Array.from({ length: 7 }, (_, i) =>
+        row(project.id, key.id, 'h', { received: today + 1000 + i }),
+      )
+      await store.write([{ events, outcomes: [] }])
+      // Batches of 2: the drop removes all 7 events at once, the keys take four batches.
+      const removed = await sweepRetention(store, 1, today + 2 * DAY, { batch: 2, dutyCycle: 1 })
+      expect(removed.events).toBe(7)
+      const ids = await store.pool.query('SELECT COUNT(*) AS n FROM event_ids')
+      expect(Number(ids.rows[0]?.n)).toBe(0)
     } finally {
       await store.close()
     }

@@ -41,13 +41,20 @@ export async function ensurePartitions(pool: pg.Pool, now: number): Promise<void
   const today = Math.floor(now / DAY) * DAY
   for (let d = 0; d <= PARTITION_DAYS_AHEAD; d++) {
     const start = today + d * DAY
-    const name = partitionName(start)
-    if (have.has(name)) continue
-    await run(
-      pool,
-      `CREATE TABLE IF NOT EXISTS ${name} PARTITION OF events FOR VALUES FROM (${start}) TO (${start + DAY})`,
-    ).catch(() => undefined)
+    if (have.has(partitionName(start))) continue
+    await createDayPartition(pool, start).catch(() => undefined)
   }
+}
+
+/**
+ * Creates the partition of `events` for the UTC day starting at `dayStart` (ms), named as
+ * retention expects. Exported for tools that load old data (the bench's `--retention` fill).
+ */
+export async function createDayPartition(pool: pg.Pool, dayStart: number): Promise<void> {
+  await run(
+    pool,
+    `CREATE TABLE IF NOT EXISTS ${partitionName(dayStart)} PARTITION OF events FOR VALUES FROM (${dayStart}) TO (${dayStart + DAY})`,
+  )
 }
 
 /**

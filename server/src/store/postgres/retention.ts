@@ -3,6 +3,8 @@ import type { RetentionStore } from '../types.ts'
 import { run } from './db.ts'
 import { dropPartitionsBefore, ensurePartitions } from './partitions.ts'
 
+const HOUR = 3_600_000
+
 /**
  * Retention on PostgreSQL: first whole days of events go by dropping their daily partition
  * (partitions.ts), and the partitions of the days ahead are created; what is left (rows in the
@@ -23,7 +25,8 @@ export function pgRetention(pool: pg.Pool): RetentionStore {
         cutoff,
         limit,
       )
-      await batch(
+      // Counted: after a partition drop the keys of a whole day are left to these batches.
+      const ids = await batch(
         `DELETE FROM event_ids WHERE (project_id, event_id) IN
            (SELECT project_id, event_id FROM event_ids WHERE received < $1 ORDER BY received LIMIT $2)`,
         cutoff,
@@ -55,7 +58,15 @@ export function pgRetention(pool: pg.Pool): RetentionStore {
         cutoff,
         limit,
       )
-      return { events: dropped + deleted, sessions, outcomes }
+      // The issue chart's hours follow the events (as on SQLite); `issue_facets` stay with
+      // their issue, like its count.
+      const hours = await batch(
+        `DELETE FROM issue_hours WHERE (issue_id, hour) IN
+           (SELECT issue_id, hour FROM issue_hours WHERE hour <= $1 LIMIT $2)`,
+        cutoff - HOUR,
+        limit,
+      )
+      return { events: dropped + deleted, sessions, outcomes, derived: ids + hours }
     },
   }
 }

@@ -2,8 +2,9 @@ import type pg from 'pg'
 import type { EventNeighbours, IssueStatus, UiReadStore } from '../types.ts'
 import { all, first } from './db.ts'
 
-/** How many of a project's newest events the filter choices are drawn from. */
-const FACET_WINDOW = 5000
+/** At most this many choices per filter (the select would be unusable beyond), as on SQLite. */
+const FACET_LIMIT = 200
+const HOUR = 3_600_000
 
 /** Reads for the web UI's charts, filters and event stepping on PostgreSQL. */
 export function pgUiReads(pool: pg.Pool): UiReadStore {
@@ -11,20 +12,26 @@ export function pgUiReads(pool: pg.Pool): UiReadStore {
     (
       await all<{ v: string }>(
         pool,
-        `SELECT DISTINCT v FROM (SELECT ${col} AS v FROM events WHERE project_id = $1
-           ORDER BY id DESC LIMIT $2) recent WHERE v IS NOT NULL AND v != '' ORDER BY v LIMIT 200`,
-        [projectId, FACET_WINDOW],
+        // Through `issue_facets_project`: bounded by the project's issues, not its events.
+        `SELECT DISTINCT value AS v FROM issue_facets WHERE project_id = $1 AND kind = '${col}'
+         ORDER BY value LIMIT $2`,
+        [projectId, FACET_LIMIT],
       )
     ).map((r) => r.v)
   const eventId = async (sql: string, params: unknown[]) =>
     (await first<{ event_id: string }>(pool, sql, params))?.event_id
   return {
+    // Hour-aligned charts (every chart the pages draw) sum `issue_hours`: at most 24 rows a day
+    // whatever the issue's size. Other alignments count the issue's events in the time index.
     issueHistogram: async (issueId, since, bucketMs) =>
       (
         await all<{ bucket: number; n: number }>(
           pool,
-          `SELECT (received - $1::bigint) / $2::bigint AS bucket, COUNT(*) AS n FROM events
-           WHERE issue_id = $3 AND received >= $1 GROUP BY bucket ORDER BY bucket`,
+          since % HOUR === 0 && bucketMs % HOUR === 0
+            ? `SELECT (hour - $1::bigint) / $2::bigint AS bucket, SUM(events) AS n FROM issue_hours
+               WHERE issue_id = $3 AND hour >= $1 GROUP BY bucket ORDER BY bucket`
+            : `SELECT (received - $1::bigint) / $2::bigint AS bucket, COUNT(*) AS n FROM events
+               WHERE issue_id = $3 AND received >= $1 GROUP BY bucket ORDER BY bucket`,
           [since, bucketMs, issueId],
         )
       ).map((r) => ({ start: since + r.bucket * bucketMs, count: r.n })),

@@ -1,17 +1,16 @@
 import type Database from 'better-sqlite3'
-import { triageOnEvent } from '../issue-rules.ts'
+import { hashRuns, type SyncGroupingIo, upsertGroupSync } from '../grouping-upsert.ts'
+import { IssueSummaries } from '../issue-summaries.ts'
+import { eventOutcome, OutcomeCounters } from '../outcome-counters.ts'
 import type {
   EventToWrite,
   EventWriteResult,
   IngestStore,
   IssueStatus,
-  OutcomeDelta,
   WriteUnit,
 } from '../types.ts'
 import { sqliteCheckInWriter } from './monitors.ts'
 import { sqliteHealthWriter } from './release-health.ts'
-
-const HOUR = 3_600_000
 
 /** A grouping hash with the triage columns of its issue. */
 interface HashedIssueRow {
@@ -40,7 +39,10 @@ type EventParams = [
 
 /**
  * The ingest write path on SQLite: every unit of a group commit in one transaction of prepared
- * statements. Idempotent on (project, event_id): a duplicate changes nothing.
+ * statements. Idempotent on (project, event_id): a duplicate changes nothing. The decisions
+ * (duplicates, grouping, regression and ignore rules, counters) are the backend-neutral ones
+ * PostgreSQL also runs (grouping-upsert.ts, issue-rules.ts, outcome-counters.ts); the
+ * statements here only read and write.
  */
 export function sqliteIngest(db: Database.Database): IngestStore {
   const eventExists = db.prepare<[number, string], { one: number }>(
@@ -63,9 +65,9 @@ export function sqliteIngest(db: Database.Database): IngestStore {
     'INSERT INTO grouphashes (project_id, hash, grouping_version, issue_id) VALUES (?, ?, ?, ?)',
   )
   const touchIssue = db.prepare<
-    [number, string, string, string, string, number, number | null, number | null, number]
+    [number, number, string, string, string, string, number, number | null, number | null, number]
   >(
-    `UPDATE issues SET times_seen = times_seen + 1, last_seen = max(last_seen, ?),
+    `UPDATE issues SET times_seen = times_seen + ?, last_seen = max(last_seen, ?),
        title = ?, culprit = ?, level = ?, status = ?, for_review = ?, ignore_until = ?,
        ignore_until_seen = ?
      WHERE id = ?`,
@@ -75,27 +77,28 @@ export function sqliteIngest(db: Database.Database): IngestStore {
     `INSERT INTO events (project_id, event_id, issue_id, key_id, timestamp, received, level, release, environment, component, payload)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   )
-  const addOutcome = db.prepare(
+  const addOutcome = db.prepare<[number, number, number, string, string, string, number]>(
     `INSERT INTO outcomes (project_id, key_id, hour, outcome, reason, category, quantity)
-     VALUES (@projectId, @keyId, @hour, @outcome, @reason, @category, @quantity)
+     VALUES (?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT (project_id, hour, key_id, outcome, reason, category) DO UPDATE SET quantity = quantity + excluded.quantity`,
   )
 
-  const writeEvent = (e: EventToWrite): EventWriteResult => {
-    if (eventExists.get(e.projectId, e.eventId) !== undefined) {
-      return {
-        eventId: e.eventId,
-        issueId: 0,
-        duplicate: true,
-        issueCreated: false,
-        regressed: false,
-      }
-    }
-    let issueId: number
-    let issueCreated = false
-    let regressed = false
-    const hash = findHash.get(e.projectId, e.hash)
-    if (hash === undefined) {
+  const io: SyncGroupingIo = {
+    findHash: (e) => {
+      const h = findHash.get(e.projectId, e.hash)
+      return h === undefined
+        ? undefined
+        : {
+            issueId: h.issue_id,
+            status: h.status,
+            forReview: h.for_review === 1,
+            ignoreUntil: h.ignore_until,
+            ignoreUntilSeen: h.ignore_until_seen,
+            timesSeen: h.times_seen,
+          }
+    },
+    // One writer: the hash cannot have been claimed since findHash, so this always creates.
+    createIssue: (e) => {
       const row = insertIssue.get(
         e.projectId,
         e.title,
@@ -108,48 +111,67 @@ export function sqliteIngest(db: Database.Database): IngestStore {
         e.groupingVersion,
       )
       if (row === undefined) throw new Error('issue insert returned nothing')
-      issueId = row.id
-      insertHash.run(e.projectId, e.hash, e.groupingVersion, issueId)
-      issueCreated = true
-    } else {
-      issueId = hash.issue_id
-      const t = triageOnEvent(
-        {
-          status: hash.status,
-          forReview: hash.for_review === 1,
-          ignoreUntil: hash.ignore_until,
-          ignoreUntilSeen: hash.ignore_until_seen,
-          timesSeen: hash.times_seen,
-        },
-        e.received,
-      )
-      regressed = t.regressed
+      insertHash.run(e.projectId, e.hash, e.groupingVersion, row.id)
+      return row.id
+    },
+    touchIssue: (t) => {
       touchIssue.run(
-        e.received,
-        e.title,
-        e.culprit,
-        e.level,
-        t.status,
-        t.forReview ? 1 : 0,
-        t.ignoreUntil,
-        t.ignoreUntilSeen,
-        issueId,
+        t.count,
+        t.lastSeen,
+        t.last.title,
+        t.last.culprit,
+        t.last.level,
+        t.state.status,
+        t.state.forReview ? 1 : 0,
+        t.state.ignoreUntil,
+        t.state.ignoreUntilSeen,
+        t.issueId,
       )
+    },
+  }
+
+  /**
+   * Writes a group's events: duplicates and runs of one hash decided by grouping-upsert.ts
+   * (the same rule PostgreSQL runs), one `UPDATE` per hash, then the new events inserted in
+   * arrival order.
+   */
+  const writeEvents = (events: readonly EventToWrite[]): EventWriteResult[] => {
+    const results: EventWriteResult[] = events.map((e) => ({
+      eventId: e.eventId,
+      issueId: 0,
+      duplicate: true,
+      issueCreated: false,
+      regressed: false,
+    }))
+    const runs = hashRuns(events, (e) => eventExists.get(e.projectId, e.eventId) !== undefined)
+    for (const run of runs) {
+      const grouped = upsertGroupSync(
+        io,
+        run.map((i) => events[i] as EventToWrite),
+      )
+      run.forEach((i, n) => {
+        const r = results[i] as EventWriteResult
+        Object.assign(r, grouped[n], { duplicate: false })
+      })
     }
-    insertEvent.run(
-      e.projectId,
-      e.eventId,
-      issueId,
-      e.keyId,
-      e.timestamp,
-      e.received,
-      e.level,
-      e.release,
-      e.environment,
-      e.component,
-      e.payload,
-    )
-    return { eventId: e.eventId, issueId, duplicate: false, issueCreated, regressed }
+    events.forEach((e, i) => {
+      const r = results[i] as EventWriteResult
+      if (r.duplicate) return
+      insertEvent.run(
+        e.projectId,
+        e.eventId,
+        r.issueId,
+        e.keyId,
+        e.timestamp,
+        e.received,
+        e.level,
+        e.release,
+        e.environment,
+        e.component,
+        e.payload,
+      )
+    })
+    return results
   }
 
   // The pages read these summaries (migration 007), never a scan of `events`.
@@ -161,87 +183,38 @@ export function sqliteIngest(db: Database.Database): IngestStore {
      ON CONFLICT (issue_id, hour) DO UPDATE SET events = events + excluded.events`,
   )
 
-  const writeOutcome = (o: OutcomeDelta): void => {
-    addOutcome.run({
-      projectId: o.projectId,
-      keyId: o.keyId,
-      hour: Math.floor(o.at / HOUR) * HOUR,
-      outcome: o.outcome,
-      reason: o.reason,
-      category: o.category,
-      quantity: o.quantity,
-    })
-  }
-
-  // Each event's own outcome is decided here, where duplicates become known. A resend of a
-  // stored event is `duplicate` (Relay: invalid/duplicate), apart from rejections: it is stored.
-  const eventOutcome = (e: EventToWrite, r: EventWriteResult): OutcomeDelta => ({
-    projectId: e.projectId,
-    keyId: e.keyId,
-    at: e.received,
-    outcome: r.duplicate ? 'duplicate' : 'accepted',
-    reason: '',
-    category: 'error',
-    quantity: 1,
-  })
-
   const writeHealth = sqliteHealthWriter(db)
   const writeCheckIn = sqliteCheckInWriter(db)
 
   // Counters are summed per group commit first: one upsert per distinct counter, not per item.
   const writeAll = db.transaction((units: WriteUnit[]) => {
-    const counters = new Map<string, OutcomeDelta>()
-    const count = (o: OutcomeDelta): void => {
-      const hour = Math.floor(o.at / HOUR) * HOUR
-      const k = `${o.projectId}\0${o.keyId}\0${hour}\0${o.outcome}\0${o.reason}\0${o.category}`
-      const c = counters.get(k)
-      if (c === undefined) counters.set(k, { ...o, at: hour })
-      else c.quantity += o.quantity
+    const counters = new OutcomeCounters()
+    const summaries = new IssueSummaries()
+    const counted = (e: EventToWrite, r: EventWriteResult): EventWriteResult => {
+      counters.add(eventOutcome(e, r))
+      summaries.add(e, r)
+      return r
     }
-    // Like the counters, the page summaries are deduplicated per group commit: one statement
-    // per distinct (issue, kind, value) and per distinct (issue, hour).
-    const facets = new Map<string, [number, string, string, number]>()
-    const hours = new Map<string, [number, number, number]>()
-    const facet = (issueId: number, kind: string, value: string | null, projectId: number) => {
-      if (value === null || value === '') return
-      const k = `${issueId}\0${kind}\0${value}`
-      if (!facets.has(k)) facets.set(k, [issueId, kind, value, projectId])
-    }
-    const summarise = (e: EventToWrite, r: EventWriteResult): void => {
-      if (r.duplicate) return
-      facet(r.issueId, 'environment', e.environment, e.projectId)
-      facet(r.issueId, 'release', e.release, e.projectId)
-      facet(r.issueId, 'component', e.component, e.projectId)
-      const hour = Math.floor(e.received / HOUR) * HOUR
-      const k = `${r.issueId}\0${hour}`
-      const h = hours.get(k)
-      if (h === undefined) hours.set(k, [r.issueId, hour, 1])
-      else h[2] += 1
-    }
+    const countedEvent = (e: EventToWrite): EventWriteResult =>
+      counted(e, writeEvents([e])[0] as EventWriteResult)
+    // All the group's events first (one UPDATE per hash), then each unit's other items.
+    const all = units.flatMap((u) => u.events)
+    const written = writeEvents(all)
+    let n = 0
     const results = units.map((u) => {
-      const events = u.events.map((e) => {
-        const r = writeEvent(e)
-        count(eventOutcome(e, r))
-        summarise(e, r)
-        return r
-      })
-      for (const o of u.outcomes) count(o)
+      const events = u.events.map((e) => counted(e, written[n++] as EventWriteResult))
+      for (const o of u.outcomes) counters.add(o)
       writeHealth(u)
-      const countedEvent = (e: EventToWrite): EventWriteResult => {
-        const r = writeEvent(e)
-        count(eventOutcome(e, r))
-        summarise(e, r)
-        return r
-      }
       for (const c of u.checkIns ?? []) {
-        const r = writeCheckIn(c, countedEvent, count)
+        const r = writeCheckIn(c, countedEvent, (o) => counters.add(o))
         if (r !== undefined) events.push(r)
       }
       return { events }
     })
-    for (const o of counters.values()) writeOutcome(o)
-    for (const f of facets.values()) addFacet.run(...f)
-    for (const h of hours.values()) addHour.run(...h)
+    for (const o of counters.sorted())
+      addOutcome.run(o.projectId, o.keyId, o.at, o.outcome, o.reason, o.category, o.quantity)
+    for (const f of summaries.facets()) addFacet.run(...f)
+    for (const h of summaries.hours()) addHour.run(...h)
     return results
   })
 

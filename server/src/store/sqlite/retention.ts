@@ -1,11 +1,14 @@
 import type Database from 'better-sqlite3'
 import type { RetentionStore } from '../types.ts'
 
+const HOUR = 3_600_000
+
 /**
  * Retention on SQLite: small batched deletes by primary key (row values: several tables are
  * `WITHOUT ROWID`), each its own short transaction,
  * so the ingest writer waits at most one batch for the write lock. Issues keep their
- * `times_seen` (only events go); hourly health rollups and users go with their hour.
+ * `times_seen` (only events go); hourly health rollups and users go with their hour, and so
+ * does the issue chart's hourly count.
  */
 export function sqliteRetention(db: Database.Database): RetentionStore {
   const events = db.prepare<[number, number]>(
@@ -28,8 +31,17 @@ export function sqliteRetention(db: Database.Database): RetentionStore {
        (SELECT project_id, hour, key_id, outcome, reason, category FROM outcomes
         WHERE hour < ? ORDER BY hour LIMIT ?)`,
   )
+  // The issue page's chart (`issue_hours`, migration 007) follows the events: an hour goes once
+  // it ends at or before the cutoff, so a chart over expired time shows 0 as on PostgreSQL,
+  // which counts the events themselves. `issue_facets` stay: like `times_seen` they describe the
+  // issue's whole history, and the issue stays (docs/postgresql.md "Retention").
+  const issueHours = db.prepare<[number, number]>(
+    `DELETE FROM issue_hours WHERE (issue_id, hour) IN
+       (SELECT issue_id, hour FROM issue_hours WHERE hour <= ? LIMIT ?)`,
+  )
   return {
     pruneBefore: async (cutoff, limit) => ({
+      derived: issueHours.run(cutoff - HOUR, limit).changes,
       events: events.run(cutoff, limit).changes,
       sessions:
         sessions.run(cutoff, limit).changes +
