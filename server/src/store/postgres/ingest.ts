@@ -10,7 +10,7 @@ import type {
   OutcomeDelta,
 } from '../types.ts'
 import { all, type Db, first, run, transaction } from './db.ts'
-import { pgWriteCheckIn } from './monitors.ts'
+import { lockMonitors, pgWriteCheckIn } from './monitors.ts'
 import { pgHealthWriter } from './release-health.ts'
 
 /** A grouping hash with the triage columns of its issue. */
@@ -292,6 +292,11 @@ export function pgIngest(pool: pg.Pool): IngestStore {
           counters.add(eventOutcome(e, r))
           return r
         }
+        // Monitors before issues: every group takes its locks in this one order.
+        await lockMonitors(
+          c,
+          units.flatMap((u) => u.checkIns ?? []),
+        )
         // Events in (project, hash) order across the whole group (stable: one hash's events
         // keep their order), so concurrent groups claim and lock hashes in the same order.
         const events: EventWriteResult[][] = units.map(() => [])
