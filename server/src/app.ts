@@ -105,7 +105,7 @@ export async function buildApp(
       maxInFlight: commitConcurrency(store, config),
     }),
     keys: new KeyResolver(store),
-    quota: new QuotaGate(store),
+    quota: new QuotaGate(),
     baseUrl: () => baseUrl,
     setBaseUrl: (url) => {
       if (config.publicUrl === undefined) baseUrl = url

@@ -4,6 +4,7 @@
  * outside `store/` knows which one runs. Times are Unix milliseconds.
  */
 import type { CheckInToWrite, MonitorStore } from './monitor-types.ts'
+import type { UnitQuota } from './quota-rules.ts'
 import type { ReleaseHealthStore, SessionBucket, SessionUpdate } from './release-health-types.ts'
 
 /** A project: the unit DSNs, issues and quotas belong to. */
@@ -105,11 +106,16 @@ export interface WriteUnit {
   sessionBuckets?: SessionBucket[]
   /** Cron check-ins; an `error` run's event is added to the unit's results (issue 4). */
   checkIns?: CheckInToWrite[]
+  /** Outcomes counted only when none of the unit's events was refused for quota. */
+  outcomesIfAdmitted?: OutcomeDelta[]
 }
 
 /** The results of one unit, in the order of its events. */
 export interface WriteUnitResult {
+  /** The unit's stored (or duplicate) events; events refused for quota are left out. */
   events: EventWriteResult[]
+  /** Set when the unit's project has an event quota: what the charge met (quota-rules.ts). */
+  quota?: UnitQuota
 }
 
 /** Summed outcome counters. */

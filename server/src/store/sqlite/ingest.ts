@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3'
 import { triageOnEvent } from '../issue-rules.ts'
+import { admitEvents, overQuotaOutcome, type QuotaWindow, type UnitQuota } from '../quota-rules.ts'
 import type {
   EventToWrite,
   EventWriteResult,
@@ -187,6 +188,57 @@ export function sqliteIngest(db: Database.Database): IngestStore {
 
   const writeHealth = sqliteHealthWriter(db)
   const writeCheckIn = sqliteCheckInWriter(db)
+  const quotaOf = db.prepare<[number], { events: number; window_seconds: number }>(
+    'SELECT events, window_seconds FROM project_quotas WHERE project_id = ?',
+  )
+  const windowOf = db.prepare<
+    [number],
+    { window_start: number; window_seconds: number; used: number; limited: number }
+  >('SELECT window_start, window_seconds, used, limited FROM quota_windows WHERE project_id = ?')
+  const saveWindow = db.prepare<[number, number, number, number, number]>(
+    `INSERT INTO quota_windows (project_id, window_start, window_seconds, used, limited)
+     VALUES (?, ?, ?, ?, ?) ON CONFLICT (project_id) DO UPDATE SET window_start = excluded.window_start,
+       window_seconds = excluded.window_seconds, used = excluded.used, limited = excluded.limited`,
+  )
+  /**
+   * The quota step of one unit, inside the transaction (one writer: the rows read here cannot
+   * change before the commit): its project's new events beyond the quota are taken out.
+   * Windows are kept per group and written once at its end.
+   */
+  const admit = (
+    u: WriteUnit,
+    windows: Map<number, QuotaWindow>,
+  ): { events: EventToWrite[]; quota?: UnitQuota } => {
+    const projectId = u.events[0]?.projectId
+    if (projectId === undefined) return { events: u.events }
+    const q = quotaOf.get(projectId)
+    if (q === undefined) return { events: u.events }
+    let window = windows.get(projectId)
+    if (window === undefined) {
+      const r = windowOf.get(projectId)
+      if (r !== undefined)
+        window = {
+          start: r.window_start,
+          seconds: r.window_seconds,
+          used: r.used,
+          limited: r.limited === 1,
+        }
+    }
+    const seen = new Set<string>()
+    const isFresh = (e: EventToWrite): boolean => {
+      if (seen.has(e.eventId)) return false
+      seen.add(e.eventId)
+      return eventExists.get(e.projectId, e.eventId) === undefined
+    }
+    const a = admitEvents(
+      { events: q.events, windowSeconds: q.window_seconds },
+      window,
+      u.events,
+      isFresh,
+    )
+    windows.set(projectId, a.window)
+    return { events: u.events.filter((_, i) => a.keep[i]), quota: a.unit }
+  }
 
   // Counters are summed per group commit first: one upsert per distinct counter, not per item.
   const writeAll = db.transaction((units: WriteUnit[]) => {
@@ -218,14 +270,20 @@ export function sqliteIngest(db: Database.Database): IngestStore {
       if (h === undefined) hours.set(k, [r.issueId, hour, 1])
       else h[2] += 1
     }
+    const windows = new Map<number, QuotaWindow>()
     const results = units.map((u) => {
-      const events = u.events.map((e) => {
+      const admitted = admit(u, windows)
+      const events = admitted.events.map((e) => {
         const r = writeEvent(e)
         count(eventOutcome(e, r))
         summarise(e, r)
         return r
       })
       for (const o of u.outcomes) count(o)
+      const refused = admitted.quota?.refused ?? 0
+      const first = u.events[0]
+      if (refused > 0 && first !== undefined) count(overQuotaOutcome(first, refused))
+      else for (const o of u.outcomesIfAdmitted ?? []) count(o)
       writeHealth(u)
       const countedEvent = (e: EventToWrite): EventWriteResult => {
         const r = writeEvent(e)
@@ -237,8 +295,10 @@ export function sqliteIngest(db: Database.Database): IngestStore {
         const r = writeCheckIn(c, countedEvent, count)
         if (r !== undefined) events.push(r)
       }
-      return { events }
+      return admitted.quota === undefined ? { events } : { events, quota: admitted.quota }
     })
+    for (const [projectId, w] of windows)
+      saveWindow.run(projectId, w.start, w.seconds, w.used, w.limited ? 1 : 0)
     for (const o of counters.values()) writeOutcome(o)
     for (const f of facets.values()) addFacet.run(...f)
     for (const h of hours.values()) addHour.run(...h)
