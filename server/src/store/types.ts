@@ -1,3 +1,4 @@
+import type { ChangeFeed } from './change-feed.ts'
 /**
  * The storage interface. SQLite (`sqlite/`) is the embedded default; a PostgreSQL backend
  * implements the same interface. Everything is async so a networked database fits; nothing
@@ -474,5 +475,7 @@ export interface Store
     MonitorStore,
     RetentionStore {
   readonly dialect: 'sqlite' | 'postgres'
+  /** Configuration changes of every node, for the caches (change-feed.ts). */
+  readonly changes: ChangeFeed
   close(): Promise<void>
 }

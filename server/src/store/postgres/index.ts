@@ -1,7 +1,9 @@
 import type pg from 'pg'
+import { announceChanges } from '../change-feed.ts'
 import type { Store } from '../types.ts'
 import { pgAccounts } from './accounts.ts'
 import { pgAlerts } from './alerts.ts'
+import { PgChangeFeed } from './change-feed.ts'
 import { openPool } from './db.ts'
 import { pgIngest } from './ingest.ts'
 import { pgIssues } from './issues.ts'
@@ -31,15 +33,17 @@ export async function openPostgresStore(
 ): Promise<Store & { pool: pg.Pool; poolSize: number }> {
   const poolSize = Math.max(1, opts.poolSize ?? DEFAULT_POOL_SIZE)
   const pool = openPool(url, poolSize)
+  let changes: PgChangeFeed
   try {
     await migratePg(pool, await loadPgMigrations())
     await ensurePartitions(pool, Date.now())
+    changes = await PgChangeFeed.open(url, pool)
   } catch (err) {
     await pool.end()
     throw err
   }
-  return {
-    dialect: 'postgres',
+  const store = {
+    dialect: 'postgres' as const,
     pool,
     poolSize,
     ...pgProjects(pool),
@@ -55,6 +59,11 @@ export async function openPostgresStore(
     ...pgReleaseHealth(pool),
     ...pgMonitors(pool),
     ...pgRetention(pool),
-    close: () => pool.end(),
+    changes,
+    close: async () => {
+      await changes.close()
+      await pool.end()
+    },
   }
+  return { ...store, ...announceChanges(store, changes) }
 }

@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import type Database from 'better-sqlite3'
+import { announceChanges, LocalChangeFeed } from '../change-feed.ts'
 import type { Store } from '../types.ts'
 import { sqliteAccounts } from './accounts.ts'
 import { sqliteAlerts } from './alerts.ts'
@@ -33,8 +34,10 @@ export async function openSqliteStore(
   const db = openConnection(path)
   migrate(db, await loadMigrations())
   const writer = (opts.writerThread ?? path !== ':memory:') ? sqliteIngestThread(path) : undefined
-  return {
-    dialect: 'sqlite',
+  // One process per SQLite file: every cache that must hear of a change lives in this one.
+  const changes = new LocalChangeFeed()
+  const store = {
+    dialect: 'sqlite' as const,
     db,
     ...sqliteProjects(db),
     write: writer?.write ?? sqliteIngest(db).write,
@@ -49,9 +52,12 @@ export async function openSqliteStore(
     ...sqliteReleaseHealth(db),
     ...sqliteMonitors(db),
     ...sqliteRetention(db),
+    changes,
     close: async () => {
       await writer?.close()
+      await changes.close()
       db.close()
     },
   }
+  return { ...store, ...announceChanges(store, changes) }
 }
