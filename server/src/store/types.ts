@@ -284,6 +284,22 @@ export interface SessionStore {
   deleteExpiredSessions(now: number): Promise<number>
 }
 
+/** Failed sign-ins under one throttle key: how many in a row and the last one's time, ms. */
+export interface LoginFailures {
+  count: number
+  last: number
+}
+
+/** The sign-in throttle's counters, shared by every node (ui/login-throttle.ts decides). */
+export interface LoginFailureStore {
+  /** The failures of these keys whose last one is at or after `since`. */
+  loginFailures(keys: readonly string[], since: number): Promise<Map<string, LoginFailures>>
+  /** Adds one failure at `now` to each key; a key idle since before `since` starts again at 1. */
+  recordLoginFailure(keys: readonly string[], now: number, since: number): Promise<void>
+  /** Forgets the keys (a successful sign-in). */
+  clearLoginFailures(keys: readonly string[]): Promise<void>
+}
+
 /** A count over one time bucket (`start` in ms). */
 export interface TimeBucket {
   start: number
@@ -466,6 +482,7 @@ export interface Store
     IssueStore,
     AccountStore,
     SessionStore,
+    LoginFailureStore,
     UiReadStore,
     QuotaStore,
     OutcomeStore,

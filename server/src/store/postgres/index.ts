@@ -7,6 +7,7 @@ import { PgChangeFeed } from './change-feed.ts'
 import { openPool } from './db.ts'
 import { pgIngest } from './ingest.ts'
 import { pgIssues } from './issues.ts'
+import { pgLoginFailures } from './login-failures.ts'
 import { loadPgMigrations, migratePg } from './migrations.ts'
 import { pgMonitors } from './monitors.ts'
 import { pgOutcomes } from './outcomes.ts'
@@ -51,6 +52,7 @@ export async function openPostgresStore(
     ...pgIssues(pool),
     ...pgAccounts(pool),
     ...pgSessions(pool),
+    ...pgLoginFailures(pool),
     ...pgUiReads(pool),
     ...pgQuotas(pool),
     ...pgOutcomes(pool),

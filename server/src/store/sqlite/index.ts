@@ -9,6 +9,7 @@ import { openConnection } from './connection.ts'
 import { sqliteIngest } from './ingest.ts'
 import { sqliteIngestThread } from './ingest-thread.ts'
 import { sqliteIssues } from './issues.ts'
+import { sqliteLoginFailures } from './login-failures.ts'
 import { loadMigrations, migrate } from './migrations.ts'
 import { sqliteMonitors } from './monitors.ts'
 import { sqliteOutcomes } from './outcomes.ts'
@@ -44,6 +45,7 @@ export async function openSqliteStore(
     ...sqliteIssues(db),
     ...sqliteAccounts(db),
     ...sqliteSessions(db),
+    ...sqliteLoginFailures(db),
     ...sqliteUiReads(db),
     ...sqliteQuotas(db),
     ...sqliteOutcomes(db),
