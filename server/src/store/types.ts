@@ -459,6 +459,30 @@ export interface AlertStore {
   ): Promise<{ deliveries: AlertDelivery[]; next?: string }>
 }
 
+/** An alert decision the ingest transaction recorded, leased to one node's worker. */
+export interface PendingAlert {
+  id: number
+  ruleId: number
+  projectId: number
+  issueId: number
+  kind: AlertTriggerKind
+  triggerId: string
+  eventId: string
+}
+
+/** The outbox of alert decisions (store/alert-decisions.ts writes it in the ingest transaction). */
+export interface AlertOutboxStore {
+  /** Leases up to `limit` decisions nobody holds (or whose lease lapsed) until `now + leaseMs`. */
+  claimAlertDecisions(
+    workerId: string,
+    now: number,
+    leaseMs: number,
+    limit: number,
+  ): Promise<PendingAlert[]>
+  /** Removes a decision whose delivery is written down (or that can no longer be sent). */
+  finishAlertDecision(id: number): Promise<void>
+}
+
 /** Rows removed by one retention batch, per kind (retention.ts). */
 export interface PruneResult {
   events: number
@@ -488,6 +512,7 @@ export interface Store
     OutcomeStore,
     TriageStore,
     AlertStore,
+    AlertOutboxStore,
     ReleaseHealthStore,
     MonitorStore,
     RetentionStore {

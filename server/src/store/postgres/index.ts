@@ -2,6 +2,7 @@ import type pg from 'pg'
 import { announceChanges } from '../change-feed.ts'
 import type { Store } from '../types.ts'
 import { pgAccounts } from './accounts.ts'
+import { pgAlertOutbox } from './alert-outbox.ts'
 import { pgAlerts } from './alerts.ts'
 import { PgChangeFeed } from './change-feed.ts'
 import { openPool } from './db.ts'
@@ -58,6 +59,7 @@ export async function openPostgresStore(
     ...pgOutcomes(pool),
     ...pgTriage(pool),
     ...pgAlerts(pool),
+    ...pgAlertOutbox(pool),
     ...pgReleaseHealth(pool),
     ...pgMonitors(pool),
     ...pgRetention(pool),

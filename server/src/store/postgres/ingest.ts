@@ -1,4 +1,5 @@
 import type pg from 'pg'
+import { decideAlerts, mayAlert, type RuleConditionsRow } from '../alert-decisions.ts'
 import { foldOnIssue, upsertGroup } from '../grouping-upsert.ts'
 import type { IssueOnEvent } from '../issue-rules.ts'
 import { OutcomeCounters } from '../outcome-counters.ts'
@@ -396,6 +397,40 @@ async function chargeUnits(
   return { quota, keep }
 }
 
+/** The alert outbox rows of the group's new issues and regressions (alert-decisions.ts). */
+async function recordAlerts(
+  c: Db,
+  stored: { projectId: number; r: EventWriteResult }[],
+  now: number,
+): Promise<void> {
+  const candidates = stored.filter((s) => mayAlert(s.r))
+  if (candidates.length === 0) return
+  const rules = await all<RuleConditionsRow>(
+    c,
+    `SELECT id, project_id, conditions FROM alert_rules
+     WHERE project_id = ANY($1::bigint[]) AND deleted_at IS NULL`,
+    [[...new Set(candidates.map((x) => x.projectId))]],
+  )
+  const d = decideAlerts(rules, candidates)
+  if (d.length === 0) return
+  await run(
+    c,
+    `INSERT INTO alert_triggers (rule_id, project_id, issue_id, trigger_kind, trigger_id, event_id, created_at)
+     SELECT r, p, i, k, t, e, $7 FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::text[], $5::text[], $6::text[])
+       AS x(r, p, i, k, t, e)
+     ON CONFLICT (rule_id, issue_id, trigger_kind, trigger_id) DO NOTHING`,
+    [
+      d.map((x) => x.ruleId),
+      d.map((x) => x.projectId),
+      d.map((x) => x.issueId),
+      d.map((x) => x.kind),
+      d.map((x) => x.triggerId),
+      d.map((x) => x.eventId),
+      now,
+    ],
+  )
+}
+
 // Each event's own outcome is decided here, where duplicates become known (as on SQLite).
 const eventOutcome = (e: EventToWrite, r: EventWriteResult): OutcomeDelta => ({
   projectId: e.projectId,
@@ -475,6 +510,15 @@ export function pgIngest(pool: pg.Pool): IngestStore {
           }
           results.push(q === undefined ? { events: own } : { events: own, quota: q })
         }
+        const unitProject = (u: WriteUnit) =>
+          u.events[0]?.projectId ?? u.checkIns?.[0]?.projectId ?? 0
+        await recordAlerts(
+          c,
+          results.flatMap((r, n) =>
+            r.events.map((e) => ({ projectId: unitProject(units[n] as WriteUnit), r: e })),
+          ),
+          Date.now(),
+        )
         for (const o of counters.sorted())
           await run(
             c,

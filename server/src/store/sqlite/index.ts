@@ -4,6 +4,7 @@ import type Database from 'better-sqlite3'
 import { announceChanges, LocalChangeFeed } from '../change-feed.ts'
 import type { Store } from '../types.ts'
 import { sqliteAccounts } from './accounts.ts'
+import { sqliteAlertOutbox } from './alert-outbox.ts'
 import { sqliteAlerts } from './alerts.ts'
 import { openConnection } from './connection.ts'
 import { sqliteIngest } from './ingest.ts'
@@ -51,6 +52,7 @@ export async function openSqliteStore(
     ...sqliteOutcomes(db),
     ...sqliteTriage(db),
     ...sqliteAlerts(db),
+    ...sqliteAlertOutbox(db),
     ...sqliteReleaseHealth(db),
     ...sqliteMonitors(db),
     ...sqliteRetention(db),

@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3'
+import { decideAlerts, mayAlert, type RuleConditionsRow } from '../alert-decisions.ts'
 import { triageOnEvent } from '../issue-rules.ts'
 import { admitEvents, overQuotaOutcome, type QuotaWindow, type UnitQuota } from '../quota-rules.ts'
 import type {
@@ -38,6 +39,10 @@ type EventParams = [
   component: string | null,
   payload: string,
 ]
+
+/** The project of a unit: one request, so one project for all its items. */
+export const unitProject = (u: WriteUnit | undefined): number =>
+  u?.events[0]?.projectId ?? u?.checkIns?.[0]?.projectId ?? 0
 
 /**
  * The ingest write path on SQLite: every unit of a group commit in one transaction of prepared
@@ -188,6 +193,21 @@ export function sqliteIngest(db: Database.Database): IngestStore {
 
   const writeHealth = sqliteHealthWriter(db)
   const writeCheckIn = sqliteCheckInWriter(db)
+  const rulesOf = db.prepare<[number], RuleConditionsRow>(
+    'SELECT id, project_id, conditions FROM alert_rules WHERE project_id = ? AND deleted_at IS NULL',
+  )
+  const addTrigger = db.prepare<[number, number, number, string, string, string, number]>(
+    `INSERT OR IGNORE INTO alert_triggers (rule_id, project_id, issue_id, trigger_kind, trigger_id, event_id, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?)`,
+  )
+  /** The alert outbox rows of the group's new issues and regressions (alert-decisions.ts). */
+  const recordAlerts = (stored: { projectId: number; r: EventWriteResult }[], now: number) => {
+    const candidates = stored.filter((s) => mayAlert(s.r))
+    if (candidates.length === 0) return
+    const rules = [...new Set(candidates.map((c) => c.projectId))].flatMap((p) => rulesOf.all(p))
+    for (const d of decideAlerts(rules, candidates))
+      addTrigger.run(d.ruleId, d.projectId, d.issueId, d.kind, d.triggerId, d.eventId, now)
+  }
   const quotaOf = db.prepare<[number], { events: number; window_seconds: number }>(
     'SELECT events, window_seconds FROM project_quotas WHERE project_id = ?',
   )
@@ -299,6 +319,10 @@ export function sqliteIngest(db: Database.Database): IngestStore {
     })
     for (const [projectId, w] of windows)
       saveWindow.run(projectId, w.start, w.seconds, w.used, w.limited ? 1 : 0)
+    const stored = results.flatMap((u, n) =>
+      u.events.map((r) => ({ projectId: unitProject(units[n]), r })),
+    )
+    recordAlerts(stored, Date.now())
     for (const o of counters.values()) writeOutcome(o)
     for (const f of facets.values()) addFacet.run(...f)
     for (const h of hours.values()) addHour.run(...h)
