@@ -86,7 +86,7 @@ export class AlertTriggers {
     const fired: [AlertRule, Fired][] = []
     for (const rule of rules) {
       for (const cond of rule.conditions) {
-        const f = await this.evaluate(rule, cond, e, issue, now)
+        const f = await this.evaluate(rule, cond, issue, now)
         if (f !== undefined) {
           fired.push([rule, f])
           break
@@ -166,7 +166,6 @@ export class AlertTriggers {
   private async evaluate(
     rule: AlertRule,
     cond: AlertCondition,
-    e: StoredEventNotice,
     issue: Issue,
     now: number,
   ): Promise<Fired | undefined> {
