@@ -65,7 +65,9 @@ type Announced = Pick<
 export function announceChanges<S extends Announced>(store: S, feed: ChangeFeed): Announced {
   const after = async <T>(p: Promise<T>, c: Change): Promise<T> => {
     const r = await p
-    await feed.publish(c)
+    // The change has committed: a notice that cannot be sent must not turn it into an error.
+    // Caches then drop it by their own time limit (30 s at most), as before the feed.
+    await feed.publish(c).catch(() => undefined)
     return r
   }
   return {
