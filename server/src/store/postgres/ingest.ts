@@ -14,7 +14,8 @@ import type {
   WriteUnitResult,
 } from '../types.ts'
 import { all, type Db, first, run, transaction } from './db.ts'
-import { lockMonitors, pgWriteCheckIn } from './monitors.ts'
+import { LockTurns } from './lock-turns.ts'
+import { lockMonitors, monitorLockKeys, pgWriteCheckIn } from './monitors.ts'
 import { pgHealthWriter } from './release-health.ts'
 
 /** A grouping hash with the triage columns of its issue. */
@@ -451,84 +452,95 @@ const eventOutcome = (e: EventToWrite, r: EventWriteResult): OutcomeDelta => ({
  * retried unit by unit by the group committer.
  */
 export function pgIngest(pool: pg.Pool): IngestStore {
-  return {
-    write: (units) =>
-      transaction(pool, async (c) => {
-        const counters = new OutcomeCounters()
-        const writeHealth = pgHealthWriter(c)
-        const countedEvent = async (e: EventToWrite): Promise<EventWriteResult> => {
-          const r = await writeEvent(c, e)
-          counters.add(eventOutcome(e, r))
-          return r
+  const turns = new LockTurns()
+  const writeGroup = (units: WriteUnit[], lockTaken: () => void) =>
+    transaction(pool, async (c) => {
+      const counters = new OutcomeCounters()
+      const writeHealth = pgHealthWriter(c)
+      const countedEvent = async (e: EventToWrite): Promise<EventWriteResult> => {
+        const r = await writeEvent(c, e)
+        counters.add(eventOutcome(e, r))
+        return r
+      }
+      // Monitors before issues: every group takes its locks in this one order.
+      await lockMonitors(
+        c,
+        units.flatMap((u) => u.checkIns ?? []),
+      )
+      lockTaken()
+      // Quota rows first, in project order, then the idempotency claims: every group takes
+      // its locks in this one order.
+      const quotas = await lockQuotas(c, units)
+      const flat = units.flatMap((u, unit) => u.events.map((e, index) => ({ e, unit, index })))
+      const fresh = await claimIds(
+        c,
+        flat.map((o) => o.e),
+      )
+      const charged = await chargeUnits(c, units, quotas, flat, fresh)
+      // Events in (project, hash) order across the whole group (stable: one hash's events
+      // keep their order), so concurrent groups lock issues in the same order.
+      const events: EventWriteResult[][] = units.map(() => [])
+      const ordered = flat
+        .map((o, n) => ({ ...o, fresh: fresh[n] === true }))
+        .filter((_, n) => charged.keep[n])
+        .sort((x, y) => byHash(x.e, y.e))
+      const written = await writeEvents(
+        c,
+        ordered.map((o) => o.e),
+        ordered.map((o) => o.fresh),
+      )
+      ordered.forEach(({ e, unit, index }, n) => {
+        const r = written[n] as EventWriteResult
+        counters.add(eventOutcome(e, r))
+        const list = events[unit]
+        if (list !== undefined) list[index] = r
+      })
+      const results: WriteUnitResult[] = []
+      for (const [n, u] of units.entries()) {
+        // Refused events left holes: the unit's results keep its stored events in order.
+        const own = (events[n] ?? []).filter((r) => r !== undefined)
+        for (const o of u.outcomes) counters.add(o)
+        const q = charged.quota[n]
+        const first = u.events[0]
+        if (q !== undefined && q.refused > 0 && first !== undefined)
+          counters.add(overQuotaOutcome(first, q.refused))
+        else for (const o of u.outcomesIfAdmitted ?? []) counters.add(o)
+        await writeHealth(u)
+        for (const ci of u.checkIns ?? []) {
+          const r = await pgWriteCheckIn(c, ci, countedEvent, (o) => counters.add(o))
+          if (r !== undefined) own.push(r)
         }
-        // Monitors before issues: every group takes its locks in this one order.
-        await lockMonitors(
+        results.push(q === undefined ? { events: own } : { events: own, quota: q })
+      }
+      const unitProject = (u: WriteUnit) =>
+        u.events[0]?.projectId ?? u.checkIns?.[0]?.projectId ?? 0
+      await recordAlerts(
+        c,
+        results.flatMap((r, n) =>
+          r.events.map((e) => ({ projectId: unitProject(units[n] as WriteUnit), r: e })),
+        ),
+        Date.now(),
+      )
+      for (const o of counters.sorted())
+        await run(
           c,
-          units.flatMap((u) => u.checkIns ?? []),
-        )
-        // Quota rows first, in project order, then the idempotency claims: every group takes
-        // its locks in this one order.
-        const quotas = await lockQuotas(c, units)
-        const flat = units.flatMap((u, unit) => u.events.map((e, index) => ({ e, unit, index })))
-        const fresh = await claimIds(
-          c,
-          flat.map((o) => o.e),
-        )
-        const charged = await chargeUnits(c, units, quotas, flat, fresh)
-        // Events in (project, hash) order across the whole group (stable: one hash's events
-        // keep their order), so concurrent groups lock issues in the same order.
-        const events: EventWriteResult[][] = units.map(() => [])
-        const ordered = flat
-          .map((o, n) => ({ ...o, fresh: fresh[n] === true }))
-          .filter((_, n) => charged.keep[n])
-          .sort((x, y) => byHash(x.e, y.e))
-        const written = await writeEvents(
-          c,
-          ordered.map((o) => o.e),
-          ordered.map((o) => o.fresh),
-        )
-        ordered.forEach(({ e, unit, index }, n) => {
-          const r = written[n] as EventWriteResult
-          counters.add(eventOutcome(e, r))
-          const list = events[unit]
-          if (list !== undefined) list[index] = r
-        })
-        const results: WriteUnitResult[] = []
-        for (const [n, u] of units.entries()) {
-          // Refused events left holes: the unit's results keep its stored events in order.
-          const own = (events[n] ?? []).filter((r) => r !== undefined)
-          for (const o of u.outcomes) counters.add(o)
-          const q = charged.quota[n]
-          const first = u.events[0]
-          if (q !== undefined && q.refused > 0 && first !== undefined)
-            counters.add(overQuotaOutcome(first, q.refused))
-          else for (const o of u.outcomesIfAdmitted ?? []) counters.add(o)
-          await writeHealth(u)
-          for (const ci of u.checkIns ?? []) {
-            const r = await pgWriteCheckIn(c, ci, countedEvent, (o) => counters.add(o))
-            if (r !== undefined) own.push(r)
-          }
-          results.push(q === undefined ? { events: own } : { events: own, quota: q })
-        }
-        const unitProject = (u: WriteUnit) =>
-          u.events[0]?.projectId ?? u.checkIns?.[0]?.projectId ?? 0
-        await recordAlerts(
-          c,
-          results.flatMap((r, n) =>
-            r.events.map((e) => ({ projectId: unitProject(units[n] as WriteUnit), r: e })),
-          ),
-          Date.now(),
-        )
-        for (const o of counters.sorted())
-          await run(
-            c,
-            `INSERT INTO outcomes (project_id, key_id, hour, outcome, reason, category, quantity)
+          `INSERT INTO outcomes (project_id, key_id, hour, outcome, reason, category, quantity)
              VALUES ($1, $2, $3, $4, $5, $6, $7)
              ON CONFLICT (project_id, hour, key_id, outcome, reason, category)
              DO UPDATE SET quantity = outcomes.quantity + excluded.quantity`,
-            [o.projectId, o.keyId, o.at, o.outcome, o.reason, o.category, o.quantity],
-          )
-        return results
-      }),
+          [o.projectId, o.keyId, o.at, o.outcome, o.reason, o.category, o.quantity],
+        )
+      return results
+    })
+  return {
+    write: async (units) => {
+      // Check-ins of one monitor lock in the order this node received them (lock-turns.ts).
+      const taken = await turns.enter(monitorLockKeys(units.flatMap((u) => u.checkIns ?? [])))
+      try {
+        return await writeGroup(units, taken)
+      } finally {
+        taken()
+      }
+    },
   }
 }

@@ -151,6 +151,10 @@ async function upsertMonitor(c: Db, ci: CheckInToWrite): Promise<MonitorRow | st
   return (await getMonitor(c, ci.projectId, ci.slug)) as MonitorRow
 }
 
+/** The lock keys of check-ins' monitors, `project/slug`, distinct and sorted. */
+export const monitorLockKeys = (checkIns: readonly CheckInToWrite[]): string[] =>
+  [...new Set(checkIns.map((ci) => `${ci.projectId}/${ci.slug}`))].sort()
+
 /**
  * Serialises the check-ins of the given monitors with every other transaction's until commit:
  * one transaction-scoped advisory lock per (project, slug), taken in sorted order so two
@@ -162,8 +166,7 @@ async function upsertMonitor(c: Db, ci: CheckInToWrite): Promise<MonitorRow | st
  * statement). A hash collision of two slugs only serialises them too.
  */
 export async function lockMonitors(c: Db, checkIns: readonly CheckInToWrite[]): Promise<void> {
-  const keys = [...new Set(checkIns.map((ci) => `${ci.projectId}/${ci.slug}`))].sort()
-  for (const key of keys)
+  for (const key of monitorLockKeys(checkIns))
     await run(c, 'SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [key])
 }
 
