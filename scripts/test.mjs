@@ -102,10 +102,6 @@ step('conformance matrix on PostgreSQL', process.execPath, [
   '--postgres',
   '--only',
   'node-11,python,go,java,rust-stock,otel-js',
-  // Without the cron scenarios for now: on PostgreSQL about one cron cell in 16 loses its ok
-  // run (an open race, docs/postgresql.md "Known problems"); they run on SQLite above.
-  '--scenarios',
-  'lands-and-groups,messages-group,sessions,client-reports,back-off,partial-resend,unsupported-items,compressed,otlp-logs',
   '--out',
   `${results}/conformance-postgres`,
 ])

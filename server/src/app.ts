@@ -14,6 +14,7 @@ import { installCronClock } from './crons/plugin.ts'
 import { ApiError, errorStatus } from './errors.ts'
 import { healthRoutes } from './http/health.ts'
 import { httpServerOptions } from './http/server-options.ts'
+import { dropStaleIngestCaches } from './ingest/cache-invalidation.ts'
 import { KeyResolver } from './ingest/keys.ts'
 import { installIngestProtection } from './ingest/protection.ts'
 import { QuotaGate } from './ingest/quota.ts'
@@ -107,7 +108,7 @@ export async function buildApp(
       maxInFlight: commitConcurrency(store, config),
     }),
     keys: new KeyResolver(store),
-    quota: new QuotaGate(store),
+    quota: new QuotaGate(),
     baseUrl: () => baseUrl,
     setBaseUrl: (url) => {
       if (config.publicUrl === undefined) baseUrl = url
@@ -115,6 +116,7 @@ export async function buildApp(
     principalSources: [],
   }
   app.decorate('services', services)
+  dropStaleIngestCaches(app, services)
   installCronClock(app, services)
   installIngestProtection(app, config)
   healthRoutes(app, services.committer)

@@ -124,6 +124,32 @@ describe('the cron clock on several nodes sharing one database', () => {
     expect(await issuesOf(other, project.id)).toMatchObject([{ count: 2 }])
   })
 
+  it('makes one event of a missed run even when two clocks process it at once', async () => {
+    const a = await node()
+    const b = await node()
+    const { project, deadline } = await monitorOn(a)
+    // A lease of 0 ms has always lapsed: both clocks hold it, as when a holder stalled past its
+    // lease and another took over while it went on. Only the rows' keys keep the run single.
+    // (One wall for both, past the lease the apps' own clocks took when they became ready.)
+    const wall = Date.now() + 10 * MINUTE
+    const racing = (app: FastifyInstance, holder: string) =>
+      new CronClock({
+        ...app.services,
+        intervalMs: 0,
+        leaseMs: 0,
+        holder,
+        wallClock: () => wall,
+      })
+    const one = racing(a, 'one')
+    const two = racing(b, 'two')
+    for (const [n, now] of [deadline, deadline + 5 * MINUTE].entries()) {
+      const [t1, t2] = await Promise.all([one.tick(now), two.tick(now)])
+      expect([t1.held, t2.held]).toEqual([true, true])
+      expect(t1.recorded + t2.recorded).toBe(1)
+      expect(await issuesOf(a, project.id)).toMatchObject([{ count: n + 1 }])
+    }
+  })
+
   it('lets another node take over when the holder stops renewing its lease', async () => {
     const app = await node()
     const { store, committer, bus } = app.services

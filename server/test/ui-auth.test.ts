@@ -1,3 +1,6 @@
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { hashToken } from '../src/accounts/tokens.ts'
@@ -289,5 +292,54 @@ describe('API tokens page', () => {
     const res = await app.inject({ method: 'GET', url: '/projects', headers: ADMIN })
     expect(res.statusCode).toBe(200)
     expect(res.body).toContain('admin token')
+  })
+})
+
+describe('UI sign-in on two nodes sharing one database', () => {
+  it('counts wrong passwords sent through one node on the other, and ends a session on both', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'ingest-nodes-'))
+    const path = join(dir, 'ingest.sqlite')
+    const a = await testApp({ databasePath: path })
+    const b = await testApp({ databasePath: path })
+    try {
+      await createUser(a, 'two@example.com')
+      await createUser(a)
+      const attempt = async (node: FastifyInstance, password: string) => {
+        const form = await node.inject({ method: 'GET', url: '/login' })
+        return node.inject({
+          method: 'POST',
+          url: '/login',
+          headers: {
+            ...FORM,
+            cookie: `ingest_login_csrf=${cookieValue(form, 'ingest_login_csrf')}`,
+          },
+          payload: formBody({ email: 'two@example.com', password, _csrf: csrfOf(form.body) }),
+        })
+      }
+      for (let i = 0; i < 10; i++) expect((await attempt(a, 'wrong')).statusCode).toBe(401)
+      const blocked = await attempt(b, 'correct horse battery')
+      expect(blocked.statusCode).toBe(429)
+      // Sessions are rows read on every request (no cache): signing out on one node ends the
+      // session on the other at once.
+      const ui = await signIn(b, 'ui@example.com')
+      expect(
+        (await a.inject({ method: 'GET', url: '/projects', headers: { cookie: ui.cookie } }))
+          .statusCode,
+      ).toBe(200)
+      await b.inject({
+        method: 'POST',
+        url: '/logout',
+        headers: { ...FORM, cookie: ui.cookie },
+        payload: formBody({ _csrf: ui.csrf }),
+      })
+      expect(
+        (await a.inject({ method: 'GET', url: '/projects', headers: { cookie: ui.cookie } }))
+          .statusCode,
+      ).toBe(303)
+    } finally {
+      await b.close()
+      await a.close()
+      await rm(dir, { recursive: true, force: true })
+    }
   })
 })

@@ -1,10 +1,12 @@
 import type { FastifyInstance } from 'fastify'
+import { DecisionDrain } from './decision-drain.ts'
 import { AlertTriggers } from './triggers.ts'
 import { AlertWorker } from './worker.ts'
 
 /** The running alert machinery of one server node. */
 export interface AlertService {
   triggers: AlertTriggers
+  drain: DecisionDrain
   worker: AlertWorker
   /** Resolves once every stored event announced so far has had its rules evaluated. */
   idle(): Promise<void>
@@ -40,11 +42,35 @@ export function setupAlerts(app: FastifyInstance): AlertService {
     onError: (err) => app.log.warn({ err }, 'alert rule evaluation failed'),
   })
   const unsubscribe = triggers.listen(bus)
-  const service: AlertService = { triggers, worker, idle: () => triggers.idle() }
+  const drain = new DecisionDrain(store, triggers, {
+    onCreated: () => worker.wake(),
+    onError: (err) => app.log.warn({ err }, 'alert decision drain failed'),
+  })
+  // This node's own new issues and regressions are drained at once; other nodes' by the poll.
+  const onStored = (e: { issueCreated: boolean; regressed: boolean }) => {
+    if (e.issueCreated || e.regressed) drain.drain().catch(() => undefined)
+  }
+  bus.on('event.stored', onStored)
+  const service: AlertService = {
+    triggers,
+    drain,
+    worker,
+    idle: async () => {
+      await drain.drain()
+      await triggers.idle()
+    },
+  }
   app.decorate('alerts', service)
-  app.addHook('onReady', async () => worker.start())
-  app.addHook('preClose', async () => worker.stop())
+  app.addHook('onReady', async () => {
+    worker.start()
+    drain.start(config.alerts.pollMs)
+  })
+  app.addHook('preClose', async () => {
+    await drain.stop()
+    await worker.stop()
+  })
   app.addHook('onClose', async () => {
+    bus.off('event.stored', onStored)
     unsubscribe()
     await triggers.idle()
   })

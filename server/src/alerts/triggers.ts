@@ -6,6 +6,7 @@ import type {
   AlertTriggerKind,
   Issue,
   NewDelivery,
+  PendingAlert,
   Store,
   StoredEvent,
 } from '../store/types.ts'
@@ -35,8 +36,9 @@ interface Fired {
 const COUNT_CAP = 100_000
 
 /**
- * Turns stored events into deliveries: evaluates the project's rules for each
- * `event.stored` notice and writes the deliveries down with their unique key (rule, issue,
+ * Turns alerts into deliveries: new-issue and regression decisions recorded by the ingest
+ * transaction (`deliverDecision`, run by alerts/decision-drain.ts on any node), frequency
+ * conditions evaluated for each `event.stored` notice; the deliveries are written down with their unique key (rule, issue,
  * trigger kind, trigger id), so a trigger seen twice — or by two nodes — alerts once.
  * Ignored issues never alert. One event makes at most one delivery per rule.
  */
@@ -84,7 +86,7 @@ export class AlertTriggers {
     const fired: [AlertRule, Fired][] = []
     for (const rule of rules) {
       for (const cond of rule.conditions) {
-        const f = await this.evaluate(rule, cond, e, issue, now)
+        const f = await this.evaluate(rule, cond, issue, now)
         if (f !== undefined) {
           fired.push([rule, f])
           break
@@ -120,19 +122,58 @@ export class AlertTriggers {
     return store.enqueueDeliveries(rows)
   }
 
+  /**
+   * Writes down the delivery of an alert decision the ingest transaction recorded (new issue,
+   * regression); the delivery's unique key makes a second try (another node, a retry after a
+   * crash) a no-op. Returns the deliveries created.
+   */
+  async deliverDecision(d: PendingAlert): Promise<AlertDelivery[]> {
+    const { store } = this.deps
+    const rule = (await store.listAlertRules(d.projectId)).find((r) => r.id === d.ruleId)
+    const issue = await store.getIssue(d.issueId)
+    const project = await store.getProject(d.projectId)
+    // A rule deleted or an issue ignored since: nothing to send.
+    if (rule === undefined || issue === undefined || issue.status === 'ignored') return []
+    if (project === undefined) return []
+    const now = this.now()
+    const event = await store.getEvent(d.projectId, d.eventId)
+    return store.enqueueDeliveries([
+      {
+        ruleId: rule.id,
+        projectId: d.projectId,
+        issueId: issue.id,
+        triggerKind: d.kind,
+        triggerId: d.triggerId,
+        eventId: d.eventId,
+        channel: rule.channel,
+        message: JSON.stringify(
+          buildMessage({
+            trigger: d.kind,
+            rule,
+            project,
+            issue,
+            event,
+            baseUrl: this.deps.baseUrl(),
+            now,
+          }),
+        ),
+        at: now,
+      },
+    ])
+  }
+
   /** Whether one condition fires for this event, and with which unique trigger id. */
   private async evaluate(
     rule: AlertRule,
     cond: AlertCondition,
-    e: StoredEventNotice,
     issue: Issue,
     now: number,
   ): Promise<Fired | undefined> {
     switch (cond.type) {
+      // Decided in the ingest transaction (store/alert-decisions.ts), delivered by drain.
       case 'new_issue':
-        return e.issueCreated ? { kind: 'new_issue', triggerId: 'first' } : undefined
       case 'regression':
-        return e.regressed ? { kind: 'regression', triggerId: e.eventId } : undefined
+        return undefined
       case 'frequency': {
         const { threshold, windowMinutes } = cond
         if (issue.timesSeen <= threshold) return undefined

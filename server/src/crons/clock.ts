@@ -21,7 +21,7 @@ export interface CronClockDeps {
   bus: LiveBus
   /** Milliseconds between automatic ticks; 0 runs no timer (ticks only on demand). */
   intervalMs: number
-  /** How long a lease lasts without renewal (default: 3 intervals, at least 30 s). */
+  /** How long a lease lasts without renewal (default: 3 intervals, 30 s to 60 s). */
   leaseMs?: number
   /** This node's name in the lease (default: a random id per process). */
   holder?: string
@@ -65,7 +65,8 @@ export class CronClock {
   constructor(deps: CronClockDeps) {
     this.deps = deps
     this.holder = deps.holder ?? `node-${randomUUID()}`
-    this.leaseMs = deps.leaseMs ?? Math.max(30_000, 3 * deps.intervalMs)
+    // At most a minute: a dead holder is replaced within one lease and one tick.
+    this.leaseMs = deps.leaseMs ?? Math.min(60_000, Math.max(30_000, 3 * deps.intervalMs))
     this.wall = deps.wallClock ?? Date.now
   }
 

@@ -15,6 +15,9 @@ export interface ResolvedKey {
  */
 export class KeyResolver {
   private readonly cache = new Map<string, { value: ResolvedKey | null; at: number }>()
+  private readonly loading = new Map<string, Promise<ResolvedKey | null>>()
+  /** Bumped by invalidate(): a read that began before it must not refill the cache. */
+  private generation = 0
   private readonly store: ProjectStore
   private readonly ttlMs: number
 
@@ -26,14 +29,30 @@ export class KeyResolver {
   /** Forgets cached keys (after a key is created or revoked). */
   invalidate(): void {
     this.cache.clear()
+    this.loading.clear()
+    this.generation++
   }
 
   private async lookup(publicKey: string): Promise<ResolvedKey | null> {
     const hit = this.cache.get(publicKey)
     if (hit !== undefined && Date.now() - hit.at < this.ttlMs) return hit.value
+    // One read per key however many requests miss at once; they then go on in the order they
+    // came. Separate reads could finish in any order (each may wait for a new PostgreSQL
+    // connection), letting a run's `ok` check-in overtake its `in_progress`.
+    let pending = this.loading.get(publicKey)
+    if (pending === undefined) {
+      pending = this.read(publicKey).finally(() => this.loading.delete(publicKey))
+      this.loading.set(publicKey, pending)
+    }
+    return pending
+  }
+
+  private async read(publicKey: string): Promise<ResolvedKey | null> {
+    const generation = this.generation
     const key = await this.store.findKey(publicKey)
     const project = key === undefined ? undefined : await this.store.getProject(key.projectId)
     const value = key !== undefined && project !== undefined ? { key, project } : null
+    if (generation !== this.generation) return value
     if (this.cache.size > 10_000) this.cache.clear()
     this.cache.set(publicKey, { value, at: Date.now() })
     return value

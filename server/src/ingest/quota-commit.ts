@@ -20,16 +20,15 @@ export interface QuotaCommitDeps {
 export interface QuotaCommitOptions {
   /** How refused items are named in the 429 detail ("event(s)", "error record(s)"). */
   noun: string
-  /** Runs after the quota decision, before the write (OTLP counts its other records only when not limited). */
-  beforeWrite?: (limited: boolean) => void
 }
 
 /**
  * The one sequence every client-data write goes through (the request already holds its place
- * in the bounded ingest queue, `protection.ts`): the project's quota charged per event, the group commit (a failed write
- * refunds the charge and answers 503 with `Retry-After`, never 500), duplicates refunded, new
- * events announced, and finally the 429 when some events were over the quota (what fitted is
- * stored). Returns the commit's result.
+ * in the bounded ingest queue, `protection.ts`): the group commit, which charges the project's
+ * quota per new event in the same transaction that stores them and leaves out what is over it
+ * (a failed write answers 503 with `Retry-After`, never 500); new events announced; and
+ * finally the 429 when some events were over the quota (what fitted is stored). Outcomes that
+ * only count when nothing was refused go in the unit's `outcomesIfAdmitted`.
  */
 export async function commitWithQuota(
   deps: QuotaCommitDeps,
@@ -37,23 +36,22 @@ export async function commitWithQuota(
   opts: QuotaCommitOptions,
 ): Promise<WriteUnitResult> {
   const { quota, committer, bus, protection } = deps
-  const ticket = await quota.admit(ctx)
-  opts.beforeWrite?.(ticket.retryAfter !== undefined)
   const result = await committer.write(ctx.unit).catch((err: unknown) => {
-    quota.cancel(ticket)
     if (err instanceof ApiError) throw err
     throw Object.assign(storageUnavailable(protection.retryAfterSeconds, 'write failed'), {
       cause: err,
     })
   })
-  quota.settle(ticket, result.events)
+  // A unit without events was not charged: it says nothing about the window.
+  if (ctx.unit.events.length > 0) quota.record(ctx.project.id, result.quota)
   announceStored(bus, ctx.project.id, result.events)
-  if (ticket.retryAfter !== undefined) {
+  if (result.quota !== undefined && result.quota.refused > 0) {
+    const seconds = quota.secondsLeft(result.quota)
     throw new ApiError(
       'over_quota',
-      `event quota exceeded: ${ticket.refused} ${opts.noun} refused, retry after ${ticket.retryAfter} s`,
+      `event quota exceeded: ${result.quota.refused} ${opts.noun} refused, retry after ${seconds} s`,
       [],
-      rateLimitHeaders(ticket.retryAfter, true),
+      rateLimitHeaders(seconds, true),
     )
   }
   return result

@@ -1,12 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { openSqliteStore } from '../store/sqlite/index.ts'
-import type { EventToWrite, Store } from '../store/types.ts'
-import { IngestContext } from './context.ts'
+import type { EventToWrite, Store, WriteUnitResult } from '../store/types.ts'
 import { QuotaGate, rateLimitHeaders } from './quota.ts'
 
 let store: Store
 let projectId: number
-let resolved: ConstructorParameters<typeof IngestContext>[0]
+let resolved: { project: { id: number }; key: { id: number } }
 let now: number
 const T0 = 1_800_000_000_000 // a multiple of 60 s
 
@@ -45,13 +44,12 @@ function event(n: number): EventToWrite {
   }
 }
 
-function request(...ids: number[]): IngestContext {
-  const ctx = new IngestContext(resolved, now, {})
-  for (const id of ids) ctx.addEvent(event(id))
-  return ctx
+/** Commits one request's events as its own unit; resolves with what the store answered. */
+async function write(...ids: number[]): Promise<WriteUnitResult> {
+  const [r] = await store.write([{ events: ids.map(event), outcomes: [] }])
+  if (r === undefined) throw new Error('no result')
+  return r
 }
-
-const gate = () => new QuotaGate(store, { now: () => now })
 
 describe('rateLimitHeaders', () => {
   it('has the three-field form every SDK parser accepts, Retry-After only for 429', () => {
@@ -64,102 +62,71 @@ describe('rateLimitHeaders', () => {
   })
 })
 
-describe('QuotaGate', () => {
-  it('admits everything and reads nothing per request when there is no quota', async () => {
-    const g = gate()
-    let reads = 0
-    const getQuota = store.getQuota.bind(store)
-    store.getQuota = async (id) => {
-      reads++
-      return getQuota(id)
-    }
-    for (let i = 0; i < 100; i++) {
-      const t = await g.admit(request(i))
-      expect(t.refused).toBe(0)
-    }
-    expect(reads, 'configuration cached between requests').toBe(1)
-    now += 31_000
-    await g.admit(request(1000))
-    expect(reads, 're-read after the cache time').toBe(2)
+describe('the quota charged in the ingest transaction', () => {
+  it('charges nothing and reports nothing when the project has no quota', async () => {
+    const r = await write(1, 2, 3)
+    expect(r.quota).toBeUndefined()
+    expect(r.events).toHaveLength(3)
   })
 
-  it('trims the unit to the quota, counts over_quota and says how long to wait', async () => {
+  it('stores what fits, refuses the rest, counts over_quota and ends the limit with the window', async () => {
     await store.setQuota(projectId, { events: 3, windowSeconds: 60 })
-    const g = gate()
-    expect((await g.admit(request(1))).refused, 'the window starts with this event').toBe(0)
-    now = T0 + 20_250
-    const ctx = request(2, 3, 4, 5)
-    const t = await g.admit(ctx)
-    expect(ctx.unit.events.map((e) => e.eventId)).toEqual([hex(2), hex(3)])
-    expect(t).toMatchObject({ refused: 2, retryAfter: 40, charged: [true, true] })
-    expect(ctx.unit.outcomes).toMatchObject([
-      { outcome: 'over_quota', reason: 'quota_exceeded', category: 'error', quantity: 2 },
-    ])
-    expect(g.activeLimit(projectId)).toEqual(rateLimitHeaders(40, false))
+    expect((await write(1)).quota, 'the window starts with this event').toEqual({
+      refused: 0,
+      windowEnd: T0 + 60_000,
+      limited: false,
+    })
+    now = T0 + 20_000
+    const r = await write(2, 3, 4, 5)
+    expect(r.quota).toEqual({ refused: 2, windowEnd: T0 + 60_000, limited: true })
+    expect(r.events.map((e) => e.eventId)).toEqual([hex(2), hex(3)])
+    expect(await store.existingEventIds(projectId, [hex(4), hex(5)])).toEqual(new Set())
+    const gate = new QuotaGate({ now: () => now })
+    gate.record(projectId, r.quota)
+    expect(gate.activeLimit(projectId)).toEqual(rateLimitHeaders(40, false))
     now = T0 + 60_000
-    expect(g.activeLimit(projectId), 'the limit ends with its window').toBeUndefined()
-    const next = request(6, 7, 8)
-    expect((await g.admit(next)).refused).toBe(0)
+    expect(gate.activeLimit(projectId), 'the limit ends with its window').toBeUndefined()
+    expect((await write(6)).quota).toEqual({
+      refused: 0,
+      windowEnd: T0 + 120_000,
+      limited: false,
+    })
+    const totals = await store.outcomeTotals(projectId, 0, Number.MAX_SAFE_INTEGER)
+    expect(totals).toContainEqual({
+      outcome: 'over_quota',
+      reason: 'quota_exceeded',
+      category: 'error',
+      quantity: 2,
+    })
   })
 
-  it('lets stored ids through for free when over the quota', async () => {
+  it('lets stored ids through for free when over the quota, and refuses a copy of a refused event', async () => {
     await store.setQuota(projectId, { events: 2, windowSeconds: 60 })
-    const g = gate()
-    const first = request(1, 2, 3)
-    const t1 = await g.admit(first)
-    const r1 = await store.write([first.unit])
-    g.settle(t1, r1[0]?.events ?? [])
-    now += 60_000
-    const resend = request(1, 2, 3, 3, 4)
-    const t2 = await g.admit(resend)
-    expect(resend.unit.events.map((e) => e.eventId)).toEqual([
-      hex(1),
-      hex(2),
-      hex(3),
-      hex(3),
-      hex(4),
+    await write(1, 2)
+    const r = await write(1, 2, 3, 3)
+    expect(r.quota?.refused).toBe(2)
+    expect(r.events.map((e) => [e.eventId, e.duplicate])).toEqual([
+      [hex(1), true],
+      [hex(2), true],
     ])
-    expect(t2.charged).toEqual([false, false, true, false, true])
-    expect(t2.refused).toBe(0)
   })
 
-  it('refunds charges for events the store found to be duplicates, and for failed commits', async () => {
-    await store.setQuota(projectId, { events: 2, windowSeconds: 60 })
-    const g = gate()
-    const a = request(1)
-    const ta = await g.admit(a)
-    g.settle(ta, (await store.write([a.unit]))[0]?.events ?? [])
-    // Same id again (fast path: charged, then refunded after the store said duplicate).
-    const again = request(1)
-    const tb = await g.admit(again)
-    expect(tb.charged).toEqual([true])
-    g.settle(tb, (await store.write([again.unit]))[0]?.events ?? [])
-    const lost = request(2)
-    g.cancel(await g.admit(lost))
-    const last = request(3)
-    expect((await g.admit(last)).refused, 'one event used, one left').toBe(0)
-    expect((await g.admit(request(4))).refused).toBe(1)
+  it('never stores more than the quota from the units of one group, whatever their sizes', async () => {
+    await store.setQuota(projectId, { events: 5, windowSeconds: 60 })
+    const units = Array.from({ length: 4 }, (_, i) => ({
+      events: [event(i * 3), event(i * 3 + 1), event(i * 3 + 2)],
+      outcomes: [],
+    }))
+    const results = await store.write(units)
+    expect(results.map((r) => r.quota?.refused)).toEqual([0, 1, 3, 3])
+    expect(results.flatMap((r) => r.events)).toHaveLength(5)
   })
 
-  it('never admits more than the quota to concurrent requests', async () => {
-    await store.setQuota(projectId, { events: 10, windowSeconds: 60 })
-    const g = gate()
-    const tickets = await Promise.all(
-      Array.from({ length: 8 }, (_, i) => g.admit(request(i * 3, i * 3 + 1, i * 3 + 2))),
-    )
-    const admitted = tickets.reduce((n, t) => n + t.charged.filter(Boolean).length, 0)
-    expect(admitted).toBe(10)
-    expect(tickets.reduce((n, t) => n + t.refused, 0)).toBe(14)
-  })
-
-  it('takes a change made on this node at once and one made elsewhere after the cache time', async () => {
-    const g = gate()
-    expect((await g.admit(request(1, 2))).refused).toBe(0)
+  it("opens a new window when the quota's length changes", async () => {
     await store.setQuota(projectId, { events: 1, windowSeconds: 60 })
-    expect((await g.admit(request(3, 4))).refused, 'another node changed it: not seen yet').toBe(0)
-    now += 30_000
-    expect((await g.admit(request(5, 6))).refused).toBe(1)
-    g.set(projectId, null)
-    expect((await g.admit(request(7, 8))).refused).toBe(0)
+    await write(1)
+    expect((await write(2)).quota?.refused).toBe(1)
+    await store.setQuota(projectId, { events: 1, windowSeconds: 30 })
+    expect((await write(3)).quota).toEqual({ refused: 0, windowEnd: T0 + 30_000, limited: false })
   })
 })

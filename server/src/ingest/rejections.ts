@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify'
 import { ApiError } from '../errors.ts'
+import type { ChangeFeed } from '../store/change-feed.ts'
 import type { GroupCommitter } from '../store/group-commit.ts'
 import type { OutcomeDelta, ProjectStore } from '../store/types.ts'
 import { credentialsFromDsn, credentialsFromRequest } from './auth.ts'
@@ -9,7 +10,7 @@ import type { KeyResolver } from './keys.ts'
 
 /** What the rejection counter needs from the app. */
 export interface RejectionDeps {
-  store: ProjectStore
+  store: ProjectStore & { changes: ChangeFeed }
   keys: KeyResolver
   committer: GroupCommitter
 }
@@ -48,6 +49,11 @@ export function rejectedItems(body: Buffer | undefined, isStore: boolean): Map<s
  */
 export function countRejections(app: FastifyInstance, deps: RejectionDeps): void {
   const projects = new Map<number, { exists: boolean; at: number }>()
+  // A project created through any node exists here at once, not after the cache time.
+  const off = deps.store.changes.onChange((c) => {
+    if (c.topic === 'projects' || c.topic === 'all') projects.clear()
+  })
+  app.addHook('onClose', async () => off())
   const projectExists = async (id: number): Promise<boolean> => {
     const hit = projects.get(id)
     if (hit !== undefined && Date.now() - hit.at < 30_000) return hit.exists

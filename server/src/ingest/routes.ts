@@ -4,6 +4,7 @@ import type { Config } from '../config.ts'
 import { ApiError } from '../errors.ts'
 import { normalizeEventId } from '../event/normalize.ts'
 import type { LiveBus } from '../live/bus.ts'
+import type { ChangeFeed } from '../store/change-feed.ts'
 import type { GroupCommitter } from '../store/group-commit.ts'
 import type { ProjectStore } from '../store/types.ts'
 import { readAuthenticatedBody } from './authenticated-body.ts'
@@ -26,7 +27,7 @@ export interface IngestDeps {
   committer: GroupCommitter
   bus: LiveBus
   quota: QuotaGate
-  store: ProjectStore
+  store: ProjectStore & { changes: ChangeFeed }
 }
 
 declare module 'fastify' {

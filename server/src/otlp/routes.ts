@@ -139,15 +139,14 @@ export async function otlpRoutes(app: FastifyInstance, deps: OtlpDeps): Promise<
     })
     for (const row of digest.events) ctx.addEvent(row)
 
-    // Quota: one charge per error event; events over it are removed from the unit and counted.
-    // A 429 is retried whole by the exporter: the other records are counted by the retry.
+    // Quota: one charge per error event, in the commit. A 429 is retried whole by the
+    // exporter, so the other records count only when nothing was refused (the retry counts them).
+    const admittedOnly = new IngestContext(resolved, received, {})
+    if (digest.dropped > 0) admittedOnly.outcome('unsupported', 'log', 'log_item', digest.dropped)
+    if (digest.tooLarge > 0) admittedOnly.outcome('rejected', 'too_large', 'error', digest.tooLarge)
+    ctx.unit.outcomesIfAdmitted = admittedOnly.unit.outcomes
     await commitWithQuota({ quota, committer, bus, protection: app.ingestProtection }, ctx, {
       noun: 'error record(s)',
-      beforeWrite: (limited) => {
-        if (limited) return
-        if (digest.dropped > 0) ctx.outcome('unsupported', 'log', 'log_item', digest.dropped)
-        if (digest.tooLarge > 0) ctx.outcome('rejected', 'too_large', 'error', digest.tooLarge)
-      },
     })
     const message =
       digest.tooLarge > 0

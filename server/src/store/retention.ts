@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify'
+import { LeasedJob, type LeaseStore } from './leased-job.ts'
 import type { PruneResult, RetentionStore } from './types.ts'
 
 const DAY = 86_400_000
@@ -46,27 +47,26 @@ export async function sweepRetention(
   }
 }
 
+/** Name of the retention sweep's lease row. */
+export const RETENTION_LEASE = 'retention'
+
 /**
- * Runs the retention sweep once the app is ready and then hourly (`RETENTION_DAYS`, 0: off),
- * and stops it before the store closes. Every node sweeps on its own: the deletes are
- * idempotent, so several nodes on one database only repeat work.
+ * Runs the retention sweep hourly (`RETENTION_DAYS`, 0: off) on the one node holding its lease
+ * (leased-job.ts; the first sweep soon after start unless another node swept within the hour),
+ * and stops it before the store closes.
  */
-export function installRetention(app: FastifyInstance, store: RetentionStore, days: number): void {
+export function installRetention(
+  app: FastifyInstance,
+  store: RetentionStore & LeaseStore,
+  days: number,
+): void {
   if (days <= 0) return
-  let timer: NodeJS.Timeout | undefined
-  let running: Promise<unknown> = Promise.resolve()
-  const run = () => {
-    running = sweepRetention(store, days, Date.now()).catch((err: unknown) =>
-      app.log.error({ err }, 'retention sweep failed'),
-    )
-  }
-  app.addHook('onReady', async () => {
-    run()
-    timer = setInterval(run, SWEEP_INTERVAL_MS)
-    timer.unref()
+  const job = new LeasedJob(store, {
+    name: RETENTION_LEASE,
+    intervalMs: SWEEP_INTERVAL_MS,
+    run: (now) => sweepRetention(store, days, now),
+    onError: (err: unknown) => app.log.error({ err }, 'retention sweep failed'),
   })
-  app.addHook('preClose', async () => {
-    clearInterval(timer)
-    await running
-  })
+  app.addHook('onReady', async () => job.start())
+  app.addHook('preClose', async () => job.stop())
 }

@@ -1,9 +1,11 @@
+import type { ChangeFeed } from './change-feed.ts'
 /**
  * The storage interface. SQLite (`sqlite/`) is the embedded default; a PostgreSQL backend
  * implements the same interface. Everything is async so a networked database fits; nothing
  * outside `store/` knows which one runs. Times are Unix milliseconds.
  */
 import type { CheckInToWrite, MonitorStore } from './monitor-types.ts'
+import type { UnitQuota } from './quota-rules.ts'
 import type { ReleaseHealthStore, SessionBucket, SessionUpdate } from './release-health-types.ts'
 import type { TeamStore, TokenScope } from './team-types.ts'
 import type { AuditStore, UserLifecycleStore } from './user-lifecycle-types.ts'
@@ -109,11 +111,16 @@ export interface WriteUnit {
   sessionBuckets?: SessionBucket[]
   /** Cron check-ins; an `error` run's event is added to the unit's results (issue 4). */
   checkIns?: CheckInToWrite[]
+  /** Outcomes counted only when none of the unit's events was refused for quota. */
+  outcomesIfAdmitted?: OutcomeDelta[]
 }
 
 /** The results of one unit, in the order of its events. */
 export interface WriteUnitResult {
+  /** The unit's stored (or duplicate) events; events refused for quota are left out. */
   events: EventWriteResult[]
+  /** Set when the unit's project has an event quota: what the charge met (quota-rules.ts). */
+  quota?: UnitQuota
 }
 
 /** Summed outcome counters. */
@@ -293,6 +300,22 @@ export interface SessionStore {
   deleteExpiredSessions(now: number): Promise<number>
 }
 
+/** Failed sign-ins under one throttle key: how many in a row and the last one's time, ms. */
+export interface LoginFailures {
+  count: number
+  last: number
+}
+
+/** The sign-in throttle's counters, shared by every node (ui/login-throttle.ts decides). */
+export interface LoginFailureStore {
+  /** The failures of these keys whose last one is at or after `since`. */
+  loginFailures(keys: readonly string[], since: number): Promise<Map<string, LoginFailures>>
+  /** Adds one failure at `now` to each key; a key idle since before `since` starts again at 1. */
+  recordLoginFailure(keys: readonly string[], now: number, since: number): Promise<void>
+  /** Forgets the keys (a successful sign-in). */
+  clearLoginFailures(keys: readonly string[]): Promise<void>
+}
+
 /** A count over one time bucket (`start` in ms). */
 export interface TimeBucket {
   start: number
@@ -468,6 +491,30 @@ export interface AlertStore {
   ): Promise<{ deliveries: AlertDelivery[]; next?: string }>
 }
 
+/** An alert decision the ingest transaction recorded, leased to one node's worker. */
+export interface PendingAlert {
+  id: number
+  ruleId: number
+  projectId: number
+  issueId: number
+  kind: AlertTriggerKind
+  triggerId: string
+  eventId: string
+}
+
+/** The outbox of alert decisions (store/alert-decisions.ts writes it in the ingest transaction). */
+export interface AlertOutboxStore {
+  /** Leases up to `limit` decisions nobody holds (or whose lease lapsed) until `now + leaseMs`. */
+  claimAlertDecisions(
+    workerId: string,
+    now: number,
+    leaseMs: number,
+    limit: number,
+  ): Promise<PendingAlert[]>
+  /** Removes a decision whose delivery is written down (or that can no longer be sent). */
+  finishAlertDecision(id: number): Promise<void>
+}
+
 /** Rows removed by one retention batch, per kind (retention.ts). */
 export interface PruneResult {
   events: number
@@ -497,11 +544,13 @@ export interface Store
     IssueStore,
     AccountStore,
     SessionStore,
+    LoginFailureStore,
     UiReadStore,
     QuotaStore,
     OutcomeStore,
     TriageStore,
     AlertStore,
+    AlertOutboxStore,
     ReleaseHealthStore,
     MonitorStore,
     RetentionStore,
@@ -510,5 +559,7 @@ export interface Store
     AuditStore,
     TeamStore {
   readonly dialect: 'sqlite' | 'postgres'
+  /** Configuration changes of every node, for the caches (change-feed.ts). */
+  readonly changes: ChangeFeed
   close(): Promise<void>
 }

@@ -1,12 +1,12 @@
 import type { FastifyInstance } from 'fastify'
-import { IgnoreExpiry } from './expiry.ts'
+import { ignoreExpiry } from './expiry.ts'
 
 /** How often time-limited ignores are checked for expiry. */
 const EXPIRY_INTERVAL_MS = 30_000
 
-/** Starts the ignore-expiry sweep when the app is ready and stops it when it closes. */
+/** Starts the ignore-expiry sweep (on the lease holder) when the app is ready; stops it on close. */
 export function setupTriage(app: FastifyInstance): void {
-  const expiry = new IgnoreExpiry(app.services.store, {
+  const expiry = ignoreExpiry(app.services.store, {
     intervalMs: EXPIRY_INTERVAL_MS,
     onError: (err) => app.log.warn({ err }, 'ignore expiry sweep failed'),
   })

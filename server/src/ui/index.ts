@@ -112,7 +112,7 @@ function errorPage(err: FastifyError | ApiError, req: FastifyRequest, reply: Fas
  * teaches the JSON API to accept the UI's session cookie.
  */
 export async function webUi(app: FastifyInstance): Promise<void> {
-  const deps: UiDeps = { services: app.services, throttle: new LoginThrottle() }
+  const deps: UiDeps = { services: app.services, throttle: new LoginThrottle(app.services.store) }
   app.services.principalSources.push(sessionPrincipalSource(app.services.store))
   await app.register(async (scope) => {
     await scope.register(cookie)

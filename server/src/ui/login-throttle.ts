@@ -1,8 +1,4 @@
-/** One throttled key: how many failures in a row and when the last one was, ms. */
-interface Failures {
-  count: number
-  last: number
-}
+import type { LoginFailureStore } from '../store/types.ts'
 
 /** Free failures and back-off of one kind of key. */
 export interface ThrottleRule {
@@ -15,33 +11,33 @@ export interface ThrottleRule {
  * failures for a key, each further try waits 1, 2, 4 … s (at most `maxWaitMs`) after the last
  * failure. Keys are per client address *and* account (so a stranger's failures never hold back
  * the real user signing in from elsewhere) and per address alone with a larger allowance (one
- * address spraying many accounts). Failures are forgotten after `forgetMs` without any. In memory:
- * a restart forgets, acceptable for a single-process server.
+ * address spraying many accounts). Failures are forgotten after `forgetMs` without any. The
+ * counters are rows in the store, so wrong passwords sent through any node of a cluster count
+ * on every node (a restart forgets nothing either).
  */
 export class LoginThrottle {
-  readonly #failures = new Map<string, Failures>()
+  readonly #store: LoginFailureStore
   readonly #maxWaitMs: number
   readonly #forgetMs: number
 
-  constructor(opts: { maxWaitMs?: number; forgetMs?: number } = {}) {
+  constructor(store: LoginFailureStore, opts: { maxWaitMs?: number; forgetMs?: number } = {}) {
+    this.#store = store
     this.#maxWaitMs = opts.maxWaitMs ?? 15 * 60_000
     this.#forgetMs = opts.forgetMs ?? 60 * 60_000
   }
 
-  #get(key: string, now: number): Failures | undefined {
-    const f = this.#failures.get(key)
-    if (f !== undefined && now - f.last > this.#forgetMs) {
-      this.#failures.delete(key)
-      return undefined
-    }
-    return f
-  }
-
   /** Seconds to wait before another try for any of these keys, or 0 when allowed. */
-  retryAfter(keys: readonly (readonly [string, ThrottleRule])[], now = Date.now()): number {
+  async retryAfter(
+    keys: readonly (readonly [string, ThrottleRule])[],
+    now = Date.now(),
+  ): Promise<number> {
+    const failures = await this.#store.loginFailures(
+      keys.map(([k]) => k),
+      now - this.#forgetMs,
+    )
     let wait = 0
     for (const [key, rule] of keys) {
-      const f = this.#get(key, now)
+      const f = failures.get(key)
       if (f === undefined || f.count < rule.free) continue
       const delay = Math.min(this.#maxWaitMs, 1000 * 2 ** Math.min(30, f.count - rule.free))
       wait = Math.max(wait, Math.ceil((f.last + delay - now) / 1000))
@@ -50,16 +46,16 @@ export class LoginThrottle {
   }
 
   /** Records a failed attempt under each key. */
-  fail(keys: readonly (readonly [string, ThrottleRule])[], now = Date.now()): void {
-    if (this.#failures.size > 100_000) this.#failures.clear()
-    for (const [key] of keys) {
-      const f = this.#get(key, now)
-      this.#failures.set(key, { count: (f?.count ?? 0) + 1, last: now })
-    }
+  fail(keys: readonly (readonly [string, ThrottleRule])[], now = Date.now()): Promise<void> {
+    return this.#store.recordLoginFailure(
+      keys.map(([k]) => k),
+      now,
+      now - this.#forgetMs,
+    )
   }
 
   /** Forgets the failures of a successful login's keys. */
-  succeed(keys: readonly (readonly [string, ThrottleRule])[]): void {
-    for (const [key] of keys) this.#failures.delete(key)
+  succeed(keys: readonly (readonly [string, ThrottleRule])[]): Promise<void> {
+    return this.#store.clearLoginFailures(keys.map(([k]) => k))
   }
 }

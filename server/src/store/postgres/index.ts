@@ -1,11 +1,15 @@
 import type pg from 'pg'
+import { announceChanges } from '../change-feed.ts'
 import type { Store } from '../types.ts'
 import { pgAccounts } from './accounts.ts'
+import { pgAlertOutbox } from './alert-outbox.ts'
 import { pgAlerts } from './alerts.ts'
+import { PgChangeFeed } from './change-feed.ts'
 import { openPool } from './db.ts'
 import { pgIngest } from './ingest.ts'
 import { pgIssues } from './issues.ts'
 import { pgLive } from './live.ts'
+import { pgLoginFailures } from './login-failures.ts'
 import { loadPgMigrations, migratePg } from './migrations.ts'
 import { pgMonitors } from './monitors.ts'
 import { pgOutcomes } from './outcomes.ts'
@@ -34,15 +38,17 @@ export async function openPostgresStore(
 ): Promise<Store & { pool: pg.Pool; poolSize: number }> {
   const poolSize = Math.max(1, opts.poolSize ?? DEFAULT_POOL_SIZE)
   const pool = openPool(url, poolSize)
+  let changes: PgChangeFeed
   try {
     await migratePg(pool, await loadPgMigrations())
     await ensurePartitions(pool, Date.now())
+    changes = await PgChangeFeed.open(url, pool)
   } catch (err) {
     await pool.end()
     throw err
   }
-  return {
-    dialect: 'postgres',
+  const store = {
+    dialect: 'postgres' as const,
     pool,
     poolSize,
     ...pgProjects(pool),
@@ -50,17 +56,24 @@ export async function openPostgresStore(
     ...pgIssues(pool),
     ...pgAccounts(pool),
     ...pgSessions(pool),
+    ...pgLoginFailures(pool),
     ...pgUiReads(pool),
     ...pgQuotas(pool),
     ...pgOutcomes(pool),
     ...pgTriage(pool),
     ...pgAlerts(pool),
+    ...pgAlertOutbox(pool),
     ...pgReleaseHealth(pool),
     ...pgMonitors(pool),
     ...pgRetention(pool),
     ...pgLive(pool),
     ...pgUserLifecycle(pool),
     ...pgTeams(pool),
-    close: () => pool.end(),
+    changes,
+    close: async () => {
+      await changes.close()
+      await pool.end()
+    },
   }
+  return { ...store, ...announceChanges(store, changes) }
 }

@@ -90,3 +90,39 @@ describe('ingest on PostgreSQL under concurrency', () => {
     expect(issue?.title).toBe('Type\uFFFDError')
   })
 })
+
+describe('the event quota on PostgreSQL with two nodes', () => {
+  it('stores exactly the quota from groups written at once on two nodes', async () => {
+    const { a, b, project, key } = await twoNodes()
+    await a.setQuota(project.id, { events: 25, windowSeconds: 3600 })
+    const writes = Array.from({ length: 12 }, (_, i) =>
+      (i % 2 === 0 ? a : b).write(
+        Array.from({ length: 2 }, (_, u) => ({
+          events: [0, 1, 2].map((n) =>
+            row(project.id, key.id, `h${n}`, {
+              eventId: (i * 100 + u * 10 + n).toString(16).padStart(32, '0'),
+            }),
+          ),
+          outcomes: [],
+        })),
+      ),
+    )
+    const units = (await Promise.all(writes)).flat()
+    const stored = units.flatMap((u) => u.events).filter((e) => !e.duplicate)
+    expect(stored).toHaveLength(25)
+    expect(units.reduce((n, u) => n + (u.quota?.refused ?? 0), 0)).toBe(72 - 25)
+    const totals = await a.outcomeTotals(project.id, 0, Number.MAX_SAFE_INTEGER)
+    expect(totals).toContainEqual({
+      outcome: 'over_quota',
+      reason: 'quota_exceeded',
+      category: 'error',
+      quantity: 72 - 25,
+    })
+    expect(totals).toContainEqual({
+      outcome: 'accepted',
+      reason: '',
+      category: 'error',
+      quantity: 25,
+    })
+  })
+})

@@ -1,14 +1,17 @@
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import type Database from 'better-sqlite3'
+import { announceChanges, LocalChangeFeed } from '../change-feed.ts'
 import type { Store } from '../types.ts'
 import { sqliteAccounts } from './accounts.ts'
+import { sqliteAlertOutbox } from './alert-outbox.ts'
 import { sqliteAlerts } from './alerts.ts'
 import { openConnection } from './connection.ts'
 import { sqliteIngest } from './ingest.ts'
 import { sqliteIngestThread } from './ingest-thread.ts'
 import { sqliteIssues } from './issues.ts'
 import { sqliteLive } from './live.ts'
+import { sqliteLoginFailures } from './login-failures.ts'
 import { loadMigrations, migrate } from './migrations.ts'
 import { sqliteMonitors } from './monitors.ts'
 import { sqliteOutcomes } from './outcomes.ts'
@@ -36,28 +39,35 @@ export async function openSqliteStore(
   const db = openConnection(path)
   migrate(db, await loadMigrations())
   const writer = (opts.writerThread ?? path !== ':memory:') ? sqliteIngestThread(path) : undefined
-  return {
-    dialect: 'sqlite',
+  // One process per SQLite file: every cache that must hear of a change lives in this one.
+  const changes = new LocalChangeFeed()
+  const store = {
+    dialect: 'sqlite' as const,
     db,
     ...sqliteProjects(db),
     write: writer?.write ?? sqliteIngest(db).write,
     ...sqliteIssues(db),
     ...sqliteAccounts(db),
     ...sqliteSessions(db),
+    ...sqliteLoginFailures(db),
     ...sqliteUiReads(db),
     ...sqliteQuotas(db),
     ...sqliteOutcomes(db),
     ...sqliteTriage(db),
     ...sqliteAlerts(db),
+    ...sqliteAlertOutbox(db),
     ...sqliteReleaseHealth(db),
     ...sqliteMonitors(db),
     ...sqliteRetention(db),
     ...sqliteLive(db),
     ...sqliteUserLifecycle(db),
     ...sqliteTeams(db),
+    changes,
     close: async () => {
       await writer?.close()
+      await changes.close()
       db.close()
     },
   }
+  return { ...store, ...announceChanges(store, changes) }
 }

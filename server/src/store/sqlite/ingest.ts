@@ -1,7 +1,9 @@
 import type Database from 'better-sqlite3'
+import { decideAlerts, mayAlert, type RuleConditionsRow } from '../alert-decisions.ts'
 import { hashRuns, type SyncGroupingIo, upsertGroupSync } from '../grouping-upsert.ts'
 import { IssueSummaries } from '../issue-summaries.ts'
 import { eventOutcome, OutcomeCounters } from '../outcome-counters.ts'
+import { admitEvents, overQuotaOutcome, type QuotaWindow, type UnitQuota } from '../quota-rules.ts'
 import type {
   EventToWrite,
   EventWriteResult,
@@ -44,6 +46,10 @@ type EventParams = [
  * PostgreSQL also runs (grouping-upsert.ts, issue-rules.ts, outcome-counters.ts); the
  * statements here only read and write.
  */
+/** The project of a unit: one request, so one project for all its items. */
+export const unitProject = (u: WriteUnit | undefined): number =>
+  u?.events[0]?.projectId ?? u?.checkIns?.[0]?.projectId ?? 0
+
 export function sqliteIngest(db: Database.Database): IngestStore {
   const eventExists = db.prepare<[number, string], { one: number }>(
     'SELECT 1 AS one FROM events WHERE project_id = ? AND event_id = ?',
@@ -183,6 +189,75 @@ export function sqliteIngest(db: Database.Database): IngestStore {
      ON CONFLICT (issue_id, hour) DO UPDATE SET events = events + excluded.events`,
   )
 
+  const rulesOf = db.prepare<[number], RuleConditionsRow>(
+    'SELECT id, project_id, conditions FROM alert_rules WHERE project_id = ? AND deleted_at IS NULL',
+  )
+  const addTrigger = db.prepare<[number, number, number, string, string, string, number]>(
+    `INSERT OR IGNORE INTO alert_triggers (rule_id, project_id, issue_id, trigger_kind, trigger_id, event_id, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?)`,
+  )
+  /** The alert outbox rows of the group's new issues and regressions (alert-decisions.ts). */
+  const recordAlerts = (stored: { projectId: number; r: EventWriteResult }[], now: number) => {
+    const candidates = stored.filter((s) => mayAlert(s.r))
+    if (candidates.length === 0) return
+    const rules = [...new Set(candidates.map((c) => c.projectId))].flatMap((p) => rulesOf.all(p))
+    for (const d of decideAlerts(rules, candidates))
+      addTrigger.run(d.ruleId, d.projectId, d.issueId, d.kind, d.triggerId, d.eventId, now)
+  }
+  const quotaOf = db.prepare<[number], { events: number; window_seconds: number }>(
+    'SELECT events, window_seconds FROM project_quotas WHERE project_id = ?',
+  )
+  const windowOf = db.prepare<
+    [number],
+    { window_start: number; window_seconds: number; used: number; limited: number }
+  >('SELECT window_start, window_seconds, used, limited FROM quota_windows WHERE project_id = ?')
+  const saveWindow = db.prepare<[number, number, number, number, number]>(
+    `INSERT INTO quota_windows (project_id, window_start, window_seconds, used, limited)
+     VALUES (?, ?, ?, ?, ?) ON CONFLICT (project_id) DO UPDATE SET window_start = excluded.window_start,
+       window_seconds = excluded.window_seconds, used = excluded.used, limited = excluded.limited`,
+  )
+  /**
+   * The quota step of one unit, inside the transaction (one writer: the rows read here cannot
+   * change before the commit): its project's new events beyond the quota are taken out.
+   * Windows are kept per group and written once at its end.
+   */
+  const admit = (
+    u: WriteUnit,
+    windows: Map<number, QuotaWindow>,
+    seen: Set<string>,
+  ): { events: EventToWrite[]; quota?: UnitQuota } => {
+    const projectId = u.events[0]?.projectId
+    if (projectId === undefined) return { events: u.events }
+    const q = quotaOf.get(projectId)
+    if (q === undefined) return { events: u.events }
+    let window = windows.get(projectId)
+    if (window === undefined) {
+      const r = windowOf.get(projectId)
+      if (r !== undefined)
+        window = {
+          start: r.window_start,
+          seconds: r.window_seconds,
+          used: r.used,
+          limited: r.limited === 1,
+        }
+    }
+    // `seen` spans the group: its events are written only after every unit is admitted.
+    const isFresh = (e: EventToWrite): boolean => {
+      const id = `${e.projectId}:${e.eventId}`
+      if (seen.has(id)) return false
+      seen.add(id)
+      return eventExists.get(e.projectId, e.eventId) === undefined
+    }
+    const a = admitEvents(
+      { events: q.events, windowSeconds: q.window_seconds },
+      window,
+      u.events,
+      isFresh,
+    )
+    windows.set(projectId, a.window)
+    return { events: u.events.filter((_, i) => a.keep[i]), quota: a.unit }
+  }
+
   const writeHealth = sqliteHealthWriter(db)
   const writeCheckIn = sqliteCheckInWriter(db)
 
@@ -197,20 +272,34 @@ export function sqliteIngest(db: Database.Database): IngestStore {
     }
     const countedEvent = (e: EventToWrite): EventWriteResult =>
       counted(e, writeEvents([e])[0] as EventWriteResult)
-    // All the group's events first (one UPDATE per hash), then each unit's other items.
-    const all = units.flatMap((u) => u.events)
-    const written = writeEvents(all)
+    // The quota step of every unit first, then all the admitted events (one UPDATE per hash),
+    // then each unit's other items.
+    const windows = new Map<number, QuotaWindow>()
+    const seen = new Set<string>()
+    const admitted = units.map((u) => admit(u, windows, seen))
+    const written = writeEvents(admitted.flatMap((a) => a.events))
     let n = 0
-    const results = units.map((u) => {
-      const events = u.events.map((e) => counted(e, written[n++] as EventWriteResult))
+    const results = units.map((u, i) => {
+      const a = admitted[i] as { events: EventToWrite[]; quota?: UnitQuota }
+      const events = a.events.map((e) => counted(e, written[n++] as EventWriteResult))
       for (const o of u.outcomes) counters.add(o)
+      const refused = a.quota?.refused ?? 0
+      const first = u.events[0]
+      if (refused > 0 && first !== undefined) counters.add(overQuotaOutcome(first, refused))
+      else for (const o of u.outcomesIfAdmitted ?? []) counters.add(o)
       writeHealth(u)
       for (const c of u.checkIns ?? []) {
         const r = writeCheckIn(c, countedEvent, (o) => counters.add(o))
         if (r !== undefined) events.push(r)
       }
-      return { events }
+      return a.quota === undefined ? { events } : { events, quota: a.quota }
     })
+    for (const [projectId, w] of windows)
+      saveWindow.run(projectId, w.start, w.seconds, w.used, w.limited ? 1 : 0)
+    const stored = results.flatMap((u, k) =>
+      u.events.map((r) => ({ projectId: unitProject(units[k]), r })),
+    )
+    recordAlerts(stored, Date.now())
     for (const o of counters.sorted())
       addOutcome.run(o.projectId, o.keyId, o.at, o.outcome, o.reason, o.category, o.quantity)
     for (const f of summaries.facets()) addFacet.run(...f)

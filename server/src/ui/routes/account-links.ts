@@ -149,14 +149,14 @@ export async function accountLinkRoutes(app: FastifyInstance, deps: UiDeps): Pro
       [`reset-email:${email.toLowerCase()}`, PER_EMAIL],
     ] as const
     const token = loginCsrfToken(req, reply, config)
-    const wait = deps.throttle.retryAfter(keys)
+    const wait = await deps.throttle.retryAfter(keys)
     if (wait > 0) {
       reply.header('retry-after', String(wait))
       const text = `Too many reset requests. Try again in ${wait < 120 ? `${wait} s` : `${Math.ceil(wait / 60)} min`}.`
       return sendPage(reply, forgotPage(token, { text, error: true }), 429)
     }
     // Every request counts, found or not: the throttle must not tell the two apart either.
-    deps.throttle.fail(keys)
+    await deps.throttle.fail(keys)
     await requestReset(services, email)
     return sendPage(
       reply,

@@ -78,7 +78,7 @@ export async function authRoutes(app: FastifyInstance, deps: UiDeps): Promise<vo
       [`ip:${req.ip}|${email.toLowerCase()}`, PER_ACCOUNT],
       [`ip:${req.ip}`, PER_ADDRESS],
     ] as const
-    const wait = deps.throttle.retryAfter(keys)
+    const wait = await deps.throttle.retryAfter(keys)
     const token = loginCsrfToken(req, reply, config)
     if (wait > 0) {
       reply.header('retry-after', String(wait))
@@ -92,10 +92,10 @@ export async function authRoutes(app: FastifyInstance, deps: UiDeps): Promise<vo
     dummyHash ??= hashPassword('not a real password')
     const ok = await verifyPassword(password, user?.passwordHash ?? (await dummyHash))
     if (user === undefined || !ok) {
-      deps.throttle.fail(keys)
+      await deps.throttle.fail(keys)
       return sendPage(reply, loginPage(token, target, email, 'Wrong e-mail or password.'), 401)
     }
-    deps.throttle.succeed(keys)
+    await deps.throttle.succeed(keys)
     // The password was right, so saying why sign-in is refused tells nothing to a guesser.
     if (user.deactivatedAt !== null) {
       const msg = 'This account is deactivated. Ask an admin to reactivate it.'

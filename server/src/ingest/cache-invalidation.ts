@@ -1,0 +1,18 @@
+import type { FastifyInstance } from 'fastify'
+import type { Services } from '../services.ts'
+
+/**
+ * Drops the ingest caches' entries when the store's change feed says what they hold changed
+ * on any node (store/change-feed.ts): keys and projects from the key cache, a project's last
+ * quota window from the quota headers. The caches keep their own time limits as a backstop.
+ */
+export function dropStaleIngestCaches(app: FastifyInstance, services: Services): void {
+  const off = services.store.changes.onChange((c) => {
+    if (c.topic === 'keys' || c.topic === 'projects' || c.topic === 'all')
+      services.keys.invalidate()
+    if (c.topic === 'all') services.quota.clear()
+    else if (c.topic === 'quotas' && c.projectId !== undefined)
+      services.quota.set(c.projectId, null)
+  })
+  app.addHook('onClose', async () => off())
+}

@@ -1,0 +1,94 @@
+import type { EventToWrite, Quota } from './types.ts'
+
+/** A project's current quota window as stored (`quota_windows`). */
+export interface QuotaWindow {
+  /** Start of the window, ms. */
+  start: number
+  /** The window length it was opened with, s (a changed length opens a new window). */
+  seconds: number
+  /** Events charged in it. */
+  used: number
+  /** An event was refused in it: answers announce the limit until it ends. */
+  limited: boolean
+}
+
+/** What a unit's events met at the quota, for its answer (429 or rate-limit headers). */
+export interface UnitQuota {
+  /** Events of the unit refused for quota: neither stored nor counted as accepted. */
+  refused: number
+  /** End of the window the unit was charged in, ms. */
+  windowEnd: number
+  /** Something was refused in that window (this unit or an earlier one, on any node). */
+  limited: boolean
+}
+
+/**
+ * Charges one unit's new events (duplicates were taken out before: a resend of a stored event
+ * costs nothing) against a project's quota, in order, at the unit's receive time: a window
+ * starts with the first event after the previous one ended (or when the quota's length
+ * changed), events beyond the quota in the window are refused. Pure: both stores read the
+ * window row under a lock inside the ingest transaction, fold their units through this and
+ * write the row back, so the count is exact whichever node receives the events.
+ */
+export function chargeQuota(
+  quota: Quota,
+  window: QuotaWindow | undefined,
+  now: number,
+  fresh: number,
+): { window: QuotaWindow; granted: number; unit: UnitQuota } {
+  const ms = quota.windowSeconds * 1000
+  let w: QuotaWindow =
+    window === undefined || window.seconds !== quota.windowSeconds || now >= window.start + ms
+      ? { start: now, seconds: quota.windowSeconds, used: 0, limited: false }
+      : { ...window }
+  const granted = Math.max(0, Math.min(fresh, quota.events - w.used))
+  const refused = fresh - granted
+  w = { ...w, used: w.used + granted, limited: w.limited || refused > 0 }
+  return { window: w, granted, unit: { refused, windowEnd: w.start + ms, limited: w.limited } }
+}
+
+/** The `over_quota` outcome of a unit's refused events (counted in the ingest transaction). */
+export function overQuotaOutcome(e: EventToWrite, refused: number) {
+  return {
+    projectId: e.projectId,
+    keyId: e.keyId,
+    at: e.received,
+    outcome: 'over_quota',
+    reason: 'quota_exceeded',
+    category: 'error',
+    quantity: refused,
+  }
+}
+
+/**
+ * Charges a unit's events in order: `isFresh` says which are new (not stored before, not a
+ * copy of an earlier one in the group); those beyond the quota get `keep: false`, the rest
+ * (and every duplicate, which costs nothing) are written as usual.
+ */
+export function admitEvents(
+  quota: Quota,
+  window: QuotaWindow | undefined,
+  events: readonly EventToWrite[],
+  isFresh: (e: EventToWrite, index: number) => boolean,
+): { window: QuotaWindow; keep: boolean[]; unit: UnitQuota } {
+  const fresh = events.map((e, i) => isFresh(e, i))
+  const now = events[0]?.received ?? 0
+  const charged = chargeQuota(quota, window, now, fresh.filter(Boolean).length)
+  let left = charged.granted
+  // A later copy of a refused event is refused with it (it would otherwise be stored free).
+  const refusedIds = new Set<string>()
+  let refused = 0
+  const keep = events.map((e, i) => {
+    if (fresh[i] === true && left > 0) {
+      left--
+      return true
+    }
+    if (fresh[i] === true || refusedIds.has(e.eventId)) {
+      refusedIds.add(e.eventId)
+      refused++
+      return false
+    }
+    return true
+  })
+  return { window: charged.window, keep, unit: { ...charged.unit, refused } }
+}
