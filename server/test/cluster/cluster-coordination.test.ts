@@ -79,9 +79,11 @@ describe('coordination across three nodes', { timeout: 60_000 }, () => {
       channel: { type: 'webhook', url: hook.url, format: 'json' },
     })
     const before = hook.accepted().length
-    // Three new issues, one through each node.
+    // Three new issues, one through each node (messages differ in words: digits are
+    // parameterised by grouping, so "alert 0" and "alert 1" would be one issue).
+    const words = ['alpha', 'beta', 'gamma']
     for (const [i, u] of urls().entries()) {
-      expect(await sendEvent(u, p, newId(), `cluster alert ${i}`)).toBe(200)
+      expect(await sendEvent(u, p, newId(), `cluster alert ${words[i]}`)).toBe(200)
     }
     // Settled: every delivery sent; a delivery that is sent is never picked up again.
     let last: unknown
