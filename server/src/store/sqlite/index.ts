@@ -58,7 +58,7 @@ export async function openSqliteStore(
     ...sqliteAlertOutbox(db),
     ...sqliteReleaseHealth(db),
     ...sqliteMonitors(db),
-    ...sqliteRetention(db),
+    pruneBefore: writer?.pruneBefore ?? sqliteRetention(db).pruneBefore,
     ...sqliteLive(db),
     ...sqliteUserLifecycle(db),
     ...sqliteTeams(db),

@@ -1,5 +1,5 @@
 import type { Worker } from 'node:worker_threads'
-import type { IngestStore, WriteUnitResult } from '../types.ts'
+import type { IngestStore, PruneResult, RetentionStore, WriteUnitResult } from '../types.ts'
 import { spawnWorker } from './spawn-worker.ts'
 import { encodeUnits } from './unit-codec.ts'
 
@@ -11,14 +11,19 @@ export type WriterRequest =
   | { type: 'open'; id: number; db: number; path: string }
   | { type: 'write'; id: number; db: number; units: ArrayBuffer }
   | { type: 'close'; id: number; db: number }
+  | { type: 'prune'; id: number; db: number; cutoff: number; limit: number }
 
 /** The writer thread's answer to one request: the results, or the error that rolled it back. */
 export type WriterReply =
   | { id: number; results: WriteUnitResult[] }
+  | { id: number; pruned: PruneResult }
   | { id: number; error: { message: string; name: string; code: string } }
 
+/** What a request resolves with: a write's results, or a retention batch's counts. */
+type Answer = WriteUnitResult[] | PruneResult
+
 interface Waiting {
-  resolve: (r: WriteUnitResult[]) => void
+  resolve: (r: Answer) => void
   reject: (e: Error) => void
 }
 
@@ -48,6 +53,7 @@ function startWriter(): Writer {
     // Only requests in flight keep the process alive.
     if (w.waiting.size === 0) worker.unref()
     if ('results' in reply) entry.resolve(reply.results)
+    else if ('pruned' in reply) entry.resolve(reply.pruned)
     else entry.reject(Object.assign(new Error(reply.error.message), reply.error))
   })
   worker.on('error', failAll)
@@ -60,11 +66,11 @@ function startWriter(): Writer {
 }
 
 /** Sends one request to the writer thread (started, or restarted, on demand). */
-function request(msg: WriterRequest): Promise<WriteUnitResult[]> {
+function request<T extends Answer>(msg: WriterRequest): Promise<T> {
   writer ??= startWriter()
   const w = writer
-  return new Promise((resolve, reject) => {
-    w.waiting.set(msg.id, { resolve, reject })
+  return new Promise<T>((resolve, reject) => {
+    w.waiting.set(msg.id, { resolve: (r) => resolve(r as T), reject })
     w.worker.ref()
     if (msg.type === 'write') w.worker.postMessage(msg, [msg.units])
     else w.worker.postMessage(msg)
@@ -80,7 +86,9 @@ function request(msg: WriterRequest): Promise<WriteUnitResult[]> {
  * group gathers. Reads stay on the main connection (WAL: they see every commit). A writer that
  * dies fails the requests in flight; the next write starts a new one.
  */
-export function sqliteIngestThread(path: string): IngestStore & { close(): Promise<void> } {
+export function sqliteIngestThread(
+  path: string,
+): IngestStore & RetentionStore & { close(): Promise<void> } {
   const db = nextDb++
   let closed = false
   const ensureOpen = (): void => {
@@ -95,7 +103,19 @@ export function sqliteIngestThread(path: string): IngestStore & { close(): Promi
     write: (units) => {
       if (closed) return Promise.reject(new Error('the store is closed'))
       ensureOpen()
-      return request({ type: 'write', id: nextId++, db, units: encodeUnits(units) })
+      return request<WriteUnitResult[]>({
+        type: 'write',
+        id: nextId++,
+        db,
+        units: encodeUnits(units),
+      })
+    },
+    // Retention batches queue behind the group commits in flight and run between them, on the
+    // writer's connection: the thread that serves requests never runs their deletes or fsync.
+    pruneBefore: (cutoff, limit) => {
+      if (closed) return Promise.reject(new Error('the store is closed'))
+      ensureOpen()
+      return request<PruneResult>({ type: 'prune', id: nextId++, db, cutoff, limit })
     },
     close: async () => {
       if (closed) return

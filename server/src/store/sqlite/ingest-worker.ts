@@ -3,15 +3,19 @@
  * and runs each group commit's transaction — statements and fsync — off the main thread.
  */
 import { parentPort } from 'node:worker_threads'
-import type { IngestStore } from '../types.ts'
+import type { IngestStore, RetentionStore } from '../types.ts'
 import { openConnection } from './connection.ts'
 import { sqliteIngest } from './ingest.ts'
 import type { WriterReply, WriterRequest } from './ingest-thread.ts'
+import { sqliteRetention } from './retention.ts'
 import { decodeUnits } from './unit-codec.ts'
 
 const port = parentPort
 if (port === null) throw new Error('ingest-worker.ts runs as a worker thread')
-const stores = new Map<number, { close: () => void; ingest: IngestStore }>()
+const stores = new Map<
+  number,
+  { close: () => void; ingest: IngestStore; retention: RetentionStore }
+>()
 /** Why a database could not be opened: its writes fail with that, not with "not open". */
 const failedOpens = new Map<number, unknown>()
 
@@ -30,7 +34,11 @@ port.on('message', (msg: WriterRequest) => {
     if (msg.type === 'open') {
       try {
         const db = openConnection(msg.path)
-        stores.set(msg.db, { close: () => db.close(), ingest: sqliteIngest(db) })
+        stores.set(msg.db, {
+          close: () => db.close(),
+          ingest: sqliteIngest(db),
+          retention: sqliteRetention(db),
+        })
       } catch (err) {
         failedOpens.set(msg.db, err)
         throw err
@@ -45,6 +53,13 @@ port.on('message', (msg: WriterRequest) => {
       const store = stores.get(msg.db)
       if (store === undefined) {
         throw failedOpens.get(msg.db) ?? new Error(`database ${msg.db} is not open in the writer`)
+      }
+      if (msg.type === 'prune') {
+        store.retention.pruneBefore(msg.cutoff, msg.limit).then(
+          (pruned) => reply({ id: msg.id, pruned }),
+          (err: unknown) => reply(failure(msg.id, err)),
+        )
+        return
       }
       store.ingest.write(decodeUnits(msg.units)).then(
         (results) => reply({ id: msg.id, results }),

@@ -1,12 +1,14 @@
 import type Database from 'better-sqlite3'
-import type { RetentionStore } from '../types.ts'
+import type { PruneResult, RetentionStore } from '../types.ts'
 
 const HOUR = 3_600_000
 
 /**
  * Retention on SQLite: small batched deletes by primary key (row values: several tables are
- * `WITHOUT ROWID`), each its own short transaction,
- * so the ingest writer waits at most one batch for the write lock. Issues keep their
+ * `WITHOUT ROWID`), one short transaction per batch (one fsync, not one per table), so the
+ * ingest writer waits at most one batch for the write lock. A file store runs the batches on
+ * its writer thread between group commits (ingest-thread.ts), never on the thread that serves
+ * requests. Issues keep their
  * `times_seen` (only events go); hourly health rollups and users go with their hour, and so
  * does the issue chart's hourly count.
  */
@@ -39,8 +41,8 @@ export function sqliteRetention(db: Database.Database): RetentionStore {
     `DELETE FROM issue_hours WHERE (issue_id, hour) IN
        (SELECT issue_id, hour FROM issue_hours WHERE hour <= ? LIMIT ?)`,
   )
-  return {
-    pruneBefore: async (cutoff, limit) => ({
+  const batch = db.transaction(
+    (cutoff: number, limit: number): PruneResult => ({
       derived: issueHours.run(cutoff - HOUR, limit).changes,
       events: events.run(cutoff, limit).changes,
       sessions:
@@ -49,5 +51,6 @@ export function sqliteRetention(db: Database.Database): RetentionStore {
         users.run(cutoff, limit).changes,
       outcomes: outcomes.run(cutoff, limit).changes,
     }),
-  }
+  )
+  return { pruneBefore: async (cutoff, limit) => batch.immediate(cutoff, limit) }
 }
