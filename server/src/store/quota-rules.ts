@@ -92,3 +92,58 @@ export function admitEvents(
   })
   return { window: charged.window, keep, unit: { ...charged.unit, refused } }
 }
+
+/**
+ * What one reservation granted a project (PostgreSQL reserves before the ingest transaction,
+ * see postgres/quota-reservation.ts): at most what fitted in the window, by chargeQuota's rule.
+ */
+export interface Reservation {
+  /** Events granted (the first `granted` of the project's units, in unit order). */
+  granted: number
+  /** The window they were charged in: a give-back only touches this window. */
+  start: number
+  seconds: number
+  /** The window's `limited` flag after the reservation. */
+  limited: boolean
+}
+
+/**
+ * Decides, after a reservation, which events of one project's units are written: the first
+ * `granted` events in unit order are; beyond them a new event (`isFresh`: its id was claimed
+ * now) is refused, and so is a later copy of a refused one, while a resend of an event stored
+ * before stays a free duplicate, as with the in-transaction charge. Returns per unit the keep
+ * mask and the refused count, and how many granted events were new (the rest of the grant,
+ * duplicates, is given back after the commit).
+ */
+export function admitReserved(
+  units: readonly (readonly EventToWrite[])[],
+  granted: number,
+  isFresh: (unit: number, index: number) => boolean,
+): { keep: boolean[][]; refused: number[]; used: number } {
+  let left = granted
+  let used = 0
+  const refusedIds = new Set<string>()
+  const keep: boolean[][] = []
+  const refused: number[] = []
+  for (const [u, events] of units.entries()) {
+    let r = 0
+    keep.push(
+      events.map((e, i) => {
+        const fresh = isFresh(u, i)
+        if (left > 0) {
+          left--
+          if (fresh) used++
+          return true
+        }
+        if (fresh || refusedIds.has(e.eventId)) {
+          refusedIds.add(e.eventId)
+          r++
+          return false
+        }
+        return true
+      }),
+    )
+    refused.push(r)
+  }
+  return { keep, refused, used }
+}
