@@ -103,17 +103,18 @@ export interface Reservation {
   /** The window they were charged in: a give-back only touches this window. */
   start: number
   seconds: number
-  /** The window's `limited` flag after the reservation. */
+  /** The window's `limited` flag as the reservation found it (settled after the commit). */
   limited: boolean
 }
 
 /**
  * Decides, after a reservation, which events of one project's units are written: the first
- * `granted` events in unit order are; beyond them a new event (`isFresh`: its id was claimed
- * now) is refused, and so is a later copy of a refused one, while a resend of an event stored
- * before stays a free duplicate, as with the in-transaction charge. Returns per unit the keep
- * mask and the refused count, and how many granted events were new (the rest of the grant,
- * duplicates, is given back after the commit).
+ * `granted` new events (`isFresh`: its id was claimed now) in unit order are; a new event
+ * beyond them is refused, and so is a later copy of a refused one, while a resend of an event
+ * stored before stays a free duplicate, as with the in-transaction charge (the reservation
+ * asked for every event, so it granted at least what that charge would have). Returns per
+ * unit the keep mask and the refused count, and how many granted events were stored (the
+ * rest of the grant is given back after the commit).
  */
 export function admitReserved(
   units: readonly (readonly EventToWrite[])[],
@@ -130,9 +131,9 @@ export function admitReserved(
     keep.push(
       events.map((e, i) => {
         const fresh = isFresh(u, i)
-        if (left > 0) {
+        if (fresh && left > 0) {
           left--
-          if (fresh) used++
+          used++
           return true
         }
         if (fresh || refusedIds.has(e.eventId)) {

@@ -20,7 +20,7 @@ import type {
 import { all, type Db, first, run, transaction } from './db.ts'
 import { LockTurns } from './lock-turns.ts'
 import { lockMonitors, monitorLockKeys, pgWriteCheckIn } from './monitors.ts'
-import { giveBackQuota, reserveQuota } from './quota-reservation.ts'
+import { reserveQuota, settleQuota } from './quota-reservation.ts'
 import { pgHealthWriter } from './release-health.ts'
 
 /** A grouping hash with the triage columns of its issue. */
@@ -206,6 +206,14 @@ async function claimIds(c: Db, events: readonly EventToWrite[]): Promise<boolean
   return events.map((e) => open.delete(`${e.projectId}\0${e.eventId}`))
 }
 
+/** What a committed group did with a project's reservation (settled after the commit). */
+interface Settled {
+  /** Granted events that were stored; the rest of the grant is given back. */
+  stored: number
+  /** Events were refused: the window is marked limited. */
+  refused: boolean
+}
+
 /** The project of a unit of events (a unit holds one project's events). */
 const eventProject = (u: WriteUnit): number | undefined => u.events[0]?.projectId
 
@@ -245,10 +253,10 @@ async function chargeUnits(
   units: readonly WriteUnit[],
   reserved: Map<number, Reservation>,
   fresh: readonly boolean[],
-): Promise<{ quota: (UnitQuota | undefined)[]; keep: boolean[]; used: Map<number, number> }> {
+): Promise<{ quota: (UnitQuota | undefined)[]; keep: boolean[]; used: Map<number, Settled> }> {
   const keep: boolean[] = fresh.map(() => true)
   const quota: (UnitQuota | undefined)[] = units.map(() => undefined)
-  const used = new Map<number, number>()
+  const used = new Map<number, Settled>()
   if (reserved.size === 0) return { quota, keep, used }
   const starts: number[] = []
   let at = 0
@@ -264,10 +272,11 @@ async function chargeUnits(
       r.granted,
       (u, i) => fresh[(starts[mine[u] ?? 0] ?? 0) + i] === true,
     )
-    used.set(id, a.used)
+    const refusedAny = a.refused.some((x) => x > 0)
+    used.set(id, { stored: a.used, refused: refusedAny })
     const windowEnd = r.start + r.seconds * 1000
     for (const [u, n] of mine.entries()) {
-      quota[n] = { refused: a.refused[u] ?? 0, windowEnd, limited: r.limited }
+      quota[n] = { refused: a.refused[u] ?? 0, windowEnd, limited: r.limited || refusedAny }
       const from = starts[n] ?? 0
       a.keep[u]?.forEach((k, i) => {
         if (k) return
@@ -335,7 +344,7 @@ export function pgIngest(pool: pg.Pool): IngestStore {
     units: WriteUnit[],
     lockTaken: () => void,
     reserved: Map<number, Reservation>,
-    stored: Map<number, number>,
+    stored: Map<number, Settled>,
   ) =>
     transaction(pool, async (c) => {
       stored.clear()
@@ -425,7 +434,7 @@ export function pgIngest(pool: pg.Pool): IngestStore {
       // after it. A node that dies in between leaves its reservation counted: the window
       // under-admits until it ends, it never admits more than the quota.
       const reserved = await reserveUnits(pool, units)
-      const stored = new Map<number, number>()
+      const stored = new Map<number, Settled>()
       const taken = await turns.enter(monitorLockKeys(units.flatMap((u) => u.checkIns ?? [])))
       try {
         return await writeGroup(units, taken, reserved, stored)
@@ -437,7 +446,13 @@ export function pgIngest(pool: pg.Pool): IngestStore {
         // A give-back that fails (database gone) only under-admits until the window ends;
         // it must not turn a committed write into an error.
         for (const [id, r] of reserved)
-          await giveBackQuota(pool, id, r, r.granted - (stored.get(id) ?? 0)).catch(() => undefined)
+          await settleQuota(
+            pool,
+            id,
+            r,
+            r.granted - (stored.get(id)?.stored ?? 0),
+            stored.get(id)?.refused ?? false,
+          ).catch(() => undefined)
       }
     },
   }

@@ -26,7 +26,7 @@ g AS (SELECT q.events AS lim, q.window_seconds AS secs,
 r AS (SELECT g.*, LEAST($3::bigint, GREATEST(0, g.lim - g.base)) AS granted FROM g),
 upd AS (UPDATE quota_windows w SET window_start = r.start, window_seconds = r.secs,
           used = r.base + r.granted,
-          limited = CASE WHEN r.was_limited = 1 OR r.granted < $3::bigint THEN 1 ELSE 0 END
+          limited = r.was_limited
         FROM r WHERE w.project_id = $1
         RETURNING r.granted, w.window_start, w.window_seconds, w.limited)
 SELECT (SELECT count(*) FROM q)::int AS quotas, upd.* FROM (SELECT 1) AS one LEFT JOIN upd ON true`
@@ -74,21 +74,26 @@ export async function reserveQuota(
 }
 
 /**
- * Gives back `n` reserved events that were not stored (duplicates; everything when the ingest
- * transaction failed), in the window they were reserved in only: a window that ended since is
- * not touched. `GREATEST(0, …)` keeps a count reset by a changed quota from going negative.
+ * Settles a reservation after the ingest transaction: gives back `n` reserved events that
+ * were not stored (duplicates; everything when the transaction failed) and marks the window
+ * limited when events were refused, in the window they were reserved in only (a window that
+ * ended since is not touched). `GREATEST(0, …)` keeps a count reset by a changed quota from
+ * going negative. The flag is set here, not by the reservation: a grant smaller than asked
+ * may still refuse nothing, when the rest were resends (free).
  */
-export async function giveBackQuota(
+export async function settleQuota(
   db: Db,
   projectId: number,
   r: Reservation,
   n: number,
+  refused: boolean,
 ): Promise<void> {
-  if (n <= 0) return
+  if (n <= 0 && (!refused || r.limited)) return
   await run(
     db,
-    `UPDATE quota_windows SET used = GREATEST(0, used - $2)
+    `UPDATE quota_windows SET used = GREATEST(0, used - $2),
+       limited = CASE WHEN $5 THEN 1 ELSE limited END
      WHERE project_id = $1 AND window_start = $3 AND window_seconds = $4`,
-    [projectId, n, r.start, r.seconds],
+    [projectId, Math.max(0, n), r.start, r.seconds, refused],
   )
 }
