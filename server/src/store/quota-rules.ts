@@ -26,9 +26,10 @@ export interface UnitQuota {
  * Charges one unit's new events (duplicates were taken out before: a resend of a stored event
  * costs nothing) against a project's quota, in order, at the unit's receive time: a window
  * starts with the first event after the previous one ended (or when the quota's length
- * changed), events beyond the quota in the window are refused. Pure: both stores read the
- * window row under a lock inside the ingest transaction, fold their units through this and
- * write the row back, so the count is exact whichever node receives the events.
+ * changed), events beyond the quota in the window are refused. Pure: SQLite folds its units
+ * through this inside its one writer's transaction; PostgreSQL's reservation statement
+ * (postgres/quota-reservation.ts) applies the same rule atomically and a test runs both side
+ * by side, so the count is exact whichever node receives the events.
  */
 export function chargeQuota(
   quota: Quota,

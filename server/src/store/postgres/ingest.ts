@@ -235,9 +235,16 @@ async function reserveUnits(
     wanted.set(id, w)
   }
   const out = new Map<number, Reservation>()
-  for (const [id, w] of [...wanted].sort((x, y) => x[0] - y[0])) {
-    const r = await reserveQuota(pool, id, w.now, w.n)
-    if (r !== undefined) out.set(id, r)
+  try {
+    for (const [id, w] of [...wanted].sort((x, y) => x[0] - y[0])) {
+      const r = await reserveQuota(pool, id, w.now, w.n)
+      if (r !== undefined) out.set(id, r)
+    }
+  } catch (err) {
+    // The group is not written: what was reserved for its other projects goes back.
+    for (const [id, r] of out)
+      await settleQuota(pool, id, r, r.granted, false).catch(() => undefined)
+    throw err
   }
   return out
 }
@@ -429,12 +436,12 @@ export function pgIngest(pool: pg.Pool): IngestStore {
     })
   return {
     write: async (units) => {
-      // Check-ins of one monitor lock in the order this node received them (lock-turns.ts).
       // The quota is reserved before the transaction and what was not stored is given back
       // after it. A node that dies in between leaves its reservation counted: the window
       // under-admits until it ends, it never admits more than the quota.
       const reserved = await reserveUnits(pool, units)
       const stored = new Map<number, Settled>()
+      // Check-ins of one monitor lock in the order this node received them (lock-turns.ts).
       const taken = await turns.enter(monitorLockKeys(units.flatMap((u) => u.checkIns ?? [])))
       try {
         return await writeGroup(units, taken, reserved, stored)
