@@ -16,9 +16,10 @@ export function rateLimitHeaders(seconds: number, with429: boolean): Record<stri
 
 /**
  * The node's view of per-project event quotas, for the headers of its answers. The count
- * itself is not here: it is charged in the ingest transaction (store/quota-rules.ts, the
- * `quota_windows` row), so the quota holds exactly across every node on one database and a
- * refused event is never stored. What the node keeps is the last window state a commit of its
+ * itself is not here: it is charged in the database (store/quota-rules.ts, the
+ * `quota_windows` row; in the ingest transaction on SQLite, by a reservation before it on
+ * PostgreSQL), so the quota holds exactly across every node on one database and a refused
+ * event is never stored. What the node keeps is the last window state a commit of its
  * own reported per project, so a 200 can announce a limit that is in force (Relay does the
  * same on successful answers) without another read.
  */

@@ -26,9 +26,10 @@ export interface UnitQuota {
  * Charges one unit's new events (duplicates were taken out before: a resend of a stored event
  * costs nothing) against a project's quota, in order, at the unit's receive time: a window
  * starts with the first event after the previous one ended (or when the quota's length
- * changed), events beyond the quota in the window are refused. Pure: both stores read the
- * window row under a lock inside the ingest transaction, fold their units through this and
- * write the row back, so the count is exact whichever node receives the events.
+ * changed), events beyond the quota in the window are refused. Pure: SQLite folds its units
+ * through this inside its one writer's transaction; PostgreSQL's reservation statement
+ * (postgres/quota-reservation.ts) applies the same rule atomically and a test runs both side
+ * by side, so the count is exact whichever node receives the events.
  */
 export function chargeQuota(
   quota: Quota,
@@ -91,4 +92,60 @@ export function admitEvents(
     return true
   })
   return { window: charged.window, keep, unit: { ...charged.unit, refused } }
+}
+
+/**
+ * What one reservation granted a project (PostgreSQL reserves before the ingest transaction,
+ * see postgres/quota-reservation.ts): at most what fitted in the window, by chargeQuota's rule.
+ */
+export interface Reservation {
+  /** Events granted (the first `granted` of the project's units, in unit order). */
+  granted: number
+  /** The window they were charged in: a give-back only touches this window. */
+  start: number
+  seconds: number
+  /** The window's `limited` flag as the reservation found it (settled after the commit). */
+  limited: boolean
+}
+
+/**
+ * Decides, after a reservation, which events of one project's units are written: the first
+ * `granted` new events (`isFresh`: its id was claimed now) in unit order are; a new event
+ * beyond them is refused, and so is a later copy of a refused one, while a resend of an event
+ * stored before stays a free duplicate, as with the in-transaction charge (the reservation
+ * asked for every event, so it granted at least what that charge would have). Returns per
+ * unit the keep mask and the refused count, and how many granted events were stored (the
+ * rest of the grant is given back after the commit).
+ */
+export function admitReserved(
+  units: readonly (readonly EventToWrite[])[],
+  granted: number,
+  isFresh: (unit: number, index: number) => boolean,
+): { keep: boolean[][]; refused: number[]; used: number } {
+  let left = granted
+  let used = 0
+  const refusedIds = new Set<string>()
+  const keep: boolean[][] = []
+  const refused: number[] = []
+  for (const [u, events] of units.entries()) {
+    let r = 0
+    keep.push(
+      events.map((e, i) => {
+        const fresh = isFresh(u, i)
+        if (fresh && left > 0) {
+          left--
+          used++
+          return true
+        }
+        if (fresh || refusedIds.has(e.eventId)) {
+          refusedIds.add(e.eventId)
+          r++
+          return false
+        }
+        return true
+      }),
+    )
+    refused.push(r)
+  }
+  return { keep, refused, used }
 }

@@ -3,7 +3,12 @@ import { decideAlerts, mayAlert, type RuleConditionsRow } from '../alert-decisio
 import { type FoundIssue, type GroupingIo, hashRuns, upsertGroup } from '../grouping-upsert.ts'
 import { IssueSummaries } from '../issue-summaries.ts'
 import { eventOutcome, OutcomeCounters } from '../outcome-counters.ts'
-import { admitEvents, overQuotaOutcome, type QuotaWindow, type UnitQuota } from '../quota-rules.ts'
+import {
+  admitReserved,
+  overQuotaOutcome,
+  type Reservation,
+  type UnitQuota,
+} from '../quota-rules.ts'
 import type {
   EventToWrite,
   EventWriteResult,
@@ -15,6 +20,7 @@ import type {
 import { all, type Db, first, run, transaction } from './db.ts'
 import { LockTurns } from './lock-turns.ts'
 import { lockMonitors, monitorLockKeys, pgWriteCheckIn } from './monitors.ts'
+import { reserveQuota, settleQuota } from './quota-reservation.ts'
 import { pgHealthWriter } from './release-health.ts'
 
 /** A grouping hash with the triage columns of its issue. */
@@ -200,122 +206,101 @@ async function claimIds(c: Db, events: readonly EventToWrite[]): Promise<boolean
   return events.map((e) => open.delete(`${e.projectId}\0${e.eventId}`))
 }
 
-interface QuotaRow {
-  project_id: number
-  events: number
-  window_seconds: number
-  window_start: number | null
-  w_seconds: number | null
-  used: number | null
-  limited: number | null
+/** What a committed group did with a project's reservation (settled after the commit). */
+interface Settled {
+  /** Granted events that were stored; the rest of the grant is given back. */
+  stored: number
+  /** Events were refused: the window is marked limited. */
+  refused: boolean
 }
 
+/** The project of a unit of events (a unit holds one project's events). */
+const eventProject = (u: WriteUnit): number | undefined => u.events[0]?.projectId
+
 /**
- * Locks the quota rows of the group's projects (one statement, in project order, before any
- * other lock but the monitors', so every group takes them in one order) and reads their
- * windows. A group whose projects have no quota costs this one statement.
+ * Reserves each project's events of the group (one autocommit statement per project with a
+ * quota, before the ingest transaction; quota-reservation.ts), at the receive time of its
+ * first unit. A group whose projects have no quota costs one statement per project.
  */
-async function lockQuotas(c: Db, units: readonly WriteUnit[]): Promise<Map<number, QuotaRow>> {
-  const ids = [...new Set(units.flatMap((u) => u.events.map((e) => e.projectId)))]
-  if (ids.length === 0) return new Map()
-  const locked = await all<Pick<QuotaRow, 'project_id' | 'events' | 'window_seconds'>>(
-    c,
-    `SELECT project_id, events, window_seconds FROM project_quotas
-     WHERE project_id = ANY($1::bigint[]) ORDER BY project_id FOR UPDATE`,
-    [ids],
-  )
-  if (locked.length === 0) return new Map()
-  // Read after the lock, in a statement of its own: READ COMMITTED re-reads only the locked
-  // rows when a lock was waited for, so a join here would see the window from before the
-  // previous holder's commit (measured: every group then opened a window of its own).
-  const windows = await all<{
-    project_id: number
-    window_start: number
-    window_seconds: number
-    used: number
-    limited: number
-  }>(
-    c,
-    'SELECT project_id, window_start, window_seconds, used, limited FROM quota_windows WHERE project_id = ANY($1::bigint[])',
-    [locked.map((r) => r.project_id)],
-  )
-  const byId = new Map(windows.map((w) => [w.project_id, w]))
-  const rows: QuotaRow[] = locked.map((q) => {
-    const w = byId.get(q.project_id)
-    return {
-      ...q,
-      window_start: w?.window_start ?? null,
-      w_seconds: w?.window_seconds ?? null,
-      used: w?.used ?? null,
-      limited: w?.limited ?? null,
+async function reserveUnits(
+  pool: pg.Pool,
+  units: readonly WriteUnit[],
+): Promise<Map<number, Reservation>> {
+  const wanted = new Map<number, { now: number; n: number }>()
+  for (const u of units) {
+    const id = eventProject(u)
+    if (id === undefined) continue
+    const w = wanted.get(id) ?? { now: u.events[0]?.received ?? 0, n: 0 }
+    w.n += u.events.length
+    wanted.set(id, w)
+  }
+  const out = new Map<number, Reservation>()
+  try {
+    for (const [id, w] of [...wanted].sort((x, y) => x[0] - y[0])) {
+      const r = await reserveQuota(pool, id, w.now, w.n)
+      if (r !== undefined) out.set(id, r)
     }
-  })
-  return new Map(rows.map((r) => [r.project_id, r]))
+  } catch (err) {
+    // The group is not written: what was reserved for its other projects goes back.
+    for (const [id, r] of out)
+      await settleQuota(pool, id, r, r.granted, false).catch(() => undefined)
+    throw err
+  }
+  return out
 }
 
 /**
- * Charges each unit's new events against its project's quota in unit order (quota-rules.ts),
- * gives back the claims of refused events (they were never stored) and writes the windows.
- * Returns per unit what the charge met and per event (in `flat` order) whether it is kept.
+ * Splits each project's reservation over its units in unit order (quota-rules.ts), gives back
+ * the claims of refused events (they were never stored) and returns per unit what the charge
+ * met, per event (in `flat` order) whether it is kept, and per project how many granted
+ * events were stored (the rest is given back after the commit).
  */
 async function chargeUnits(
   c: Db,
   units: readonly WriteUnit[],
-  quotas: Map<number, QuotaRow>,
-  flat: readonly { e: EventToWrite; unit: number }[],
+  reserved: Map<number, Reservation>,
   fresh: readonly boolean[],
-): Promise<{ quota: (UnitQuota | undefined)[]; keep: boolean[] }> {
-  const keep = flat.map(() => true)
+): Promise<{ quota: (UnitQuota | undefined)[]; keep: boolean[]; used: Map<number, Settled> }> {
+  const keep: boolean[] = fresh.map(() => true)
   const quota: (UnitQuota | undefined)[] = units.map(() => undefined)
-  if (quotas.size === 0) return { quota, keep }
-  const windows = new Map<number, QuotaWindow>()
-  for (const [id, r] of quotas)
-    if (r.window_start !== null)
-      windows.set(id, {
-        start: r.window_start,
-        seconds: r.w_seconds ?? r.window_seconds,
-        used: r.used ?? 0,
-        limited: r.limited === 1,
-      })
-  const refused: EventToWrite[] = []
+  const used = new Map<number, Settled>()
+  if (reserved.size === 0) return { quota, keep, used }
+  const starts: number[] = []
   let at = 0
-  for (const [n, u] of units.entries()) {
-    const from = at
+  for (const u of units) {
+    starts.push(at)
     at += u.events.length
-    const q = quotas.get(u.events[0]?.projectId ?? -1)
-    if (q === undefined) continue
-    const a = admitEvents(
-      { events: q.events, windowSeconds: q.window_seconds },
-      windows.get(q.project_id),
-      u.events,
-      (_, i) => fresh[from + i] === true,
-    )
-    windows.set(q.project_id, a.window)
-    quota[n] = a.unit
-    a.keep.forEach((k, i) => {
-      if (k) return
-      keep[from + i] = false
-      const e = u.events[i] as EventToWrite
-      if (fresh[from + i] === true) refused.push(e)
-    })
   }
-  if (refused.length > 0)
+  const refusedEvents: EventToWrite[] = []
+  for (const [id, r] of reserved) {
+    const mine = [...units.keys()].filter((n) => eventProject(units[n] as WriteUnit) === id)
+    const a = admitReserved(
+      mine.map((n) => (units[n] as WriteUnit).events),
+      r.granted,
+      (u, i) => fresh[(starts[mine[u] ?? 0] ?? 0) + i] === true,
+    )
+    const refusedAny = a.refused.some((x) => x > 0)
+    used.set(id, { stored: a.used, refused: refusedAny })
+    const windowEnd = r.start + r.seconds * 1000
+    for (const [u, n] of mine.entries()) {
+      quota[n] = { refused: a.refused[u] ?? 0, windowEnd, limited: r.limited || refusedAny }
+      const from = starts[n] ?? 0
+      a.keep[u]?.forEach((k, i) => {
+        if (k) return
+        keep[from + i] = false
+        if (fresh[from + i] === true)
+          refusedEvents.push((units[n] as WriteUnit).events[i] as EventToWrite)
+      })
+    }
+  }
+  if (refusedEvents.length > 0)
     await run(
       c,
       `DELETE FROM event_ids WHERE (project_id, event_id) IN
          (SELECT * FROM unnest($1::bigint[], $2::text[]))`,
-      [refused.map((e) => e.projectId), refused.map((e) => e.eventId)],
+      [refusedEvents.map((e) => e.projectId), refusedEvents.map((e) => e.eventId)],
     )
-  for (const [id, w] of windows)
-    await run(
-      c,
-      `INSERT INTO quota_windows (project_id, window_start, window_seconds, used, limited)
-       VALUES ($1, $2, $3, $4, $5) ON CONFLICT (project_id) DO UPDATE SET
-         window_start = excluded.window_start, window_seconds = excluded.window_seconds,
-         used = excluded.used, limited = excluded.limited`,
-      [id, w.start, w.seconds, w.used, w.limited ? 1 : 0],
-    )
-  return { quota, keep }
+  return { quota, keep, used }
 }
 
 /** The alert outbox rows of the group's new issues and regressions (alert-decisions.ts). */
@@ -362,8 +347,14 @@ async function recordAlerts(
  */
 export function pgIngest(pool: pg.Pool): IngestStore {
   const turns = new LockTurns()
-  const writeGroup = (units: WriteUnit[], lockTaken: () => void) =>
+  const writeGroup = (
+    units: WriteUnit[],
+    lockTaken: () => void,
+    reserved: Map<number, Reservation>,
+    stored: Map<number, Settled>,
+  ) =>
     transaction(pool, async (c) => {
+      stored.clear()
       const counters = new OutcomeCounters()
       const summaries = new IssueSummaries()
       const writeHealth = pgHealthWriter(c)
@@ -379,15 +370,12 @@ export function pgIngest(pool: pg.Pool): IngestStore {
         units.flatMap((u) => u.checkIns ?? []),
       )
       lockTaken()
-      // Quota rows first, in project order, then the idempotency claims: every group takes
-      // its locks in this one order.
-      const quotas = await lockQuotas(c, units)
       const flat = units.flatMap((u, unit) => u.events.map((e, index) => ({ e, unit, index })))
       const fresh = await claimIds(
         c,
         flat.map((o) => o.e),
       )
-      const charged = await chargeUnits(c, units, quotas, flat, fresh)
+      const charged = await chargeUnits(c, units, reserved, fresh)
       // Events in (project, hash) order across the whole group (stable: one hash's events
       // keep their order), so concurrent groups lock issues in the same order.
       const events: EventWriteResult[][] = units.map(() => [])
@@ -443,16 +431,35 @@ export function pgIngest(pool: pg.Pool): IngestStore {
           [o.projectId, o.keyId, o.at, o.outcome, o.reason, o.category, o.quantity],
         )
       await writeSummaries(c, summaries)
+      for (const [id, n] of charged.used) stored.set(id, n)
       return results
     })
   return {
     write: async (units) => {
+      // The quota is reserved before the transaction and what was not stored is given back
+      // after it. A node that dies in between leaves its reservation counted: the window
+      // under-admits until it ends, it never admits more than the quota.
+      const reserved = await reserveUnits(pool, units)
+      const stored = new Map<number, Settled>()
       // Check-ins of one monitor lock in the order this node received them (lock-turns.ts).
       const taken = await turns.enter(monitorLockKeys(units.flatMap((u) => u.checkIns ?? [])))
       try {
-        return await writeGroup(units, taken)
+        return await writeGroup(units, taken, reserved, stored)
+      } catch (err) {
+        stored.clear()
+        throw err
       } finally {
         taken()
+        // A give-back that fails (database gone) only under-admits until the window ends;
+        // it must not turn a committed write into an error.
+        for (const [id, r] of reserved)
+          await settleQuota(
+            pool,
+            id,
+            r,
+            r.granted - (stored.get(id)?.stored ?? 0),
+            stored.get(id)?.refused ?? false,
+          ).catch(() => undefined)
       }
     },
   }
