@@ -17,6 +17,37 @@ export interface IssueTouch {
   state: TriageState
 }
 
+/**
+ * The parameters of both backends' issue `UPDATE` for one touch, in their shared order
+ * (times_seen += count, last_seen, title, culprit, level, status, for_review, ignore_until,
+ * ignore_until_seen, id), so the column order is written once.
+ */
+export const issueTouchParams = (
+  t: IssueTouch,
+): [
+  number,
+  number,
+  string,
+  string,
+  string,
+  string,
+  number,
+  number | null,
+  number | null,
+  number,
+] => [
+  t.count,
+  t.lastSeen,
+  t.last.title,
+  t.last.culprit,
+  t.last.level,
+  t.state.status,
+  t.state.forReview ? 1 : 0,
+  t.state.ignoreUntil,
+  t.state.ignoreUntilSeen,
+  t.issueId,
+]
+
 /** The storage steps of the grouping rule, as PostgreSQL runs them (each a statement). */
 export interface GroupingIo {
   /** The issue the (project, hash) belongs to, locked for update where the backend locks. */

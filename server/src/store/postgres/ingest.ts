@@ -1,6 +1,12 @@
 import type pg from 'pg'
 import { decideAlerts, mayAlert, type RuleConditionsRow } from '../alert-decisions.ts'
-import { type FoundIssue, type GroupingIo, hashRuns, upsertGroup } from '../grouping-upsert.ts'
+import {
+  type FoundIssue,
+  type GroupingIo,
+  hashRuns,
+  issueTouchParams,
+  upsertGroup,
+} from '../grouping-upsert.ts'
 import { IssueSummaries } from '../issue-summaries.ts'
 import { eventOutcome, OutcomeCounters } from '../outcome-counters.ts'
 import {
@@ -101,18 +107,7 @@ const groupingIo = (c: Db): GroupingIo => ({
          title = $3, culprit = $4, level = $5, status = $6, for_review = $7, ignore_until = $8,
          ignore_until_seen = $9
        WHERE id = $10`,
-      [
-        t.count,
-        t.lastSeen,
-        t.last.title,
-        t.last.culprit,
-        t.last.level,
-        t.state.status,
-        t.state.forReview ? 1 : 0,
-        t.state.ignoreUntil,
-        t.state.ignoreUntilSeen,
-        t.issueId,
-      ],
+      issueTouchParams(t),
     )
   },
 })

@@ -3,6 +3,7 @@ import { toUser, type UserRow } from '../rows/accounts.ts'
 import {
   type AccountLinkRow,
   type AuditRow,
+  accountLinkParams,
   auditCursor,
   LINK_COLUMNS,
   NOT_LAST_ADMIN,
@@ -42,16 +43,7 @@ export function pgUserLifecycle(pool: pg.Pool): UserLifecycleStore & AuditStore 
         pool,
         `INSERT INTO account_links (kind, token_hash, email, user_id, is_admin, created_by, created_at, expires_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING ${LINK_COLUMNS}`,
-        [
-          l.kind,
-          l.tokenHash,
-          l.email,
-          l.userId,
-          l.isAdmin ? 1 : 0,
-          l.createdBy,
-          l.createdAt,
-          l.expiresAt,
-        ],
+        accountLinkParams(l),
       )
       if (r === undefined) throw new Error('link insert returned nothing')
       return toAccountLink(r)

@@ -7,6 +7,7 @@ import type {
   AccountLinkKind,
   AuditActorKind,
   AuditEntry,
+  NewAccountLink,
 } from '../user-lifecycle-types.ts'
 
 /** An `account_links` row as the SQL returns it. */
@@ -77,3 +78,21 @@ export function auditCursor(cursor: string | undefined): number | undefined {
  */
 export const NOT_LAST_ADMIN = (otherId: string) =>
   `(is_admin = 0 OR EXISTS (SELECT 1 FROM users o WHERE o.is_admin = 1 AND o.deactivated_at IS NULL AND o.id <> ${otherId}))`
+
+/**
+ * The parameters of both backends' `account_links` insert, in the column order of
+ * `INSERT INTO account_links (kind, token_hash, email, user_id, is_admin, created_by,
+ * created_at, expires_at)`, so the order is written once.
+ */
+export const accountLinkParams = (
+  l: NewAccountLink,
+): [string, string, string, number | null, number, number | null, number, number] => [
+  l.kind,
+  l.tokenHash,
+  l.email,
+  l.userId,
+  l.isAdmin ? 1 : 0,
+  l.createdBy,
+  l.createdAt,
+  l.expiresAt,
+]

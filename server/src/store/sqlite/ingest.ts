@@ -1,6 +1,11 @@
 import type Database from 'better-sqlite3'
 import { decideAlerts, mayAlert, type RuleConditionsRow } from '../alert-decisions.ts'
-import { hashRuns, type SyncGroupingIo, upsertGroupSync } from '../grouping-upsert.ts'
+import {
+  hashRuns,
+  issueTouchParams,
+  type SyncGroupingIo,
+  upsertGroupSync,
+} from '../grouping-upsert.ts'
 import { IssueSummaries } from '../issue-summaries.ts'
 import { eventOutcome, OutcomeCounters } from '../outcome-counters.ts'
 import { admitEvents, overQuotaOutcome, type QuotaWindow, type UnitQuota } from '../quota-rules.ts'
@@ -121,18 +126,7 @@ export function sqliteIngest(db: Database.Database): IngestStore {
       return row.id
     },
     touchIssue: (t) => {
-      touchIssue.run(
-        t.count,
-        t.lastSeen,
-        t.last.title,
-        t.last.culprit,
-        t.last.level,
-        t.state.status,
-        t.state.forReview ? 1 : 0,
-        t.state.ignoreUntil,
-        t.state.ignoreUntilSeen,
-        t.issueId,
-      )
+      touchIssue.run(...issueTouchParams(t))
     },
   }
 

@@ -3,6 +3,7 @@ import { toUser, type UserRow } from '../rows/accounts.ts'
 import {
   type AccountLinkRow,
   type AuditRow,
+  accountLinkParams,
   auditCursor,
   LINK_COLUMNS,
   NOT_LAST_ADMIN,
@@ -61,16 +62,7 @@ export function sqliteUserLifecycle(db: Database.Database): UserLifecycleStore &
     deleteUserSessions: async (userId, exceptSessionId) =>
       dropSessions.run(userId, exceptSessionId ?? -1).changes,
     createAccountLink: async (l) => {
-      const r = insertLink.get(
-        l.kind,
-        l.tokenHash,
-        l.email,
-        l.userId,
-        l.isAdmin ? 1 : 0,
-        l.createdBy,
-        l.createdAt,
-        l.expiresAt,
-      )
+      const r = insertLink.get(...accountLinkParams(l))
       if (r === undefined) throw new Error('link insert returned nothing')
       return toAccountLink(r)
     },
