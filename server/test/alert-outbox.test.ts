@@ -90,4 +90,42 @@ describe('alert decisions recorded with the event', () => {
       for (const app of apps.reverse()) await app.close()
     }
   })
+  it('a frequency rule met by a group is decided in its transaction, once per window', async () => {
+    const path = join(dir, 'frequency.sqlite')
+    const a = await testApp({ databasePath: path, alerts: IDLE })
+    try {
+      await a.ready()
+      const p = await createProject(a, 'frequency')
+      const rule = await call(a, 'POST', `/api/0/projects/${p.id}/alert-rules/`, {
+        name: 'hot',
+        conditions: [{ type: 'frequency', threshold: 2, window_minutes: 60 }],
+        channel: { type: 'webhook', url: hook.url, format: 'json' },
+      })
+      expect(rule.statusCode).toBe(201)
+      const store = a.services.store
+      const [key] = await store.listKeys(p.id)
+      const now = Date.now()
+      const event = () => ({ ...row(p.id, key?.id ?? 0, 'hot-hash'), received: now })
+      // Two events: not more than the threshold, no decision.
+      await store.write([{ events: [event(), event()], outcomes: [] }])
+      expect(await store.claimAlertDecisions('probe', now, 0, 10)).toEqual([])
+      // The third, written through the store alone (no trigger code after the commit).
+      const [third] = await store.write([{ events: [event()], outcomes: [] }])
+      const pending = await store.claimAlertDecisions('probe', Date.now(), 0, 10)
+      expect(pending).toMatchObject([
+        {
+          projectId: p.id,
+          issueId: third?.events[0]?.issueId,
+          kind: 'frequency',
+          ruleId: rule.json<{ id: number }>().id,
+          triggerId: String(Math.floor(Date.now() / 3_600_000)),
+        },
+      ])
+      // A fourth event in the same window decides nothing new (the unique key).
+      await store.write([{ events: [event()], outcomes: [] }])
+      expect(await store.claimAlertDecisions('probe', Date.now(), 0, 10)).toHaveLength(1)
+    } finally {
+      await a.close()
+    }
+  })
 })

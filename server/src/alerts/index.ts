@@ -8,7 +8,7 @@ export interface AlertService {
   triggers: AlertTriggers
   drain: DecisionDrain
   worker: AlertWorker
-  /** Resolves once every stored event announced so far has had its rules evaluated. */
+  /** Resolves once every alert decision committed so far has become a delivery. */
   idle(): Promise<void>
 }
 
@@ -18,11 +18,16 @@ declare module 'fastify' {
   }
 }
 
+/** How soon after a stored event without a new issue or regression this node drains (ms). */
+const FREQUENCY_DRAIN_MS = 250
+
 /**
- * Wires alerts into the app: rules are evaluated on each `event.stored` notice, the delivery
+ * Wires alerts into the app: the decisions the ingest transaction records are drained into
+ * deliveries (at once for this node's new issues and regressions, within
+ * {@link FREQUENCY_DRAIN_MS} for its other events, by the poll for other nodes'), the delivery
  * worker starts when the app is ready and stops before it closes. Call it after the store's
- * onClose hook is registered (onClose hooks run last-registered first), so evaluations still
- * in flight finish before the store closes.
+ * onClose hook is registered (onClose hooks run last-registered first), so drains still in
+ * flight finish before the store closes.
  */
 export function setupAlerts(app: FastifyInstance): AlertService {
   const { store, bus, config, baseUrl } = app.services
@@ -41,14 +46,22 @@ export function setupAlerts(app: FastifyInstance): AlertService {
     onEnqueued: () => worker.wake(),
     onError: (err) => app.log.warn({ err }, 'alert rule evaluation failed'),
   })
-  const unsubscribe = triggers.listen(bus)
   const drain = new DecisionDrain(store, triggers, {
     onCreated: () => worker.wake(),
     onError: (err) => app.log.warn({ err }, 'alert decision drain failed'),
   })
-  // This node's own new issues and regressions are drained at once; other nodes' by the poll.
+  // This node's own new issues and regressions are drained at once, its other events (which
+  // may have met a frequency rule) once per FREQUENCY_DRAIN_MS; other nodes' by the poll.
+  let soon: NodeJS.Timeout | undefined
   const onStored = (e: { issueCreated: boolean; regressed: boolean }) => {
-    if (e.issueCreated || e.regressed) drain.drain().catch(() => undefined)
+    if (e.issueCreated || e.regressed) {
+      drain.drain().catch(() => undefined)
+      return
+    }
+    soon ??= setTimeout(() => {
+      soon = undefined
+      drain.drain().catch(() => undefined)
+    }, FREQUENCY_DRAIN_MS).unref()
   }
   bus.on('event.stored', onStored)
   const service: AlertService = {
@@ -57,7 +70,6 @@ export function setupAlerts(app: FastifyInstance): AlertService {
     worker,
     idle: async () => {
       await drain.drain()
-      await triggers.idle()
     },
   }
   app.decorate('alerts', service)
@@ -66,13 +78,12 @@ export function setupAlerts(app: FastifyInstance): AlertService {
     drain.start(config.alerts.pollMs)
   })
   app.addHook('preClose', async () => {
+    clearTimeout(soon)
     await drain.stop()
     await worker.stop()
   })
   app.addHook('onClose', async () => {
     bus.off('event.stored', onStored)
-    unsubscribe()
-    await triggers.idle()
   })
   return service
 }

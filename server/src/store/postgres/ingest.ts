@@ -1,5 +1,10 @@
 import type pg from 'pg'
-import { decideAlerts, mayAlert, type RuleConditionsRow } from '../alert-decisions.ts'
+import {
+  decideAlerts,
+  frequencyChecks,
+  frequencyDecision,
+  type RuleConditionsRow,
+} from '../alert-decisions.ts'
 import {
   type FoundIssue,
   type GroupingIo,
@@ -298,21 +303,31 @@ async function chargeUnits(
   return { quota, keep, used }
 }
 
-/** The alert outbox rows of the group's new issues and regressions (alert-decisions.ts). */
+/** The alert outbox rows of the group's stored events (alert-decisions.ts). */
 async function recordAlerts(
   c: Db,
   stored: { projectId: number; r: EventWriteResult }[],
   now: number,
 ): Promise<void> {
-  const candidates = stored.filter((s) => mayAlert(s.r))
-  if (candidates.length === 0) return
+  const live = stored.filter((s) => !s.r.duplicate)
+  if (live.length === 0) return
   const rules = await all<RuleConditionsRow>(
     c,
     `SELECT id, project_id, conditions FROM alert_rules
      WHERE project_id = ANY($1::bigint[]) AND deleted_at IS NULL`,
-    [[...new Set(candidates.map((x) => x.projectId))]],
+    [[...new Set(live.map((x) => x.projectId))]],
   )
-  const d = decideAlerts(rules, candidates)
+  if (rules.length === 0) return
+  const d = decideAlerts(rules, live)
+  for (const check of frequencyChecks(rules, live, d, now)) {
+    const counted = await first<{ n: number }>(
+      c,
+      'SELECT COUNT(*)::int AS n FROM (SELECT 1 FROM events WHERE issue_id = $1 AND received >= $2 LIMIT $3) capped',
+      [check.issueId, check.since, check.threshold + 1],
+    )
+    const f = frequencyDecision(check, counted?.n ?? 0, now)
+    if (f !== undefined) d.push(f)
+  }
   if (d.length === 0) return
   await run(
     c,

@@ -1,5 +1,10 @@
 import type Database from 'better-sqlite3'
-import { decideAlerts, mayAlert, type RuleConditionsRow } from '../alert-decisions.ts'
+import {
+  decideAlerts,
+  frequencyChecks,
+  frequencyDecision,
+  type RuleConditionsRow,
+} from '../alert-decisions.ts'
 import {
   hashRuns,
   issueTouchParams,
@@ -190,12 +195,22 @@ export function sqliteIngest(db: Database.Database): IngestStore {
     `INSERT OR IGNORE INTO alert_triggers (rule_id, project_id, issue_id, trigger_kind, trigger_id, event_id, created_at)
      VALUES (?, ?, ?, ?, ?, ?, ?)`,
   )
-  /** The alert outbox rows of the group's new issues and regressions (alert-decisions.ts). */
+  const countInWindow = db.prepare<[number, number, number], { n: number }>(
+    'SELECT COUNT(*) AS n FROM (SELECT 1 FROM events WHERE issue_id = ? AND received >= ? LIMIT ?)',
+  )
+  /** The alert outbox rows of the group's stored events (alert-decisions.ts). */
   const recordAlerts = (stored: { projectId: number; r: EventWriteResult }[], now: number) => {
-    const candidates = stored.filter((s) => mayAlert(s.r))
-    if (candidates.length === 0) return
-    const rules = [...new Set(candidates.map((c) => c.projectId))].flatMap((p) => rulesOf.all(p))
-    for (const d of decideAlerts(rules, candidates))
+    const live = stored.filter((s) => !s.r.duplicate)
+    if (live.length === 0) return
+    const rules = [...new Set(live.map((c) => c.projectId))].flatMap((p) => rulesOf.all(p))
+    if (rules.length === 0) return
+    const oneShot = decideAlerts(rules, live)
+    const frequent = frequencyChecks(rules, live, oneShot, now).flatMap((c) => {
+      const n = countInWindow.get(c.issueId, c.since, c.threshold + 1)?.n ?? 0
+      const d = frequencyDecision(c, n, now)
+      return d === undefined ? [] : [d]
+    })
+    for (const d of [...oneShot, ...frequent])
       addTrigger.run(d.ruleId, d.projectId, d.issueId, d.kind, d.triggerId, d.eventId, now)
   }
   const quotaOf = db.prepare<[number], { events: number; window_seconds: number }>(
