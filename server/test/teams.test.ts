@@ -160,6 +160,19 @@ describe('teams and members', () => {
     expect((await as(loner.headers).get('/api/0/teams/')).json()).toEqual([])
     const res = await as(loner.headers).post('/api/0/projects/', { name: 'mine' })
     expect(res.statusCode).toBe(403)
+    // Access is decided before the body is validated: an invalid body tells them nothing more.
+    const other = (await as(ADMIN).post('/api/0/projects/', { name: 'not theirs' })).json<{
+      id: number
+    }>().id
+    const invalid: [string, object][] = [
+      ['/api/0/teams/', {}],
+      ['/api/0/invitations/', { email: 'not an address' }],
+      [`/api/0/projects/${other}/alert-rules/`, { name: 1 }],
+    ]
+    for (const [url, body] of invalid) {
+      const bad = await as(loner.headers).post(url, body)
+      expect([bad.statusCode, url]).toEqual([url.includes('/projects/') ? 404 : 403, url])
+    }
   })
 })
 

@@ -200,8 +200,10 @@ export function installAccessControl(app: FastifyInstance): void {
       route.config = { ...route.config, access: PUBLIC }
     }
     if (route.config?.access?.need === 'public') return
-    const own = route.preHandler
-    route.preHandler = own === undefined ? [enforce] : [...[own].flat(), enforce]
+    // Before validation: a caller who may not act here learns nothing from the body's errors
+    // (403/404 first, as Sentry answers), and no handler-side parsing runs for them.
+    const own = route.preValidation
+    route.preValidation = own === undefined ? [enforce] : [enforce, ...[own].flat()]
   })
 }
 
