@@ -20,6 +20,7 @@ import {
   type Reservation,
   type UnitQuota,
 } from '../quota-rules.ts'
+import { HASHED_ISSUE_COLUMNS, type HashedIssueRow, toFoundIssue } from '../rows/issues.ts'
 import type {
   EventToWrite,
   EventWriteResult,
@@ -34,16 +35,6 @@ import { lockMonitors, monitorLockKeys, pgWriteCheckIn } from './monitors.ts'
 import { reserveQuota, settleQuota } from './quota-reservation.ts'
 import { pgHealthWriter } from './release-health.ts'
 
-/** A grouping hash with the triage columns of its issue. */
-interface HashedIssueRow {
-  issue_id: number
-  status: IssueStatus
-  for_review: number
-  ignore_until: number | null
-  ignore_until_seen: number | null
-  times_seen: number
-}
-
 const byHash = (a: { projectId: number; hash: string }, b: { projectId: number; hash: string }) =>
   a.projectId - b.projectId || (a.hash < b.hash ? -1 : a.hash > b.hash ? 1 : 0)
 
@@ -51,21 +42,12 @@ const byHash = (a: { projectId: number; hash: string }, b: { projectId: number; 
 async function findHash(c: Db, ev: EventToWrite): Promise<FoundIssue | undefined> {
   const h = await first<HashedIssueRow>(
     c,
-    `SELECT g.issue_id, i.status, i.for_review, i.ignore_until, i.ignore_until_seen, i.times_seen
+    `SELECT ${HASHED_ISSUE_COLUMNS}
            FROM grouphashes g JOIN issues i ON i.id = g.issue_id
            WHERE g.project_id = $1 AND g.hash = $2 FOR UPDATE OF i`,
     [ev.projectId, ev.hash],
   )
-  return h === undefined
-    ? undefined
-    : {
-        issueId: h.issue_id,
-        status: h.status,
-        forReview: h.for_review === 1,
-        ignoreUntil: h.ignore_until,
-        ignoreUntilSeen: h.ignore_until_seen,
-        timesSeen: h.times_seen,
-      }
+  return toFoundIssue(h)
 }
 
 /** Creates the issue of a new hash; undefined when another transaction claimed the hash. */

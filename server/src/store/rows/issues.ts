@@ -2,6 +2,7 @@
  * Issue and event rows as both stores read them, their mapping to the store types, and the
  * issue list's keyset cursor; shared so the SQLite and PostgreSQL stores cannot differ.
  */
+import type { FoundIssue } from '../grouping-upsert.ts'
 import type { Issue, IssueStatus, StoredEvent } from '../types.ts'
 
 /** An `issues` row. */
@@ -69,3 +70,30 @@ export function decodeCursor(cursor: string | undefined): [number, number] | und
   const [a, b] = cursor.split(':').map(Number)
   return Number.isSafeInteger(a) && Number.isSafeInteger(b) ? [a as number, b as number] : undefined
 }
+
+/** A grouping hash with the triage columns of its issue, as the ingest's hash lookup reads it. */
+export interface HashedIssueRow {
+  issue_id: number
+  status: IssueStatus
+  for_review: number
+  ignore_until: number | null
+  ignore_until_seen: number | null
+  times_seen: number
+}
+
+/** The columns of a {@link HashedIssueRow}, from `grouphashes g JOIN issues i`. */
+export const HASHED_ISSUE_COLUMNS =
+  'g.issue_id, i.status, i.for_review, i.ignore_until, i.ignore_until_seen, i.times_seen'
+
+/** A hash lookup's row as the grouping rule takes it (grouping-upsert.ts). */
+export const toFoundIssue = (h: HashedIssueRow | undefined): FoundIssue | undefined =>
+  h === undefined
+    ? undefined
+    : {
+        issueId: h.issue_id,
+        status: h.status,
+        forReview: h.for_review === 1,
+        ignoreUntil: h.ignore_until,
+        ignoreUntilSeen: h.ignore_until_seen,
+        timesSeen: h.times_seen,
+      }

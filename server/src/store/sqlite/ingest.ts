@@ -14,6 +14,7 @@ import {
 import { IssueSummaries } from '../issue-summaries.ts'
 import { eventOutcome, OutcomeCounters } from '../outcome-counters.ts'
 import { admitEvents, overQuotaOutcome, type QuotaWindow, type UnitQuota } from '../quota-rules.ts'
+import { HASHED_ISSUE_COLUMNS, type HashedIssueRow, toFoundIssue } from '../rows/issues.ts'
 import type {
   EventToWrite,
   EventWriteResult,
@@ -23,16 +24,6 @@ import type {
 } from '../types.ts'
 import { sqliteCheckInWriter } from './monitors.ts'
 import { sqliteHealthWriter } from './release-health.ts'
-
-/** A grouping hash with the triage columns of its issue. */
-interface HashedIssueRow {
-  issue_id: number
-  status: IssueStatus
-  for_review: number
-  ignore_until: number | null
-  ignore_until_seen: number | null
-  times_seen: number
-}
 
 /** The columns of one `events` row, in insert order. */
 type EventParams = [
@@ -66,7 +57,7 @@ export function sqliteIngest(db: Database.Database): IngestStore {
   )
   // The issue's triage columns come along: the rules (issue-rules.ts) decide in code.
   const findHash = db.prepare<[number, string], HashedIssueRow>(
-    `SELECT g.issue_id, i.status, i.for_review, i.ignore_until, i.ignore_until_seen, i.times_seen
+    `SELECT ${HASHED_ISSUE_COLUMNS}
      FROM grouphashes g JOIN issues i ON i.id = g.issue_id
      WHERE g.project_id = ? AND g.hash = ?`,
   )
@@ -102,16 +93,7 @@ export function sqliteIngest(db: Database.Database): IngestStore {
   const io: SyncGroupingIo = {
     findHash: (e) => {
       const h = findHash.get(e.projectId, e.hash)
-      return h === undefined
-        ? undefined
-        : {
-            issueId: h.issue_id,
-            status: h.status,
-            forReview: h.for_review === 1,
-            ignoreUntil: h.ignore_until,
-            ignoreUntilSeen: h.ignore_until_seen,
-            timesSeen: h.times_seen,
-          }
+      return toFoundIssue(h)
     },
     // One writer: the hash cannot have been claimed since findHash, so this always creates.
     createIssue: (e) => {
