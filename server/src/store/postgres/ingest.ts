@@ -20,7 +20,12 @@ import {
   type Reservation,
   type UnitQuota,
 } from '../quota-rules.ts'
-import { HASHED_ISSUE_COLUMNS, type HashedIssueRow, toFoundIssue } from '../rows/issues.ts'
+import {
+  eventInsertValues,
+  HASHED_ISSUE_COLUMNS,
+  type HashedIssueRow,
+  toFoundIssue,
+} from '../rows/issues.ts'
 import type {
   EventToWrite,
   EventWriteResult,
@@ -109,20 +114,7 @@ async function insertEvents(c: Db, rows: { e: EventToWrite; issueId: number }[])
   if (rows.length === 0) return
   const cols: unknown[][] = Array.from({ length: 11 }, () => [])
   for (const { e, issueId } of rows) {
-    const values = [
-      e.projectId,
-      e.eventId,
-      issueId,
-      e.keyId,
-      e.timestamp,
-      e.received,
-      e.level,
-      e.release,
-      e.environment,
-      e.component,
-      e.payload,
-    ]
-    for (const [i, v] of values.entries()) cols[i]?.push(v)
+    for (const [i, v] of eventInsertValues(e, issueId).entries()) cols[i]?.push(v)
   }
   const params = cols.map((_, i) => `$${i + 1}::${EVENT_TYPES.split(', ')[i]}`).join(', ')
   await run(c, `INSERT INTO events (${EVENT_COLUMNS}) SELECT * FROM unnest(${params})`, cols)

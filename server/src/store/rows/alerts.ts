@@ -9,6 +9,7 @@ import type {
   AlertRule,
   AlertTriggerKind,
   DeliveryStatus,
+  PendingAlert,
 } from '../types.ts'
 
 /** A `RuleRow` as the SQL returns it (snake_case columns). */
@@ -72,4 +73,30 @@ export const toDelivery = (r: DeliveryRow): AlertDelivery => ({
   createdAt: r.created_at,
   updatedAt: r.updated_at,
   sentAt: r.sent_at,
+})
+
+/** An `alert_triggers` row: an alert decision the ingest transaction recorded. */
+export interface TriggerRow {
+  id: number
+  rule_id: number
+  project_id: number
+  issue_id: number
+  trigger_kind: AlertTriggerKind
+  trigger_id: string
+  event_id: string
+}
+
+/** The columns of a {@link TriggerRow}, as both outboxes return them after a claim. */
+export const TRIGGER_COLUMNS =
+  'id, rule_id, project_id, issue_id, trigger_kind, trigger_id, event_id'
+
+/** Maps an `alert_triggers` row. */
+export const toPendingAlert = (r: TriggerRow): PendingAlert => ({
+  id: r.id,
+  ruleId: r.rule_id,
+  projectId: r.project_id,
+  issueId: r.issue_id,
+  kind: r.trigger_kind,
+  triggerId: r.trigger_id,
+  eventId: r.event_id,
 })

@@ -3,7 +3,7 @@
  * issue list's keyset cursor; shared so the SQLite and PostgreSQL stores cannot differ.
  */
 import type { FoundIssue } from '../grouping-upsert.ts'
-import type { Issue, IssueStatus, StoredEvent } from '../types.ts'
+import type { EventToWrite, Issue, IssueStatus, StoredEvent } from '../types.ts'
 
 /** An `issues` row. */
 export interface IssueRow {
@@ -97,3 +97,36 @@ export const toFoundIssue = (h: HashedIssueRow | undefined): FoundIssue | undefi
         ignoreUntilSeen: h.ignore_until_seen,
         timesSeen: h.times_seen,
       }
+
+/** The columns of one `events` row, in insert order. */
+export type EventParams = [
+  projectId: number,
+  eventId: string,
+  issueId: number,
+  keyId: number,
+  timestamp: number,
+  received: number,
+  level: string,
+  release: string | null,
+  environment: string | null,
+  component: string | null,
+  payload: string,
+]
+
+/**
+ * One stored event's values in the column order both backends insert (`project_id, event_id,
+ * issue_id, key_id, timestamp, received, level, release, environment, component, payload`).
+ */
+export const eventInsertValues = (e: EventToWrite, issueId: number): EventParams => [
+  e.projectId,
+  e.eventId,
+  issueId,
+  e.keyId,
+  e.timestamp,
+  e.received,
+  e.level,
+  e.release,
+  e.environment,
+  e.component,
+  e.payload,
+]

@@ -14,7 +14,13 @@ import {
 import { IssueSummaries } from '../issue-summaries.ts'
 import { eventOutcome, OutcomeCounters } from '../outcome-counters.ts'
 import { admitEvents, overQuotaOutcome, type QuotaWindow, type UnitQuota } from '../quota-rules.ts'
-import { HASHED_ISSUE_COLUMNS, type HashedIssueRow, toFoundIssue } from '../rows/issues.ts'
+import {
+  type EventParams,
+  eventInsertValues,
+  HASHED_ISSUE_COLUMNS,
+  type HashedIssueRow,
+  toFoundIssue,
+} from '../rows/issues.ts'
 import type {
   EventToWrite,
   EventWriteResult,
@@ -24,21 +30,6 @@ import type {
 } from '../types.ts'
 import { sqliteCheckInWriter } from './monitors.ts'
 import { sqliteHealthWriter } from './release-health.ts'
-
-/** The columns of one `events` row, in insert order. */
-type EventParams = [
-  projectId: number,
-  eventId: string,
-  issueId: number,
-  keyId: number,
-  timestamp: number,
-  received: number,
-  level: string,
-  release: string | null,
-  environment: string | null,
-  component: string | null,
-  payload: string,
-]
 
 /**
  * The ingest write path on SQLite: every unit of a group commit in one transaction of prepared
@@ -144,19 +135,7 @@ export function sqliteIngest(db: Database.Database): IngestStore {
     events.forEach((e, i) => {
       const r = results[i] as EventWriteResult
       if (r.duplicate) return
-      insertEvent.run(
-        e.projectId,
-        e.eventId,
-        r.issueId,
-        e.keyId,
-        e.timestamp,
-        e.received,
-        e.level,
-        e.release,
-        e.environment,
-        e.component,
-        e.payload,
-      )
+      insertEvent.run(...eventInsertValues(e, r.issueId))
     })
     return results
   }
