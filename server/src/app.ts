@@ -15,6 +15,7 @@ import { ApiError, errorStatus } from './errors.ts'
 import { healthRoutes } from './http/health.ts'
 import { httpServerOptions } from './http/server-options.ts'
 import { dropStaleIngestCaches } from './ingest/cache-invalidation.ts'
+import { DigestPool } from './ingest/digest-pool.ts'
 import { KeyResolver } from './ingest/keys.ts'
 import { installIngestProtection } from './ingest/protection.ts'
 import { QuotaGate } from './ingest/quota.ts'
@@ -107,6 +108,7 @@ export async function buildApp(
       delayMs: config.commitDelayMs,
       maxInFlight: commitConcurrency(store, config),
     }),
+    digests: new DigestPool(config.digestThreads),
     keys: new KeyResolver(store),
     quota: new QuotaGate(),
     baseUrl: () => baseUrl,

@@ -1,5 +1,6 @@
 import type { PrincipalSource } from './api/principal.ts'
 import type { Config } from './config.ts'
+import type { DigestPool } from './ingest/digest-pool.ts'
 import type { KeyResolver } from './ingest/keys.ts'
 import type { QuotaGate } from './ingest/quota.ts'
 import type { LiveBus } from './live/bus.ts'
@@ -16,6 +17,8 @@ export interface Services {
   store: Store
   bus: LiveBus
   committer: GroupCommitter
+  /** Where event items are parsed, normalised and grouped: worker threads (`DIGEST_THREADS`). */
+  digests: DigestPool
   keys: KeyResolver
   /** Per-project event quotas, counted in memory on the hot path (ingest/quota.ts). */
   quota: QuotaGate

@@ -22,6 +22,8 @@ export class IngestContext {
   readonly received: number
   readonly envelopeHeader: Record<string, unknown>
   readonly unit: WriteUnit = { events: [], outcomes: [] }
+  /** Event items waiting for the digest (digest-pool.ts), in envelope order. */
+  readonly digests: { payload: Uint8Array; headerId: string | undefined }[] = []
 
   constructor(resolved: ResolvedKey, received: number, envelopeHeader: Record<string, unknown>) {
     this.project = resolved.project
@@ -42,6 +44,11 @@ export class IngestContext {
       quantity,
     }
     this.unit.outcomes.push(delta)
+  }
+
+  /** Queues an event item's bytes for the digest, which turns it into a row for the commit. */
+  queueDigest(payload: Uint8Array, headerId: string | undefined): void {
+    this.digests.push({ payload, headerId })
   }
 
   /** Queues an event for the commit. Its `accepted` outcome is counted after the commit. */

@@ -9,8 +9,9 @@ import type { GroupCommitter } from '../store/group-commit.ts'
 import type { ProjectStore } from '../store/types.ts'
 import { readAuthenticatedBody } from './authenticated-body.ts'
 import { IngestContext } from './context.ts'
+import { type DigestPool, digestQueued } from './digest-pool.ts'
 import { parseEnvelope } from './envelope.ts'
-import { handleEventItem } from './items/event.ts'
+import { queueEventItem } from './items/event.ts'
 import { handleItems } from './items/index.ts'
 import type { KeyResolver, ResolvedKey } from './keys.ts'
 import { budgetHooks } from './protection.ts'
@@ -25,6 +26,7 @@ export interface IngestDeps {
   config: Config
   keys: KeyResolver
   committer: GroupCommitter
+  digests: DigestPool
   bus: LiveBus
   quota: QuotaGate
   store: ProjectStore & { changes: ChangeFeed }
@@ -44,7 +46,7 @@ function reply200(reply: FastifyReply, body: object, limit?: Record<string, stri
 
 /** Registers `/api/:projectId/envelope/` and `/api/:projectId/store/`. */
 export async function ingestRoutes(app: FastifyInstance, deps: IngestDeps): Promise<void> {
-  const { config, keys, committer, bus, quota } = deps
+  const { config, keys, committer, bus, quota, digests } = deps
   countRejections(app, deps)
   budgetHooks(app)
   app.removeAllContentTypeParsers()
@@ -86,9 +88,10 @@ export async function ingestRoutes(app: FastifyInstance, deps: IngestDeps): Prom
     const buf = body(req)
     const envelope = parseEnvelope(buf)
     const ctx = new IngestContext(resolved, received, envelope.header)
-    const out = handleItems(envelope.items, ctx, config.limits)
+    handleItems(envelope.items, ctx, config.limits)
+    const ids = await digestQueued(ctx, digests)
     await commit(ctx)
-    const id = out.eventIds[0] ?? normalizeEventId(envelope.header['event_id'])
+    const id = ids[0] ?? normalizeEventId(envelope.header['event_id'])
     return reply200(reply, id === undefined ? {} : { id }, quota.activeLimit(ctx.project.id))
   }
 
@@ -100,18 +103,15 @@ export async function ingestRoutes(app: FastifyInstance, deps: IngestDeps): Prom
     if (String(req.headers['content-type'] ?? '').startsWith('application/x-sentry-envelope')) {
       const envelope = parseEnvelope(buf)
       const ctx = new IngestContext(resolved, received, envelope.header)
-      const out = handleItems(envelope.items, ctx, config.limits)
+      handleItems(envelope.items, ctx, config.limits)
+      const ids = await digestQueued(ctx, digests)
       await commit(ctx)
-      const id = out.eventIds[0]
+      const id = ids[0]
       return reply200(reply, id === undefined ? {} : { id }, quota.activeLimit(ctx.project.id))
     }
     const ctx = new IngestContext(resolved, received, {})
-    const id = handleEventItem(
-      decodeStoreBody(buf, config.limits.maxEvent),
-      ctx,
-      config.limits.maxEvent,
-      false,
-    )
+    queueEventItem(decodeStoreBody(buf, config.limits.maxEvent), ctx, config.limits.maxEvent, false)
+    const [id] = await digestQueued(ctx, digests)
     await commit(ctx)
     return reply200(reply, { id }, quota.activeLimit(ctx.project.id))
   }

@@ -75,8 +75,11 @@ export interface EventToWrite {
   component: string | null
   hash: string
   groupingVersion: string
-  /** The normalised event JSON. */
-  payload: string
+  /**
+   * The normalised event JSON: text, or its UTF-8 bytes as the digest threads hand it over
+   * (ingest/digest-codec.ts), passed on to the writer without decoding.
+   */
+  payload: string | Uint8Array
 }
 
 /** What writing one event did. */

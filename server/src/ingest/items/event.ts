@@ -6,6 +6,17 @@ import { groupEvent } from '../../grouping/index.ts'
 import type { EventToWrite } from '../../store/types.ts'
 import type { IngestContext } from '../context.ts'
 
+/**
+ * What digesting an event needs to know of its request: the project and key it came with and
+ * when it arrived. An {@link IngestContext} is one; the digest threads get just these fields.
+ */
+export interface DigestScope {
+  readonly project: { readonly id: number }
+  readonly key: { readonly id: number; readonly component: string | null }
+  /** Receive time, ms. */
+  readonly received: number
+}
+
 /** Parses an event payload as a JSON object; anything else is a 400 for the whole request. */
 export function parseEventJson(payload: Buffer, what = 'event'): Record<string, unknown> {
   let value: unknown
@@ -26,7 +37,7 @@ export function parseEventJson(payload: Buffer, what = 'event'): Record<string, 
  */
 export function digestEvent(
   raw: Record<string, unknown>,
-  ctx: IngestContext,
+  ctx: DigestScope,
   eventId?: string,
 ): { row: EventToWrite; event: NormalizedEvent } {
   const event = normalizeEvent(raw, {
@@ -75,25 +86,38 @@ export function digestEvent(
 }
 
 /**
- * `event` items: errors and messages. With one event in the envelope the header's `event_id`
- * wins over the payload's (Relay); with several (allowed here, each costs quota) every event
- * keeps its own id, since one id for all would collapse them into one.
+ * The digest of one event item's bytes: parsed (a payload that is not a JSON object is a 400
+ * for the whole request), normalised, grouped, serialised. `headerId` is the envelope header's
+ * id when it wins over the payload's. Runs in the digest threads (digest-pool.ts) or inline.
  */
-export function handleEventItem(
+export function digestPayload(
+  payload: Uint8Array,
+  scope: DigestScope,
+  headerId: string | undefined,
+): EventToWrite {
+  const raw = parseEventJson(Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength))
+  return digestEvent(raw, scope, headerId ?? normalizeEventId(raw['event_id'])).row
+}
+
+/**
+ * `event` items: errors and messages, checked for size here and queued on the request for the
+ * digest (`ctx.digests`), which runs once every item of the envelope was handled. With one
+ * event in the envelope the header's `event_id` wins over the payload's (Relay); with several
+ * (allowed here, each costs quota) every event keeps its own id, since one id for all would
+ * collapse them into one.
+ */
+export function queueEventItem(
   payload: Buffer,
   ctx: IngestContext,
   maxEvent: number,
   useHeaderId: boolean,
-): string {
+): void {
   if (payload.length > maxEvent) {
     throw new ApiError(
       'too_large',
       `envelope exceeded size limits for type 'event' (${payload.length} > ${maxEvent} bytes)`,
     )
   }
-  const raw = parseEventJson(payload)
   const headerId = useHeaderId ? normalizeEventId(ctx.envelopeHeader['event_id']) : undefined
-  const { row } = digestEvent(raw, ctx, headerId ?? normalizeEventId(raw['event_id']))
-  ctx.addEvent(row)
-  return row.eventId
+  ctx.queueDigest(payload, headerId)
 }

@@ -3,14 +3,8 @@ import type { IngestContext } from '../context.ts'
 import type { EnvelopeItem } from '../envelope.ts'
 import { handleCheckInItem } from './check-in.ts'
 import { handleClientReport } from './client-report.ts'
-import { handleEventItem } from './event.ts'
+import { queueEventItem } from './event.ts'
 import { handleSessionItem, handleSessionsItem } from './session.ts'
-
-/** What handling the items of one envelope produced for the answer. */
-export interface ItemsResult {
-  /** Ids of the events queued, in envelope order. */
-  eventIds: string[]
-}
 
 /** Per-envelope facts a handler may need. */
 export interface ItemEnv {
@@ -19,22 +13,19 @@ export interface ItemEnv {
   eventCount: number
 }
 
-/** A handler validates one item and adds what it produces to the context; it may throw ApiError. */
-export type ItemHandler = (
-  item: EnvelopeItem,
-  ctx: IngestContext,
-  env: ItemEnv,
-  out: ItemsResult,
-) => void
+/**
+ * A handler validates one item and adds what it produces to the context (events are queued
+ * for the digest, which follows); it may throw ApiError.
+ */
+export type ItemHandler = (item: EnvelopeItem, ctx: IngestContext, env: ItemEnv) => void
 
 /**
  * The dispatch table: item type → handler. Types not listed here are dropped and counted as
  * `unsupported:<type>`, never fatal (the spec's envelope rule 1).
  */
 export const ITEM_HANDLERS: Record<string, ItemHandler> = {
-  event: (item, ctx, env, out) => {
-    out.eventIds.push(handleEventItem(item.payload, ctx, env.limits.maxEvent, env.eventCount === 1))
-  },
+  event: (item, ctx, env) =>
+    queueEventItem(item.payload, ctx, env.limits.maxEvent, env.eventCount === 1),
   client_report: (item, ctx, env) => handleClientReport(item.payload, ctx, env.limits.maxSmallItem),
   session: (item, ctx, env) => handleSessionItem(item.payload, ctx, env.limits.maxSmallItem),
   sessions: (item, ctx, env) => handleSessionsItem(item.payload, ctx, env.limits.maxSmallItem),
@@ -77,12 +68,7 @@ export function categoryOf(type: string): string {
 }
 
 /** Runs every item of an envelope through its handler, counting unknown types as unsupported. */
-export function handleItems(
-  items: EnvelopeItem[],
-  ctx: IngestContext,
-  limits: Limits,
-): ItemsResult {
-  const out: ItemsResult = { eventIds: [] }
+export function handleItems(items: EnvelopeItem[], ctx: IngestContext, limits: Limits): void {
   const env: ItemEnv = { limits, eventCount: items.filter((i) => i.header.type === 'event').length }
   for (const item of items) {
     const handler = Object.hasOwn(ITEM_HANDLERS, item.header.type)
@@ -92,7 +78,6 @@ export function handleItems(
       ctx.outcome('unsupported', item.header.type.slice(0, 64), categoryOf(item.header.type))
       continue
     }
-    handler(item, ctx, env, out)
+    handler(item, ctx, env)
   }
-  return out
 }

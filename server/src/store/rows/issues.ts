@@ -128,5 +128,9 @@ export const eventInsertValues = (e: EventToWrite, issueId: number): EventParams
   e.release,
   e.environment,
   e.component,
-  e.payload,
+  payloadText(e.payload),
 ]
+
+/** An event payload as text: bytes from the digest threads are decoded (a view, no copy first). */
+export const payloadText = (p: string | Uint8Array): string =>
+  typeof p === 'string' ? p : Buffer.from(p.buffer, p.byteOffset, p.byteLength).toString('utf8')

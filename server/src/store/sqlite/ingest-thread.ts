@@ -1,6 +1,6 @@
 import type { Worker } from 'node:worker_threads'
+import { spawnWorker } from '../../spawn-worker.ts'
 import type { IngestStore, PruneResult, RetentionStore, WriteUnitResult } from '../types.ts'
-import { spawnWorker } from './spawn-worker.ts'
 import { encodeUnits } from './unit-codec.ts'
 
 /**

@@ -8,6 +8,8 @@
  * Layout: `u32le metaLength`, the units as JSON with every event payload emptied, then for each
  * event in unit order `u32le byteLength` and the payload's UTF-8 bytes.
  *
+ * A payload that is already UTF-8 bytes (from the digest threads) is copied as it is.
+ *
  * Units are plain JSON data (store/types.ts: strings, finite numbers, booleans, null, arrays and
  * objects), so JSON keeps them as they are. Payloads come from `JSON.stringify`, which never
  * emits a lone surrogate (it escapes them), so the UTF-8 round trip is exact.
@@ -18,13 +20,14 @@ const U32 = 4
 
 /** Encodes a group's units into one transferable ArrayBuffer (see the module comment). */
 export function encodeUnits(units: readonly WriteUnit[]): ArrayBuffer {
-  const payloads: string[] = []
+  const payloads: (string | Uint8Array)[] = []
   const lengths: number[] = []
   let payloadBytes = 0
   const stripped = units.map((u) => ({
     ...u,
     events: u.events.map((e) => {
-      const n = Buffer.byteLength(e.payload, 'utf8')
+      const n =
+        typeof e.payload === 'string' ? Buffer.byteLength(e.payload, 'utf8') : e.payload.byteLength
       payloads.push(e.payload)
       lengths.push(n)
       payloadBytes += U32 + n
@@ -40,7 +43,9 @@ export function encodeUnits(units: readonly WriteUnit[]): ArrayBuffer {
   payloads.forEach((p, i) => {
     const n = lengths[i] ?? 0
     buf.writeUInt32LE(n, off)
-    off += U32 + buf.write(p, off + U32, n, 'utf8')
+    if (typeof p === 'string') buf.write(p, off + U32, n, 'utf8')
+    else buf.set(p, off + U32)
+    off += U32 + n
   })
   return ab
 }

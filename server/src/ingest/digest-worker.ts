@@ -1,0 +1,42 @@
+/**
+ * A digest thread (see digest-pool.ts): parses, normalises, groups and serialises the event
+ * items it is sent, so the main thread is left with HTTP and the group commit.
+ */
+import { parentPort } from 'node:worker_threads'
+import { ApiError } from '../errors.ts'
+import { type DigestOutcome, decodeJobs, encodeOutcomes } from './digest-codec.ts'
+import { digestPayload } from './items/event.ts'
+
+/** A batch to digest (`jobs`: digest-codec.ts), answered under the same `id`. */
+export interface DigestRequest {
+  id: number
+  jobs: ArrayBuffer
+}
+
+/** The answer to one batch: its outcomes, or why the batch itself could not be read. */
+export type DigestReply = { id: number; outcomes: ArrayBuffer } | { id: number; failure: string }
+
+const port = parentPort
+if (port === null) throw new Error('digest-worker.ts runs as a worker thread')
+
+port.on('message', (msg: DigestRequest) => {
+  let reply: DigestReply
+  try {
+    const outcomes = decodeJobs(msg.jobs).map((job): DigestOutcome => {
+      try {
+        return { row: digestPayload(job.payload, job.scope, job.headerId) }
+      } catch (err) {
+        if (err instanceof ApiError)
+          return { error: { code: err.code, detail: err.message, client: true } }
+        const e = err instanceof Error ? err : new Error(String(err))
+        return { error: { code: e.name, detail: e.stack ?? e.message, client: false } }
+      }
+    })
+    const ab = encodeOutcomes(outcomes)
+    port.postMessage({ id: msg.id, outcomes: ab } satisfies DigestReply, [ab])
+    return
+  } catch (err) {
+    reply = { id: msg.id, failure: err instanceof Error ? (err.stack ?? err.message) : String(err) }
+  }
+  port.postMessage(reply)
+})
