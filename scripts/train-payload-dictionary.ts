@@ -80,7 +80,7 @@ let chosen: Buffer | undefined
 for (const size of SIZES) {
   const dictionary = trainDictionary(samples, { size })
   if (size === CHOSEN) chosen = dictionary
-  for (const level of [1, 6, 9]) {
+  for (const level of [1, 3, 6, 9]) {
     const input = Buffer.from(bench, 'utf8')
     const enc = deflateRawSync(input, { level, dictionary })
     const other = deflateRawSync(foreign, { level, dictionary }).length

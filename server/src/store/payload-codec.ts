@@ -1,12 +1,14 @@
 /**
  * The stored form of an event's payload (the normalised event JSON), shared by both backends:
  * raw deflate with a preset dictionary of the strings SDK events repeat, behind a one-byte
- * format tag. A 3 KB Node error event is stored in ≈280 bytes instead of 3,028 (docs/storage-size.md).
- * Node 20's zlib has no zstd; deflate with a dictionary is built in and, with the dictionary,
- * within a few per cent of what zstd with a trained dictionary would give on payloads this small.
+ * format tag. The bench's 3 KB Node error event is stored in 289 bytes instead of 3,028
+ * (docs/storage-size.md).
+ * Node 20's zlib has no zstd (native zstd packages need prebuilt binaries); its deflate takes a
+ * preset dictionary too, which is what makes a payload this small compress: 1,413 bytes
+ * without one.
  *
  * Formats (first byte of the stored bytes):
- * - `0x01`: deflate-raw, level 6, preset dictionary v1 (payload-dictionary-v1.ts).
+ * - `0x01`: deflate-raw with preset dictionary v1 (payload-dictionary-v1.ts).
  * - `0x7b` (`{`): the JSON itself as UTF-8, for a payload compression does not shrink, and what
  *   a PostgreSQL TEXT row becomes when the column turns `bytea`.
  * - A string (an SQLite row written before the codec, `TEXT`): the JSON itself.
@@ -22,11 +24,12 @@ const PLAIN_JSON = 0x7b
 export const PAYLOAD_DICTIONARY_V1 = Buffer.from(PAYLOAD_DICTIONARY_V1_BASE64, 'base64')
 
 /**
- * Level 6 (zlib's default): on the bench event 279 bytes against 310 at level 1 and 278 at
- * level 9, at ≈20–50 µs per encode on the loaded 2-core machine, where the three levels were
- * within the noise of each other (scripts/train-payload-dictionary.ts prints the table).
+ * zlib level 3, by measurement on the bench event (interleaved, 41 × 300 calls on the loaded
+ * 2-core machine, fastest round): level 1 311 bytes in 15.6 µs, level 3 289 bytes in 15.9 µs,
+ * level 6 280 bytes in 21.7 µs, level 9 279 bytes in 21.6 µs. The level is the encoder's
+ * choice only: any level decodes the same way, so it can change without a new format tag.
  */
-const LEVEL = 6
+const LEVEL = 3
 
 /** A stored payload this server cannot read (an unknown format tag, corrupt deflate data). */
 export class PayloadUnreadableError extends Error {
