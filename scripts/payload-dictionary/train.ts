@@ -20,7 +20,7 @@ export function distinctPayloads(events: readonly CorpusEvent[]): string[] {
     delete v['event_id']
     seen.add(JSON.stringify(v))
   }
-  return [...seen].map((s) => s)
+  return [...seen]
 }
 
 /**
