@@ -4,7 +4,7 @@
  * keyset `id < ?`, the neighbours by id: checked with EXPLAIN QUERY PLAN in
  * sqlite/event-indexes.test.ts) without storing the id twice, and its ascending order turns the
  * left-end inserts of the descending index (half-full pages) into appends. Measured with
- * `dbstat` on 20,000 bench events: 21.7 → 7 bytes per event (docs/storage-size.md).
+ * `dbstat` on 20,000 bench events: 21.7 → 9.4 bytes per event (docs/storage-size.md).
  */
 export const sql = `
 DROP INDEX events_issue;
