@@ -19,6 +19,7 @@ import { randomBytes } from 'node:crypto'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import pg from 'pg'
+import { encodePayload } from '../../server/src/store/payload-codec.ts'
 import { openPool } from '../../server/src/store/postgres/db.ts'
 import { openPostgresStore } from '../../server/src/store/postgres/index.ts'
 import { createDayPartition } from '../../server/src/store/postgres/partitions.ts'
@@ -35,6 +36,8 @@ const RETENTION_DAYS = 90
 /** The fill spreads over this many days, the oldest 120 + DAYS days ago. */
 const DAYS = 8
 const PAYLOAD = JSON.stringify({ message: randomBytes(1750).toString('hex') })
+/** The same payload as the store writes it (payload-codec.ts), for the rows filled by SQL. */
+const STORED_PAYLOAD = encodePayload(PAYLOAD)
 
 /** The first day of the fill (UTC midnight). */
 const fillStart = (now: number) => Math.floor(now / DAY) * DAY - (120 + DAYS) * DAY
@@ -89,7 +92,7 @@ export async function fillExpired(s: Storage, n: number, now: number): Promise<v
         `INSERT INTO events (project_id, event_id, issue_id, key_id, timestamp, received, level, release, environment, component, payload)
          SELECT $1, lpad(to_hex(g), 32, '0'), $2, $3, ${at('g')}, ${at('g')}, 'error', NULL, 'production', NULL, $4
          FROM generate_series(1, $5::bigint) g`,
-        [ids.projectId, ids.issueId, ids.keyId, PAYLOAD, n - 1],
+        [ids.projectId, ids.issueId, ids.keyId, STORED_PAYLOAD, n - 1],
       )
       await store.pool.query(
         `INSERT INTO event_ids (project_id, event_id, received)
@@ -113,7 +116,7 @@ export async function fillExpired(s: Storage, n: number, now: number): Promise<v
       `WITH RECURSIVE g(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM g WHERE n < ?)
        INSERT INTO events (project_id, event_id, issue_id, key_id, timestamp, received, level, release, environment, component, payload)
        SELECT ?, printf('%032x', n), ?, ?, ${at('n')}, ${at('n')}, 'error', NULL, 'production', NULL, ? FROM g`,
-    ).run(n - 1, ids.projectId, ids.issueId, ids.keyId, PAYLOAD)
+    ).run(n - 1, ids.projectId, ids.issueId, ids.keyId, STORED_PAYLOAD)
     db.prepare(
       `INSERT OR REPLACE INTO issue_hours (issue_id, hour, events)
        SELECT issue_id, (received / 3600000) * 3600000 AS h, count(*) FROM events

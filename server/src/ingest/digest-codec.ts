@@ -2,8 +2,8 @@
  * How event items travel to the digest threads and their rows back (digest-pool.ts): one
  * transferred ArrayBuffer per batch each way, as the group commit's units travel to the SQLite
  * writer (store/sqlite/unit-codec.ts). The large part, each payload, crosses as raw bytes and
- * comes back as the stored JSON's UTF-8 bytes, which the main thread never decodes: it hands
- * them on to the writer as they are. Only the small fields go through JSON.
+ * comes back in its stored form (store/payload-codec.ts), which the main thread hands on to the
+ * writer as it is. Only the small fields go through JSON.
  *
  * Layout each way: `u32le metaLength`, the batch's small fields as JSON, then for each entry
  * in order `u32le byteLength` and its bytes.
@@ -113,7 +113,7 @@ export function encodeOutcomes(outcomes: readonly DigestOutcome[]): ArrayBuffer 
   return pack(meta, parts)
 }
 
-/** Unpacks a batch's results on the main thread; payloads stay UTF-8 bytes. */
+/** Unpacks a batch's results on the main thread; payloads stay bytes (views, no copy). */
 export function decodeOutcomes(ab: ArrayBuffer): DigestOutcome[] {
   const { meta, parts } = unpack<OutcomeMeta[]>(ab)
   let n = 0

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { payloadText } from '../store/rows/issues.ts'
+import { decodePayload } from '../store/payload-codec.ts'
 import {
   type DigestJob,
   type DigestOutcome,
@@ -30,7 +30,7 @@ const fixtureJobs = (): DigestJob[] =>
 
 /** A row with its payload as text, comparable across the inline and threaded digests. */
 const comparable = (o: DigestOutcome) =>
-  'row' in o ? { ...o.row, payload: payloadText(o.row.payload) } : o
+  'row' in o ? { ...o.row, payload: decodePayload(o.row.payload) } : o
 
 describe('digest codec', () => {
   it('carries jobs and outcomes through one buffer each, bytes and text intact', () => {
@@ -69,7 +69,7 @@ describe('digest threads', () => {
     const threaded = await Promise.all(jobs.map((j) => pool.digest([j])))
     expect(threaded.map((o) => o.length)).toEqual(jobs.map(() => 1))
     expect(threaded.flat().map(comparable)).toEqual(inline.map(comparable))
-    // The stored JSON comes back as UTF-8 bytes, never decoded on the way.
+    // The payload comes back in its stored form (compressed), never decoded on the way.
     const first = threaded[0]?.[0]
     expect(first !== undefined && 'row' in first && first.row.payload instanceof Uint8Array).toBe(
       true,

@@ -76,8 +76,8 @@ export interface EventToWrite {
   hash: string
   groupingVersion: string
   /**
-   * The normalised event JSON: text, or its UTF-8 bytes as the digest threads hand it over
-   * (ingest/digest-codec.ts), passed on to the writer without decoding.
+   * The normalised event JSON as text, or already in its stored form (store/payload-codec.ts)
+   * as the digest threads hand it over, passed on to the store as it is.
    */
   payload: string | Uint8Array
 }

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import Database from 'better-sqlite3'
 import pg from 'pg'
 import { afterEach, describe, expect, it } from 'vitest'
 import { row } from '../../../test/store-contract/contract.ts'
@@ -8,6 +9,10 @@ import { openWithProject } from '../../../test/store-contract/contract-setup.ts'
 import { createTestDatabase, type TestDatabase } from '../../../test/support/postgres-database.ts'
 import { openSqliteStore } from '../sqlite/index.ts'
 import { CopyRefusedError, copySqliteToPostgres } from './copy-from-sqlite.ts'
+import { openPostgresStore } from './index.ts'
+
+const LEGACY = JSON.stringify({ message: 'legacy row: C:\\temp\\x00 grüße' })
+const ENCODED = JSON.stringify({ message: 'written by the codec', tags: [['a', 'b']] })
 
 let db: TestDatabase | undefined
 let pool: pg.Pool | undefined
@@ -32,7 +37,7 @@ describe('copy SQLite → PostgreSQL', () => {
         events: [
           row(project.id, key.id, 'x'),
           row(project.id, key.id, 'x'),
-          row(project.id, key.id, 'y'),
+          row(project.id, key.id, 'y', { payload: ENCODED }),
         ],
         outcomes: [
           {
@@ -48,6 +53,18 @@ describe('copy SQLite → PostgreSQL', () => {
       },
     ])
     await store.close()
+    // A row written before the payload codec: TEXT, with what bytea input would misread.
+    const legacy = new Database(path)
+    legacy
+      .prepare('UPDATE events SET payload = ? WHERE event_id = (SELECT min(event_id) FROM events)')
+      .run(LEGACY)
+    const ids = legacy
+      .prepare<[], { event_id: string; t: string }>(
+        'SELECT event_id, typeof(payload) AS t FROM events ORDER BY event_id',
+      )
+      .all()
+    legacy.close()
+    expect(ids.map((r) => r.t)).toEqual(['text', 'blob', 'blob'])
 
     db = await createTestDatabase()
     pool = new pg.Pool({ connectionString: db.url, max: 2 })
@@ -57,8 +74,21 @@ describe('copy SQLite → PostgreSQL', () => {
     expect(count('issues')?.postgres).toBe(2)
     expect(count('outcomes')?.postgres).toBeGreaterThanOrEqual(1)
     expect(report.every((r) => r.sqlite === r.postgres)).toBe(true)
-    const ids = await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM event_ids')
-    expect(ids.rows[0]?.n).toBe(3)
+    const copied = await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM event_ids')
+    expect(copied.rows[0]?.n).toBe(3)
+    // Every payload reads back as they were written, the legacy one encoded on the way.
+    const pgStore = await openPostgresStore(db.url, { poolSize: 1 })
+    try {
+      const read = await Promise.all(ids.map((r) => pgStore.getEvent(project.id, r.event_id)))
+      expect(read.map((e) => e?.payload)).toEqual([LEGACY, '{}', ENCODED])
+    } finally {
+      await pgStore.close()
+    }
+    const stored = await pool.query<{ head: number }>(
+      'SELECT get_byte(payload, 0) AS head FROM events ORDER BY event_id',
+    )
+    // `{}` does not shrink: stored as its plain JSON bytes (first byte `{`).
+    expect(stored.rows.map((r) => r.head)).toEqual([0x01, 0x7b, 0x01])
     // Identity sequences continue after the copied ids: a new project does not collide.
     const next = await pool.query<{ id: string }>(
       "INSERT INTO projects (slug, name, created_at) VALUES ('new', 'New', 0) RETURNING id",

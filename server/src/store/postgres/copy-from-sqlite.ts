@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3'
 import type pg from 'pg'
 import { type AppliedMigration, pendingMigrations } from '../migration-plan.ts'
+import { encodePayload } from '../payload-codec.ts'
 import { loadMigrations } from '../sqlite/migrations.ts'
 import { loadPgMigrations, migratePg } from './migrations.ts'
 
@@ -100,7 +101,13 @@ export async function copySqliteToPostgres(sqlitePath: string, pool: pg.Pool): P
           batch = []
         }
         const select = src.prepare(`SELECT ${cols.join(', ')} FROM ${t.name}`).raw()
+        // Encoded payloads (BLOBs) are copied as they are: both backends store the codec's
+        // bytes. A row from before the codec is TEXT on SQLite; it is encoded on the way, since
+        // a string sent for a `bytea` parameter would be parsed as bytea escapes.
+        const payloadAt = t.name === 'events' ? cols.indexOf('payload') : -1
         for (const row of select.iterate() as Iterable<unknown[]>) {
+          const p = row[payloadAt]
+          if (typeof p === 'string') row[payloadAt] = encodePayload(p)
           batch.push(row)
           if (batch.length >= perBatch) await flush()
         }

@@ -107,7 +107,7 @@ const groupingIo = (c: Db): GroupingIo => ({
 const EVENT_COLUMNS =
   'project_id, event_id, issue_id, key_id, timestamp, received, level, release, environment, component, payload'
 const EVENT_TYPES =
-  'bigint[], text[], bigint[], bigint[], bigint[], bigint[], text[], text[], text[], text[], text[]'
+  'bigint[], text[], bigint[], bigint[], bigint[], bigint[], text[], text[], text[], text[], bytea[]'
 
 /** Inserts events with one statement (arrays unnested), whatever their number. */
 async function insertEvents(c: Db, rows: { e: EventToWrite; issueId: number }[]): Promise<void> {

@@ -2,6 +2,7 @@ import pg from 'pg'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createTestDatabase, type TestDatabase } from '../../../test/support/postgres-database.ts'
 import { MigrationMismatchError } from '../migration-plan.ts'
+import { decodePayload } from '../payload-codec.ts'
 import { loadPgMigrations, migratePg } from './migrations.ts'
 
 let db: TestDatabase | undefined
@@ -78,5 +79,39 @@ describe('postgres migrations', () => {
       { hour: h, events: 2 },
       { hour: 3 * h, events: 1 },
     ])
+  })
+  it('turns TEXT payloads into bytea the codec reads, and reads an issue newest first backwards', async () => {
+    db = await createTestDatabase()
+    const code = await loadPgMigrations()
+    const p = pool(db.url)
+    await migratePg(p, code.slice(0, 5))
+    const legacy = JSON.stringify({ message: 'before the codec: C:\\temp grüße \ud800' })
+    await p.query(`INSERT INTO projects (id, slug, name, created_at) VALUES (1, 'p', 'p', 0);
+      INSERT INTO issues (id, project_id, title, culprit, level, status, first_seen, last_seen, times_seen, grouping_version)
+        VALUES (5, 1, 't', 'c', 'error', 'unresolved', 0, 0, 1, 'v1')`)
+    await p.query(
+      `INSERT INTO events (project_id, event_id, issue_id, key_id, timestamp, received, level, payload)
+       VALUES (1, 'a', 5, 1, 0, 0, 'error', $1)`,
+      [legacy],
+    )
+    await migratePg(p, code)
+    const { rows } = await p.query<{ payload: Buffer; t: string }>(
+      'SELECT payload, pg_typeof(payload)::text AS t FROM events',
+    )
+    expect(rows.map((r) => r.t)).toEqual(['bytea'])
+    expect(decodePayload(rows[0]?.payload ?? Buffer.alloc(0))).toBe(legacy)
+    // The issue's events newest first come from the ascending index, scanned backwards.
+    const c = await p.connect()
+    try {
+      await c.query('SET enable_seqscan = off')
+      const plan = await c.query<{ 'QUERY PLAN': string }>(
+        'EXPLAIN SELECT * FROM events WHERE issue_id = 5 AND id < 10 ORDER BY id DESC LIMIT 50',
+      )
+      const text = plan.rows.map((r) => r['QUERY PLAN']).join('\n')
+      expect(text).toMatch(/Index Scan Backward using events_default_issue_id_id_idx/)
+      expect(text).not.toMatch(/Sort/)
+    } finally {
+      c.release()
+    }
   })
 })

@@ -3,6 +3,7 @@
  * issue list's keyset cursor; shared so the SQLite and PostgreSQL stores cannot differ.
  */
 import type { FoundIssue } from '../grouping-upsert.ts'
+import { encodePayload, readStoredPayload } from '../payload-codec.ts'
 import type { EventToWrite, Issue, IssueStatus, StoredEvent } from '../types.ts'
 
 /** An `issues` row. */
@@ -32,7 +33,8 @@ export interface EventRow {
   project_id: number
   received: number
   component: string | null
-  payload: string
+  /** The encoded payload (payload-codec.ts); a string on SQLite rows written before the codec. */
+  payload: string | Uint8Array
 }
 
 /** Maps an issue row to the interface type. */
@@ -54,14 +56,14 @@ export const toIssue = (r: IssueRow): Issue => ({
   ignoreUntilSeen: r.ignore_until_seen,
 })
 
-/** Maps an event row to the store's `StoredEvent`. */
+/** Maps an event row to the store's `StoredEvent`: the one place a stored payload is decoded. */
 export const toEvent = (r: EventRow): StoredEvent => ({
   eventId: r.event_id,
   issueId: r.issue_id,
   projectId: r.project_id,
   received: r.received,
   component: r.component,
-  payload: r.payload,
+  payload: readStoredPayload(r.payload),
 })
 
 /** Keyset cursor `lastSeen:id` for the issue list (stable under inserts). */
@@ -110,12 +112,14 @@ export type EventParams = [
   release: string | null,
   environment: string | null,
   component: string | null,
-  payload: string,
+  payload: Uint8Array,
 ]
 
 /**
  * One stored event's values in the column order both backends insert (`project_id, event_id,
  * issue_id, key_id, timestamp, received, level, release, environment, component, payload`).
+ * A JSON payload is encoded here (events the main thread digests: cron failures, OTLP error
+ * records); event items come already encoded from the digest threads (ingest/digest-pool.ts).
  */
 export const eventInsertValues = (e: EventToWrite, issueId: number): EventParams => [
   e.projectId,
@@ -128,9 +132,5 @@ export const eventInsertValues = (e: EventToWrite, issueId: number): EventParams
   e.release,
   e.environment,
   e.component,
-  payloadText(e.payload),
+  typeof e.payload === 'string' ? encodePayload(e.payload) : e.payload,
 ]
-
-/** An event payload as text: bytes from the digest threads are decoded (a view, no copy first). */
-export const payloadText = (p: string | Uint8Array): string =>
-  typeof p === 'string' ? p : Buffer.from(p.buffer, p.byteOffset, p.byteLength).toString('utf8')

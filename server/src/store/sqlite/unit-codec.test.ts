@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import type { EventToWrite, WriteUnit } from '../types.ts'
 import { decodeUnits, encodeUnits } from './unit-codec.ts'
 
-const event = (eventId: string, payload: string): EventToWrite => ({
+const event = (eventId: string, payload: string | Uint8Array): EventToWrite => ({
   projectId: 1,
   keyId: 2,
   eventId,
@@ -50,6 +50,20 @@ describe('unit codec', () => {
     const ab = encodeUnits(units)
     expect(ab).toBeInstanceOf(ArrayBuffer)
     expect(decodeUnits(ab)).toEqual(units)
+  })
+
+  it('keeps a payload in its stored form (bytes) as bytes, beside text payloads', () => {
+    const stored = Uint8Array.from([0x01, 0x00, 0xff, 0x7b, 0x0a])
+    const [u] = decodeUnits(
+      encodeUnits([
+        { events: [event('a'.repeat(32), stored), event('b'.repeat(32), 'b')], outcomes: [] },
+      ]),
+    )
+    const [bytes, text] = u?.events ?? []
+    expect(bytes?.payload).toBeInstanceOf(Uint8Array)
+    expect(Array.from(bytes?.payload as Uint8Array)).toEqual(Array.from(stored))
+    // A text payload that happens to read 'b' stays text.
+    expect(text?.payload).toBe('b')
   })
 
   it('refuses a buffer with bytes it cannot account for', () => {

@@ -8,7 +8,8 @@
  * Layout: `u32le metaLength`, the units as JSON with every event payload emptied, then for each
  * event in unit order `u32le byteLength` and the payload's UTF-8 bytes.
  *
- * A payload that is already UTF-8 bytes (from the digest threads) is copied as it is.
+ * A payload already in its stored form (bytes, from the digest threads) is copied as it is and
+ * arrives as bytes.
  *
  * Units are plain JSON data (store/types.ts: strings, finite numbers, booleans, null, arrays and
  * objects), so JSON keeps them as they are. Payloads come from `JSON.stringify`, which never
@@ -31,7 +32,8 @@ export function encodeUnits(units: readonly WriteUnit[]): ArrayBuffer {
       payloads.push(e.payload)
       lengths.push(n)
       payloadBytes += U32 + n
-      return { ...e, payload: '' }
+      // The stripped payload says which form follows: '' text, 'b' stored bytes.
+      return { ...e, payload: typeof e.payload === 'string' ? '' : 'b' }
     }),
   }))
   const meta = JSON.stringify(stripped)
@@ -59,7 +61,10 @@ export function decodeUnits(ab: ArrayBuffer): WriteUnit[] {
   for (const u of units) {
     for (const e of u.events) {
       const n = buf.readUInt32LE(off)
-      e.payload = buf.toString('utf8', off + U32, off + U32 + n)
+      e.payload =
+        e.payload === 'b'
+          ? buf.subarray(off + U32, off + U32 + n)
+          : buf.toString('utf8', off + U32, off + U32 + n)
       off += U32 + n
     }
   }
