@@ -5,11 +5,13 @@
  * several rounds, for the bench's event (`fixtures/envelopes/event/node-11-error.envelope`) and
  * for every event payload in `fixtures/envelopes/**`.
  *
- * Usage (no npm needed):
- *   node --import tsx scripts/bench/digest.ts [--rounds 7] [--ms 400] [--root DIR]
- * `--root` runs the digest of another checkout (e.g. an unpacked `git archive` of the old
- * commit, with `node_modules` linked) so two versions can be measured alternately in one
- * process; profile with `node --cpu-prof --import tsx scripts/bench/digest.ts`.
+ * Usage (no npm needed; it runs the build, as the server does, so build first):
+ *   npx tsc -b server && node --import tsx scripts/bench/digest.ts [--rounds 7] [--ms 400] [--root DIR]…
+ * Each `--root` is a checkout whose `server/dist` is measured (default: this one), e.g. an
+ * unpacked `git archive` of the old commit with `node_modules` linked and built: the versions
+ * run alternately in one process, so load on the machine hits them alike. Profile with
+ * `node --cpu-prof --cpu-prof-dir=DIR --import tsx scripts/bench/digest.ts`. The build, not
+ * the sources through tsx: tsx wraps every closure in a `__name` call that the build lacks.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join, relative, resolve } from 'node:path'
@@ -79,9 +81,9 @@ type Digest = (events: readonly CorpusEvent[]) => number
 
 /** Loads a checkout's digest step; the loop mirrors `handleEventItem` (parse, id, digest). */
 async function loadDigest(root: string): Promise<Digest> {
-  const items = await import(resolve(root, 'server/src/ingest/items/event.ts'))
-  const ids = await import(resolve(root, 'server/src/event/normalize.ts'))
-  const { IngestContext } = await import(resolve(root, 'server/src/ingest/context.ts'))
+  const items = await import(resolve(root, 'server/dist/ingest/items/event.js'))
+  const ids = await import(resolve(root, 'server/dist/event/normalize.js'))
+  const { IngestContext } = await import(resolve(root, 'server/dist/ingest/context.js'))
   const parse = items.parseEventJson as (p: Buffer) => Record<string, unknown>
   const digest = items.digestEvent as (
     raw: Record<string, unknown>,

@@ -176,6 +176,13 @@ const HOSTILE: Record<string, string> = {
     errors: [{ type: 'client', name: 'x' }],
   }),
   nothing: '{}',
+  atTheBounds:
+    '{"message":"m","extra":{"__proto__":{"a":1},"x":{"__proto__":5,"y":1},"inf":[1e999,-1e999],' +
+    `"exact":${JSON.stringify({ s: long(8192), w: wide(200), l: Array.from({ length: 200 }, () => 0), d: deep(8) })},` +
+    `"over":${JSON.stringify({ s: long(8193), w: wide(201), l: Array.from({ length: 201 }, () => 0), d: deep(9) })},` +
+    `"${long(200, 'k')}":1},"contexts":{"a":{"b":${JSON.stringify(deep(8))}}},` +
+    '"user":{"__proto__":null},"request":{"data":{"k":"v"}},' +
+    '"breadcrumbs":[{"data":{"__proto__":{"p":1}}}],"sdk":{"name":1}}',
 }
 
 /** What is pinned per event: the row without the payload, and the payload or its sha256. */
