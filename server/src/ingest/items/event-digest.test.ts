@@ -181,7 +181,7 @@ const HOSTILE: Record<string, string> = {
     `"exact":${JSON.stringify({ s: long(8192), w: wide(200), l: Array.from({ length: 200 }, () => 0), d: deep(8) })},` +
     `"over":${JSON.stringify({ s: long(8193), w: wide(201), l: Array.from({ length: 201 }, () => 0), d: deep(9) })},` +
     `"${long(200, 'k')}":1},"contexts":{"a":{"b":${JSON.stringify(deep(8))}}},` +
-    '"user":{"__proto__":null},"request":{"data":{"k":"v"}},' +
+    `"user":{"__proto__":null},"request":{"data":{"k":"v"},"${long(201, 'r')}":1},` +
     '"breadcrumbs":[{"data":{"__proto__":{"p":1}}}],"sdk":{"name":1}}',
 }
 
