@@ -267,16 +267,13 @@ export function normalizeEvent(
     level: normalizeLevel(raw['level']),
     tags: tags(raw['tags'], notes),
   }
-  for (const k of [
-    'logger',
-    'transaction',
-    'server_name',
-    'release',
-    'dist',
-    'environment',
-  ] as const) {
-    put(event, k, str(raw[k], k === 'transaction' ? 200 : 256))
-  }
+  // Field by field, in this order (the stored JSON keeps it): constant-name stores.
+  put(event, 'logger', str(raw['logger'], 256))
+  put(event, 'transaction', str(raw['transaction'], 200))
+  put(event, 'server_name', str(raw['server_name'], 256))
+  put(event, 'release', str(raw['release'], 256))
+  put(event, 'dist', str(raw['dist'], 256))
+  put(event, 'environment', str(raw['environment'], 256))
   put(event, 'logentry', logentry(raw, notes))
   put(event, 'exception', exceptions(raw['exception'], notes))
   put(event, 'stacktrace', stacktrace(raw['stacktrace'], notes))

@@ -48,18 +48,27 @@ function messageValues(text: string | undefined): string[] | undefined {
   return text === undefined ? undefined : ['message', `message:${normalizeMessage(text)}`]
 }
 
-/** Type (unless synthetic), then the frames (`keys`), or the value when no frame contributes. */
-function exceptionValues(exception: ExceptionValue, keys: readonly FrameKey[]): string[] {
-  const values: string[] = []
+/**
+ * Appends `exception`, the type (unless synthetic), then the frames (`keys`), or the value when
+ * no frame contributes; nothing when none of them does. Appends to one list for the whole chain
+ * rather than returning a list per exception to be flattened.
+ */
+function pushExceptionValues(
+  out: string[],
+  exception: ExceptionValue,
+  keys: readonly FrameKey[],
+): void {
+  const start = out.length
+  out.push('exception')
   const type = nonBlank(exception.type)
-  if (type !== undefined && exception.mechanism?.synthetic !== true) values.push(`type:${type}`)
+  if (type !== undefined && exception.mechanism?.synthetic !== true) out.push(`type:${type}`)
   if (keys.length > 0) {
-    for (const key of keys) values.push(frameValue(key))
+    for (const key of keys) out.push(frameValue(key))
   } else {
     const value = nonBlank(exception.value)
-    if (value !== undefined) values.push(`value:${normalizeMessage(value)}`)
+    if (value !== undefined) out.push(`value:${normalizeMessage(value)}`)
   }
-  return values.length === 0 ? [] : ['exception', ...values]
+  if (out.length === start + 1) out.length = start
 }
 
 /**
@@ -80,20 +89,20 @@ function chainValues(event: NormalizedEvent): string[] | undefined {
   // `app` if any in-app frame of the chain contributes, else `system` (every frame).
   const appKeys = appKeysOf(stacks, event.platform)
   const app = appKeys.some((keys) => keys.length > 0)
-  const values = chain.flatMap((exception, i) =>
-    exceptionValues(
-      exception,
-      (app ? appKeys[i] : stackKeys(stacks[i] ?? [], 'system', event.platform)) ?? [],
-    ),
-  )
+  const values: string[] = []
+  chain.forEach((exception, i) => {
+    const keys = app ? appKeys[i] : stackKeys(stacks[i] ?? [], 'system', event.platform)
+    pushExceptionValues(values, exception, keys ?? [])
+  })
   return values.length === 0 ? undefined : values
 }
 
 /** The values of the first strategy that contributes, else the shared fallback. */
 function defaultValues(event: NormalizedEvent): string[] {
+  const chain = chainValues(event)
+  if (chain !== undefined) return chain
   const threads = threadFrames(event)
   return (
-    chainValues(event) ??
     (threads === undefined ? undefined : stackValues('threads', threads, event.platform)) ??
     stackValues('stacktrace', event.stacktrace?.frames ?? [], event.platform) ??
     messageValues(groupingMessage(event)) ?? ['fallback'] // one shared group for the rest
