@@ -236,11 +236,16 @@ function breadcrumbs(v: unknown, notes: TrimNotes): { values: Breadcrumb[] } | u
     const ts = parseTimestamp(b['timestamp'])
     if (ts === undefined && b['timestamp'] != null)
       notes.add('invalid_timestamp', 'breadcrumbs.timestamp')
-    put(crumb, 'timestamp', ts)
-    put(crumb, 'type', str(b['type'], 64))
-    put(crumb, 'category', str(b['category'], 256))
-    put(crumb, 'message', str(b['message']))
-    put(crumb, 'level', str(b['level'], 32))
+    // Up to 200 per event: constant-name stores, in this order (the stored JSON keeps it).
+    if (ts !== undefined) crumb.timestamp = ts
+    const type = str(b['type'], 64)
+    if (type !== undefined) crumb.type = type
+    const category = str(b['category'], 256)
+    if (category !== undefined) crumb.category = category
+    const message = str(b['message'])
+    if (message !== undefined) crumb.message = message
+    const level = str(b['level'], 32)
+    if (level !== undefined) crumb.level = level
     if (isObj(b['data'])) crumb.data = trimBag(b['data'], 'breadcrumbs.data', notes) as Obj
     values.push(crumb)
   }
