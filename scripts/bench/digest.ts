@@ -153,12 +153,23 @@ for (let r = 0; r < rounds; r++) {
   })
 }
 console.log(`${corpus.length} event payloads in fixtures/envelopes; ${rounds} rounds of ${ms} ms`)
+const fmt = (xs: number[]): string =>
+  `${median(xs).toFixed(2)} µs (min ${Math.min(...xs).toFixed(1)}; ${xs.map((x) => x.toFixed(1)).join(' ')})`
 roots.forEach((root, i) => {
   const t = times[i]
   if (t === undefined) return
-  const fmt = (xs: number[]): string =>
-    `${median(xs).toFixed(2)} µs (${xs.map((x) => x.toFixed(1)).join(' ')})`
   console.log(`${relative(process.cwd(), root) || '.'}:`)
   console.log(`  bench event (node-11-error): ${fmt(t.bench)}`)
   console.log(`  whole corpus, per event:     ${fmt(t.corpus)}`)
+})
+// Per-round ratios to the first root: the load on the machine cancels within a round.
+const first = times[0]
+times.slice(1).forEach((t, i) => {
+  if (first === undefined) return
+  const ratio = (xs: number[], base: number[]): string =>
+    median(xs.map((x, r) => x / (base[r] ?? Number.NaN))).toFixed(3)
+  console.log(
+    `${relative(process.cwd(), roots[i + 1] ?? '') || '.'} / first root, median of per-round ratios: ` +
+      `bench event ${ratio(t.bench, first.bench)}, corpus ${ratio(t.corpus, first.corpus)}`,
+  )
 })

@@ -93,7 +93,11 @@ export function normalizeLevel(v: unknown): Level {
     if (v >= 20) return 'info'
     return 'debug'
   }
-  return (typeof v === 'string' ? LEVELS[v.toLowerCase()] : undefined) ?? 'error'
+  if (typeof v !== 'string') return 'error'
+  // Own keys only: `constructor` or `__proto__` would otherwise find Object.prototype's members
+  // and put a function or an object where the store expects a level.
+  const key = v.toLowerCase()
+  return Object.hasOwn(LEVELS, key) ? (LEVELS[key] ?? 'error') : 'error'
 }
 
 /**
