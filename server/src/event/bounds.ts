@@ -56,8 +56,56 @@ export class TrimNotes {
 /**
  * Trims a free-form value to the databag bounds. Never recurses deeper than `BOUNDS.bagDepth`,
  * so hostile nesting costs no stack; non-JSON numbers (`NaN`, `Infinity`) become null.
+ *
+ * A bag already within every bound is returned as it is, not copied: the copy would serialise
+ * to the same JSON and note nothing, and most events' bags are within bounds (copying them was
+ * most of this function's cost on the digest step, see docs/ingest-hot-path.md). The result
+ * may therefore share objects with `v`; callers store it, they never mutate it.
  */
 export function trimBag(v: unknown, name: string, notes: TrimNotes, depth = 0): unknown {
+  if (v !== null && typeof v === 'object' && withinBounds(v, depth)) return v
+  return copyBag(v, name, notes, depth)
+}
+
+/**
+ * Whether `copyBag(v, …, depth)` would note nothing and serialise exactly like `v`. Walks
+ * without allocating. Conservative: anything a JSON parser does not produce (`undefined`,
+ * functions, non-finite numbers, objects that are not plain), a `__proto__` key (the copy's
+ * assignment would set a prototype instead) and a key the copy would cut all answer false.
+ */
+function withinBounds(v: unknown, depth: number): boolean {
+  switch (typeof v) {
+    case 'string':
+      return v.length <= BOUNDS.bagString
+    case 'number':
+      return Number.isFinite(v)
+    case 'boolean':
+      return true
+    case 'object':
+      break
+    default:
+      return false
+  }
+  if (v === null) return true
+  if (depth >= BOUNDS.bagDepth) return false
+  if (Array.isArray(v)) {
+    if (v.length > BOUNDS.bagBreadth) return false
+    for (let i = 0; i < v.length; i++) if (!withinBounds(v[i], depth + 1)) return false
+    return true
+  }
+  if (Object.getPrototypeOf(v) !== Object.prototype) return false
+  const obj = v as Record<string, unknown>
+  let n = 0
+  // for…in also sees inherited enumerable keys (none on a plain object): only ever stricter.
+  for (const k in obj) {
+    if (++n > BOUNDS.bagBreadth || k.length > 200 || k === '__proto__') return false
+    if (!withinBounds(obj[k], depth + 1)) return false
+  }
+  return true
+}
+
+/** The trimming copy, for a bag that exceeds a bound somewhere (or is not plain JSON data). */
+function copyBag(v: unknown, name: string, notes: TrimNotes, depth: number): unknown {
   if (typeof v === 'string') {
     if (v.length <= BOUNDS.bagString) return v
     notes.add('value_too_long', name)
@@ -71,7 +119,7 @@ export function trimBag(v: unknown, name: string, notes: TrimNotes, depth = 0): 
   }
   if (Array.isArray(v)) {
     if (v.length > BOUNDS.bagBreadth) notes.add('too_many_items', name)
-    return v.slice(0, BOUNDS.bagBreadth).map((x, i) => trimBag(x, `${name}.${i}`, notes, depth + 1))
+    return v.slice(0, BOUNDS.bagBreadth).map((x, i) => copyBag(x, `${name}.${i}`, notes, depth + 1))
   }
   const out: Record<string, unknown> = {}
   let n = 0
@@ -80,7 +128,7 @@ export function trimBag(v: unknown, name: string, notes: TrimNotes, depth = 0): 
       notes.add('too_many_items', name)
       break
     }
-    out[k.slice(0, 200)] = trimBag(x, `${name}.${k.slice(0, 40)}`, notes, depth + 1)
+    out[k.slice(0, 200)] = copyBag(x, `${name}.${k.slice(0, 40)}`, notes, depth + 1)
   }
   return out
 }

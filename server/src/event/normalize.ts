@@ -18,13 +18,17 @@ const str = (v: unknown, max = 8192): string | undefined =>
 const num = (v: unknown): number | undefined =>
   typeof v === 'number' && Number.isFinite(v) ? v : undefined
 const bool = (v: unknown): boolean | undefined => (typeof v === 'boolean' ? v : undefined)
-const strList = (v: unknown, max: number = BOUNDS.contextLines): string[] | undefined =>
-  Array.isArray(v)
-    ? v
-        .slice(0, max)
-        .map((x) => str(x, 1024))
-        .filter((x): x is string => x !== undefined)
-    : undefined
+/** The first `max` strings (numbers as text) of a list; a loop: it runs twice per frame. */
+function strList(v: unknown, max: number = BOUNDS.contextLines): string[] | undefined {
+  if (!Array.isArray(v)) return undefined
+  const out: string[] = []
+  const n = Math.min(v.length, max)
+  for (let i = 0; i < n; i++) {
+    const s = str(v[i], 1024)
+    if (s !== undefined) out.push(s)
+  }
+  return out
+}
 
 /** Sets `key` only when the value exists (the types use exact optional properties). */
 function put<T extends object, K extends keyof T>(
@@ -49,13 +53,14 @@ export function normalizeEventId(v: unknown): string | undefined {
 /** Generates a fresh event id. */
 export const newEventId = (): string => randomUUID().replaceAll('-', '')
 
+const sane = (s: number): number | undefined =>
+  Number.isFinite(s) && s > 0 && s <= BOUNDS.maxTimestamp ? s : undefined
+
 /**
  * Float Unix seconds or an RFC 3339 string to Unix seconds; undefined for anything else and for
  * times after 9999 (`1e20`, `"9999999999999"`), which no date formatter can print.
  */
 export function parseTimestamp(v: unknown): number | undefined {
-  const sane = (s: number): number | undefined =>
-    Number.isFinite(s) && s > 0 && s <= BOUNDS.maxTimestamp ? s : undefined
   if (typeof v === 'number' && Number.isFinite(v) && v > 0) return sane(v > 1e11 ? v / 1000 : v)
   if (typeof v === 'string' && v !== '' && v.length <= 64) {
     const asNum = Number(v)
@@ -88,30 +93,49 @@ export function normalizeLevel(v: unknown): Level {
     if (v >= 20) return 'info'
     return 'debug'
   }
-  return (typeof v === 'string' ? LEVELS[v.toLowerCase()] : undefined) ?? 'error'
+  if (typeof v !== 'string') return 'error'
+  // Own keys only: `constructor` or `__proto__` would otherwise find Object.prototype's members
+  // and put a function or an object where the store expects a level.
+  const key = v.toLowerCase()
+  return Object.hasOwn(LEVELS, key) ? (LEVELS[key] ?? 'error') : 'error'
 }
 
+/**
+ * One frame, its fields in this order (the stored JSON keeps it). Written out field by field
+ * rather than as a loop over names: it runs for every frame of every event, and a store with a
+ * constant name is far cheaper than one with a name from a list.
+ */
 function frame(v: unknown, notes: TrimNotes): Frame | undefined {
   if (!isObj(v)) return undefined
   const f: Frame = {}
-  for (const k of [
-    'filename',
-    'abs_path',
-    'function',
-    'raw_function',
-    'module',
-    'package',
-    'platform',
-  ] as const) {
-    put(f, k, str(v[k], 1024))
-  }
-  put(f, 'context_line', str(v['context_line'], 1024))
-  put(f, 'instruction_addr', str(v['instruction_addr'], 64))
-  put(f, 'lineno', num(v['lineno']))
-  put(f, 'colno', num(v['colno']))
-  put(f, 'in_app', bool(v['in_app']))
-  put(f, 'pre_context', strList(v['pre_context']))
-  put(f, 'post_context', strList(v['post_context']))
+  const filename = str(v['filename'], 1024)
+  if (filename !== undefined) f.filename = filename
+  const absPath = str(v['abs_path'], 1024)
+  if (absPath !== undefined) f.abs_path = absPath
+  const fn = str(v['function'], 1024)
+  if (fn !== undefined) f.function = fn
+  const rawFunction = str(v['raw_function'], 1024)
+  if (rawFunction !== undefined) f.raw_function = rawFunction
+  const module = str(v['module'], 1024)
+  if (module !== undefined) f.module = module
+  const pkg = str(v['package'], 1024)
+  if (pkg !== undefined) f.package = pkg
+  const platform = str(v['platform'], 1024)
+  if (platform !== undefined) f.platform = platform
+  const contextLine = str(v['context_line'], 1024)
+  if (contextLine !== undefined) f.context_line = contextLine
+  const instructionAddr = str(v['instruction_addr'], 64)
+  if (instructionAddr !== undefined) f.instruction_addr = instructionAddr
+  const lineno = num(v['lineno'])
+  if (lineno !== undefined) f.lineno = lineno
+  const colno = num(v['colno'])
+  if (colno !== undefined) f.colno = colno
+  const inApp = bool(v['in_app'])
+  if (inApp !== undefined) f.in_app = inApp
+  const pre = strList(v['pre_context'])
+  if (pre !== undefined) f.pre_context = pre
+  const post = strList(v['post_context'])
+  if (post !== undefined) f.post_context = post
   if (isObj(v['vars'])) f.vars = trimBag(v['vars'], 'frame.vars', notes) as Record<string, unknown>
   return f
 }
@@ -119,9 +143,11 @@ function frame(v: unknown, notes: TrimNotes): Frame | undefined {
 function stacktrace(v: unknown, notes: TrimNotes): Stacktrace | undefined {
   if (!isObj(v) || !Array.isArray(v['frames'])) return undefined
   if (v['frames'].length > BOUNDS.frames) notes.add('too_many_items', 'stacktrace.frames')
-  const frames = keepEnds(v['frames'], BOUNDS.frames)
-    .map((f) => frame(f, notes))
-    .filter((f): f is Frame => f !== undefined)
+  const frames: Frame[] = []
+  for (const raw of keepEnds(v['frames'], BOUNDS.frames)) {
+    const f = frame(raw, notes)
+    if (f !== undefined) frames.push(f)
+  }
   return frames.length > 0 ? { frames } : undefined
 }
 
@@ -153,9 +179,11 @@ function exceptions(v: unknown, notes: TrimNotes): { values: ExceptionValue[] } 
         : [v]
       : []
   if (list.length > BOUNDS.exceptions) notes.add('too_many_items', 'exception.values')
-  const values = keepEnds(list, BOUNDS.exceptions)
-    .map((e) => exceptionValue(e, notes))
-    .filter((e): e is ExceptionValue => e !== undefined)
+  const values: ExceptionValue[] = []
+  for (const raw of keepEnds(list, BOUNDS.exceptions)) {
+    const e = exceptionValue(raw, notes)
+    if (e !== undefined) values.push(e)
+  }
   return values.length > 0 ? { values } : undefined
 }
 
@@ -212,11 +240,16 @@ function breadcrumbs(v: unknown, notes: TrimNotes): { values: Breadcrumb[] } | u
     const ts = parseTimestamp(b['timestamp'])
     if (ts === undefined && b['timestamp'] != null)
       notes.add('invalid_timestamp', 'breadcrumbs.timestamp')
-    put(crumb, 'timestamp', ts)
-    put(crumb, 'type', str(b['type'], 64))
-    put(crumb, 'category', str(b['category'], 256))
-    put(crumb, 'message', str(b['message']))
-    put(crumb, 'level', str(b['level'], 32))
+    // Up to 200 per event: constant-name stores, in this order (the stored JSON keeps it).
+    if (ts !== undefined) crumb.timestamp = ts
+    const type = str(b['type'], 64)
+    if (type !== undefined) crumb.type = type
+    const category = str(b['category'], 256)
+    if (category !== undefined) crumb.category = category
+    const message = str(b['message'])
+    if (message !== undefined) crumb.message = message
+    const level = str(b['level'], 32)
+    if (level !== undefined) crumb.level = level
     if (isObj(b['data'])) crumb.data = trimBag(b['data'], 'breadcrumbs.data', notes) as Obj
     values.push(crumb)
   }
@@ -243,16 +276,13 @@ export function normalizeEvent(
     level: normalizeLevel(raw['level']),
     tags: tags(raw['tags'], notes),
   }
-  for (const k of [
-    'logger',
-    'transaction',
-    'server_name',
-    'release',
-    'dist',
-    'environment',
-  ] as const) {
-    put(event, k, str(raw[k], k === 'transaction' ? 200 : 256))
-  }
+  // Field by field, in this order (the stored JSON keeps it): constant-name stores.
+  put(event, 'logger', str(raw['logger'], 256))
+  put(event, 'transaction', str(raw['transaction'], 200))
+  put(event, 'server_name', str(raw['server_name'], 256))
+  put(event, 'release', str(raw['release'], 256))
+  put(event, 'dist', str(raw['dist'], 256))
+  put(event, 'environment', str(raw['environment'], 256))
   put(event, 'logentry', logentry(raw, notes))
   put(event, 'exception', exceptions(raw['exception'], notes))
   put(event, 'stacktrace', stacktrace(raw['stacktrace'], notes))

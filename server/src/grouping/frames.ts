@@ -124,10 +124,10 @@ export function threadFrames(event: NormalizedEvent): Frame[] | undefined {
 
 /** The stack that locates the event: the primary exception's, else the event's, else a thread's. */
 export function primaryFrames(event: NormalizedEvent): Frame[] {
-  const candidates = [
-    event.exception?.values.at(-1)?.stacktrace?.frames,
-    event.stacktrace?.frames,
-    threadFrames(event),
-  ]
-  return candidates.find((frames) => frames !== undefined && frames.length > 0) ?? []
+  const exception = event.exception?.values.at(-1)?.stacktrace?.frames
+  if (exception !== undefined && exception.length > 0) return exception
+  const stack = event.stacktrace?.frames
+  if (stack !== undefined && stack.length > 0) return stack
+  const thread = threadFrames(event)
+  return thread !== undefined && thread.length > 0 ? thread : []
 }

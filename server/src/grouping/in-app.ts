@@ -18,6 +18,9 @@ const LIBRARY_PATHS: readonly RegExp[] = [
   /^https?:\/\/(?:unpkg\.com|cdn\.jsdelivr\.net|cdnjs\.cloudflare\.com)\//,
 ]
 
+/** The rules as one alternation: one regex run per path instead of eleven (same matches). */
+const LIBRARY_PATH = new RegExp(LIBRARY_PATHS.map((re) => re.source).join('|'))
+
 /** Rust standard library functions, including trait impls written `<core::… as …>::…`. */
 const LIBRARY_FUNCTION = /^<?(?:std|core|alloc)::/
 
@@ -27,9 +30,8 @@ const LIBRARY_MODULE =
 
 /** Guesses from paths and names whether a frame is application code; true unless it matches. */
 export function looksInApp(frame: Frame): boolean {
-  const paths = [frame.abs_path, frame.filename, frame.package]
-  if (paths.some((path) => path !== undefined && LIBRARY_PATHS.some((re) => re.test(path)))) {
-    return false
+  for (const path of [frame.abs_path, frame.filename, frame.package]) {
+    if (path !== undefined && LIBRARY_PATH.test(path)) return false
   }
   if (frame.function !== undefined && LIBRARY_FUNCTION.test(frame.function)) return false
   return frame.module === undefined || !LIBRARY_MODULE.test(frame.module)

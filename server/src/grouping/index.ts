@@ -22,9 +22,12 @@ export const CURRENT_GROUPING_VERSION: string = 'v1'
 
 /** Computes the group hash, title and culprit of an event with the current strategy. */
 export function groupEvent(event: NormalizedEvent): GroupingResult {
+  const { title, culprit, metadata } = labelEvent(event)
   return {
     hash: hashValues(groupingValuesV1(event)),
     version: CURRENT_GROUPING_VERSION,
-    ...labelEvent(event),
+    title,
+    culprit,
+    metadata,
   }
 }

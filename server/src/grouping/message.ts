@@ -9,11 +9,35 @@ export function nonBlank(text: string | undefined): string | undefined {
   return text === undefined || text.trim() === '' ? undefined : text
 }
 
+/**
+ * Calls `visit` with each line of `text` (split at `\r\n`, `\r` or `\n`, as
+ * `text.split(/\r\n|\r|\n/)` would) until it returns true. Scanning instead of splitting: an
+ * exception value may be kilobytes long and only its first lines are wanted.
+ */
+export function eachLine(text: string, visit: (line: string) => boolean): void {
+  let start = 0
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (c !== 10 && c !== 13) continue
+    if (visit(text.slice(start, i))) return
+    if (c === 13 && text.charCodeAt(i + 1) === 10) i++
+    start = i + 1
+  }
+  visit(text.slice(start))
+}
+
 /** Keeps the first two non-empty lines, so appended dumps or payloads do not split a group. */
 export function firstLines(text: string): string {
-  const lines = text.split(/\r\n|\r|\n/).filter((line) => line.trim() !== '')
-  const kept = lines.slice(0, GROUPING_LINES).join('\n')
-  return lines.length > GROUPING_LINES ? `${kept}...` : kept
+  const lines: string[] = []
+  let more = false
+  eachLine(text, (line) => {
+    if (line.trim() === '') return false
+    if (lines.length === GROUPING_LINES) more = true
+    else lines.push(line)
+    return more
+  })
+  const kept = lines.join('\n')
+  return more ? `${kept}...` : kept
 }
 
 /** The form of a message or exception value that enters the group hash. */

@@ -1,6 +1,6 @@
 import type { NormalizedEvent } from '../event/types.ts'
 import { crashFrame, primaryFrames } from './frames.ts'
-import { displayMessage, nonBlank } from './message.ts'
+import { displayMessage, eachLine, nonBlank } from './message.ts'
 
 /** How an issue is labelled in lists: independent of the grouping version. */
 export interface EventLabels {
@@ -20,12 +20,12 @@ export function truncate(text: string, max: number): string {
 }
 
 function firstLine(text: string): string {
-  return (
-    text
-      .split(/\r\n|\r|\n/)
-      .find((line) => line.trim() !== '')
-      ?.trim() ?? ''
-  )
+  let first = ''
+  eachLine(text, (line) => {
+    first = line.trim()
+    return first !== ''
+  })
+  return first
 }
 
 function title(

@@ -5,16 +5,33 @@
  */
 import type { ExceptionValue, Frame, NormalizedEvent } from '../event/types.ts'
 import { planFingerprint } from './fingerprint.ts'
-import { type FrameKey, stackKeys, threadFrames, type Variant } from './frames.ts'
+import { type FrameKey, stackKeys, threadFrames } from './frames.ts'
 import { groupingMessage, nonBlank, normalizeMessage } from './message.ts'
 
+/**
+ * `frame:` and the key as JSON, written out: the same text as `JSON.stringify(key)` for the keys
+ * `frameKey` builds (`module` or `filename`, then `function`; insertion order), without the
+ * generic object serialiser, once per frame of every event. The hash covers this text, so it
+ * must stay byte-identical (`index.test.ts` pins it).
+ */
 function frameValue(key: FrameKey): string {
-  return `frame:${JSON.stringify(key)}`
+  let text = 'frame:{'
+  let comma = ''
+  if (key.module !== undefined) {
+    text += `"module":${JSON.stringify(key.module)}`
+    comma = ','
+  }
+  if (key.filename !== undefined) {
+    text += `${comma}"filename":${JSON.stringify(key.filename)}`
+    comma = ','
+  }
+  if (key.function !== undefined) text += `${comma}"function":${JSON.stringify(key.function)}`
+  return `${text}}`
 }
 
-/** `app` if any in-app frame of the given stacks contributes, else `system` (all frames). */
-function variantOf(stacks: readonly (readonly Frame[])[], platform: string): Variant {
-  return stacks.some((frames) => stackKeys(frames, 'app', platform).length > 0) ? 'app' : 'system'
+/** The in-app keys of each stack, computed once: they decide the variant and are reused for it. */
+function appKeysOf(stacks: readonly (readonly Frame[])[], platform: string): FrameKey[][] {
+  return stacks.map((frames) => stackKeys(frames, 'app', platform))
 }
 
 function stackValues(
@@ -22,7 +39,8 @@ function stackValues(
   frames: readonly Frame[],
   platform: string,
 ): string[] | undefined {
-  const keys = stackKeys(frames, variantOf([frames], platform), platform)
+  const appKeys = stackKeys(frames, 'app', platform)
+  const keys = appKeys.length > 0 ? appKeys : stackKeys(frames, 'system', platform)
   return keys.length === 0 ? undefined : [kind, ...keys.map(frameValue)]
 }
 
@@ -30,16 +48,27 @@ function messageValues(text: string | undefined): string[] | undefined {
   return text === undefined ? undefined : ['message', `message:${normalizeMessage(text)}`]
 }
 
-/** Type (unless synthetic), then the frames, or the value when no frame contributes. */
-function exceptionValues(exception: ExceptionValue, variant: Variant, platform: string): string[] {
-  const values: string[] = []
+/**
+ * Appends `exception`, the type (unless synthetic), then the frames (`keys`), or the value when
+ * no frame contributes; nothing when none of them does. Appends to one list for the whole chain
+ * rather than returning a list per exception to be flattened.
+ */
+function pushExceptionValues(
+  out: string[],
+  exception: ExceptionValue,
+  keys: readonly FrameKey[],
+): void {
+  const start = out.length
+  out.push('exception')
   const type = nonBlank(exception.type)
-  if (type !== undefined && exception.mechanism?.synthetic !== true) values.push(`type:${type}`)
-  const keys = stackKeys(exception.stacktrace?.frames ?? [], variant, platform)
-  const value = nonBlank(exception.value)
-  if (keys.length > 0) values.push(...keys.map(frameValue))
-  else if (value !== undefined) values.push(`value:${normalizeMessage(value)}`)
-  return values.length === 0 ? [] : ['exception', ...values]
+  if (type !== undefined && exception.mechanism?.synthetic !== true) out.push(`type:${type}`)
+  if (keys.length > 0) {
+    for (const key of keys) out.push(frameValue(key))
+  } else {
+    const value = nonBlank(exception.value)
+    if (value !== undefined) out.push(`value:${normalizeMessage(value)}`)
+  }
+  if (out.length === start + 1) out.length = start
 }
 
 /**
@@ -57,16 +86,23 @@ function chainValues(event: NormalizedEvent): string[] | undefined {
     return messageValues(groupingMessage(event) ?? nonBlank(chain.at(-1)?.value))
   }
   const stacks = chain.map((exception) => exception.stacktrace?.frames ?? [])
-  const variant = variantOf(stacks, event.platform)
-  const values = chain.flatMap((exception) => exceptionValues(exception, variant, event.platform))
+  // `app` if any in-app frame of the chain contributes, else `system` (every frame).
+  const appKeys = appKeysOf(stacks, event.platform)
+  const app = appKeys.some((keys) => keys.length > 0)
+  const values: string[] = []
+  chain.forEach((exception, i) => {
+    const keys = app ? appKeys[i] : stackKeys(stacks[i] ?? [], 'system', event.platform)
+    pushExceptionValues(values, exception, keys ?? [])
+  })
   return values.length === 0 ? undefined : values
 }
 
 /** The values of the first strategy that contributes, else the shared fallback. */
 function defaultValues(event: NormalizedEvent): string[] {
+  const chain = chainValues(event)
+  if (chain !== undefined) return chain
   const threads = threadFrames(event)
   return (
-    chainValues(event) ??
     (threads === undefined ? undefined : stackValues('threads', threads, event.platform)) ??
     stackValues('stacktrace', event.stacktrace?.frames ?? [], event.platform) ??
     messageValues(groupingMessage(event)) ?? ['fallback'] // one shared group for the rest
