@@ -19,7 +19,7 @@ function round(l: InflightLimit, c: ReturnType<typeof clock>, n: number, ms: num
 describe('InflightLimit', () => {
   it('refuses past the limit and lets in again once a place is given back', () => {
     const c = clock()
-    const l = new InflightLimit(3, 50, c.now)
+    const l = new InflightLimit(3, 50, c.now, () => 1)
     const a = l.clock()
     expect([l.tryEnter(), l.tryEnter(), l.tryEnter(), l.tryEnter()]).toEqual([
       true,
@@ -34,7 +34,7 @@ describe('InflightLimit', () => {
 
   it('shrinks while requests take longer than the target, never below the floor', () => {
     const c = clock()
-    const l = new InflightLimit(256, 50, c.now)
+    const l = new InflightLimit(256, 50, c.now, () => 1)
     // 100 ms windows whose requests took 100 ms. One late window alone changes nothing.
     expect(round(l, c, 500, 100)).toBe(256)
     expect(l.usage().limit).toBe(256)
@@ -47,7 +47,7 @@ describe('InflightLimit', () => {
 
   it('ignores one late window between good ones', () => {
     const c = clock()
-    const l = new InflightLimit(256, 50, c.now)
+    const l = new InflightLimit(256, 50, c.now, () => 1)
     // One request per 100 ms window, alternately 10 ms and 200 ms in flight.
     const win = (ms: number) => {
       c.advance(100 - Math.min(ms, 100))
@@ -62,9 +62,16 @@ describe('InflightLimit', () => {
     expect(l.usage().limit).toBeLessThan(256)
   })
 
+  it('does not shrink while the main thread had idle time (the wait was elsewhere)', () => {
+    const c = clock()
+    const l = new InflightLimit(256, 50, c.now, () => 0.5)
+    for (let i = 0; i < 20; i++) round(l, c, 500, 100)
+    expect(l.usage().limit).toBe(256)
+  })
+
   it('grows back under the target only while the limit is what bounds the requests', () => {
     const c = clock()
-    const l = new InflightLimit(256, 50, c.now)
+    const l = new InflightLimit(256, 50, c.now, () => 1)
     for (let i = 0; i < 20; i++) round(l, c, 500, 100)
     expect(l.usage().limit).toBe(MIN_INFLIGHT)
     // Few requests, fast: the limit was not reached, so it stays.
@@ -84,7 +91,7 @@ describe('InflightLimit', () => {
 
   it('counts a trickling client as at most four targets', () => {
     const c = clock()
-    const l = new InflightLimit(100, 50, c.now)
+    const l = new InflightLimit(100, 50, c.now, () => 1)
     // 99 requests of 10 ms and one of 30 s: the mean of capped samples stays under the target.
     const since: number[] = []
     for (let k = 0; k < 100; k++) if (l.tryEnter()) since.push(l.clock())

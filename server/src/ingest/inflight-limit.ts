@@ -13,8 +13,9 @@
  *
  * The limit adapts like Netflix's gradient limiter (concurrency-limits, `Gradient2Limit`): every
  * window the mean time in flight of the requests that finished is compared with the target;
- * two windows in a row above it (one alone is a GC pause or another process's time slice)
- * shrink the limit by target/mean (at most 25 % per window); below it and only if
+ * two windows in a row above it while the main thread was busy (one alone is a GC pause or
+ * another process's time slice; with idle time in the window the wait was elsewhere) shrink
+ * the limit by target/mean (at most 25 % per window); below it and only if
  * the limit was reached in the window (otherwise it is not what bounds anything) it grows by the
  * same ratio, at most 25 % per window. Each sample counts at most 4 × the target, so a few slow
  * clients trickling their bodies cannot drive the limit down for everyone else.
@@ -33,18 +34,26 @@ export class InflightLimit {
   private readonly max: number
   private readonly targetMs: number
   private readonly now: () => number
+  private readonly busy: () => number
 
   /**
    * @param max the limit's ceiling and starting value (0: no limit)
    * @param targetMs mean time in flight the limit aims for
    * @param now clock (injected by tests)
+   * @param busy the main thread's utilisation since the last call, 0–1 (injected by tests)
    */
-  constructor(max: number, targetMs: number, now: () => number = () => performance.now()) {
+  constructor(
+    max: number,
+    targetMs: number,
+    now: () => number = () => performance.now(),
+    busy: () => number = loopUtilization(),
+  ) {
     this.max = max > 0 ? max : Number.POSITIVE_INFINITY
     this.min = Math.min(MIN_INFLIGHT, this.max)
     this.current = this.max
     this.targetMs = targetMs
     this.now = now
+    this.busy = busy
     this.windowStart = now()
   }
 
@@ -76,9 +85,13 @@ export class InflightLimit {
   private adjust(t: number): void {
     const mean = this.sum / this.count
     const ratio = Math.min(MAX_GROWTH, Math.max(MAX_CUT, this.targetMs / Math.max(mean, 0.001)))
-    const late = ratio < 1
+    // Latency over the target counts only while the main thread was busy: with idle time in the
+    // window, requests waited for the group commit or for a CPU the machine gave to other
+    // processes, and refusing more would not shorten that.
+    const busy = this.busy() >= BUSY
+    const late = ratio < 1 && busy
     // Two late windows in a row: one alone is a GC pause or another process's time slice.
-    if ((late && this.lateBefore) || (!late && this.reached)) {
+    if ((late && this.lateBefore) || (ratio > 1 && this.reached)) {
       this.current = Math.min(this.max, Math.max(this.min, Math.ceil(this.current * ratio)))
     }
     this.lateBefore = late
@@ -106,6 +119,20 @@ const WINDOW_MS = 100
  * floor within the sustainable run.
  */
 const MAX_CUT = 0.75
+
+/** The event loop's utilisation between two calls (`performance.eventLoopUtilization`). */
+function loopUtilization(): () => number {
+  let last = performance.eventLoopUtilization()
+  return () => {
+    const now = performance.eventLoopUtilization()
+    const u = performance.eventLoopUtilization(now, last).utilization
+    last = now
+    return u
+  }
+}
+
+/** Event-loop utilisation from which the main thread counts as busy. */
+const BUSY = 0.9
 
 /** Largest growth per window (25 %): back from the floor to 500 in about 2 s. */
 const MAX_GROWTH = 1.25
