@@ -15,6 +15,8 @@
  *                       the issue list and issue pages (pre-filled database cached in .cache/,
  *                       built on SQLite; with --db postgres it is copied in before each run)
  *   --overload          also offer 3× the sustainable rate, open loop (oha, built once into .cache/tools/)
+ *   --overload-rate R   offer R requests/s instead of 3× the sustainable rate measured just before
+ *                       (on a shared machine that measure swings, and the offered rate with it)
  *   --db sqlite|postgres, --nodes N   storage, and N server processes on one PostgreSQL
  *   --dist DIR          the server build to run (server/dist); --env K=V settings (repeatable)
  *   --quota N           an event quota of N per hour on the bench project (429 above it)
@@ -53,6 +55,7 @@ const { values: opts } = parseArgs({
     pid: { type: 'string' },
     scale: { type: 'boolean', default: false },
     overload: { type: 'boolean', default: false },
+    'overload-rate': { type: 'string' },
     db: { type: 'string', default: 'sqlite' },
     nodes: { type: 'string', default: '1' },
     dist: { type: 'string', default: 'server/dist' },
@@ -245,7 +248,8 @@ async function main(): Promise<void> {
   if (opts.overload) {
     const inst = await instance()
     try {
-      overload = await measureOverload(inst, shape)
+      const fixed = opts['overload-rate'] === undefined ? undefined : Number(opts['overload-rate'])
+      overload = await measureOverload(inst, shape, fixed)
     } finally {
       await inst.stop()
     }

@@ -106,11 +106,18 @@ const p99 = (xs: number[]) => {
 }
 const r2 = (x: number) => Math.round(x * 100) / 100
 
-/** Measures the sustainable rate, then the open-loop overload at 3×, then the recovery. */
-export async function measureOverload(inst: Instance, shape: LoadShape): Promise<OverloadFigures> {
+/**
+ * Measures the sustainable rate, then the open-loop overload at 3× (or at `fixedRate`
+ * requests/s), then the recovery.
+ */
+export async function measureOverload(
+  inst: Instance,
+  shape: LoadShape,
+  fixedRate?: number,
+): Promise<OverloadFigures> {
   ensureOha()
   const sustainable = await measureIngest(inst.target, shape)
-  const rate = sustainable.eventsPerSec * 3
+  const rate = fixedRate ?? sustainable.eventsPerSec * 3
   const url = new URL(inst.target.path, inst.target.url).href
   const probe = startProbe(url)
   const counter = inst.target.counter
@@ -148,7 +155,7 @@ export async function measureOverload(inst: Instance, shape: LoadShape): Promise
   const accepted = stored === undefined ? st.ok : stored
   const acceptedPerSec = Math.round(accepted / run.seconds)
   return {
-    mode: `open loop, a constant ${run.offeredPerSec} requests/s (3 × sustainable) over at most ${CONNECTIONS} connections (oha, latency corrected)`,
+    mode: `open loop, a constant ${run.offeredPerSec} requests/s (${fixedRate === undefined ? '3 × sustainable' : 'fixed'}) over at most ${CONNECTIONS} connections (oha, latency corrected)`,
     sustainablePerSec: sustainable.eventsPerSec,
     offeredPerSec: run.offeredPerSec,
     acceptedPerSec,

@@ -69,6 +69,12 @@ export interface Protection {
   maxQueuedUnits: number
   /** Queueing latency the shedding aims for, ms (`INGEST_TARGET_LATENCY_MS`); see ingest/admission.ts. */
   targetLatencyMs: number
+  /**
+   * Ceiling and starting value of the adaptive bound on ingest requests in flight per process,
+   * counted from their parsed headers (`INGEST_MAX_INFLIGHT_REQUESTS`, 0: no bound); see
+   * ingest/inflight-limit.ts.
+   */
+  maxInflightRequests: number
   /** `Retry-After` of a shed request, s (`INGEST_SHED_RETRY_AFTER`). */
   shedRetryAfterSeconds: number
   /** Longest an envelope-header-only credential line may be, bytes (decoded). */
@@ -92,6 +98,7 @@ export const DEFAULT_PROTECTION: Protection = {
   maxInflightBytes: 256 * 1024 * 1024,
   maxQueuedUnits: 1000,
   targetLatencyMs: 150,
+  maxInflightRequests: 256,
   shedRetryAfterSeconds: 2,
   maxAuthLine: 16 * 1024,
   requestTimeoutMs: 30_000,
@@ -109,6 +116,7 @@ function protectionFrom(env: Record<string, string | undefined>): Protection {
     maxInflightBytes: int('INGEST_MAX_INFLIGHT_BYTES', d.maxInflightBytes),
     maxQueuedUnits: int('INGEST_MAX_QUEUED_UNITS', d.maxQueuedUnits),
     targetLatencyMs: int('INGEST_TARGET_LATENCY_MS', d.targetLatencyMs),
+    maxInflightRequests: int('INGEST_MAX_INFLIGHT_REQUESTS', d.maxInflightRequests),
     shedRetryAfterSeconds: int('INGEST_SHED_RETRY_AFTER', d.shedRetryAfterSeconds),
     maxAuthLine: d.maxAuthLine,
     requestTimeoutMs: int('REQUEST_TIMEOUT_MS', d.requestTimeoutMs),

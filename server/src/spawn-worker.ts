@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { pathToFileURL } from 'node:url'
-import { Worker } from 'node:worker_threads'
+import { type ResourceLimits, Worker } from 'node:worker_threads'
 
 /** The ESM entry of tsx's loader API (a dev dependency: only needed when running sources). */
 function tsxApi(): string {
@@ -18,10 +18,16 @@ function tsxApi(): string {
  * `import.meta.url`): the built `.js` file, or from sources (tests, `npm run dev`) the `.ts`
  * file through tsx, since Node 20 cannot run TypeScript by itself.
  */
-export function spawnWorker(callerUrl: string, name: string, workerData: unknown): Worker {
+export function spawnWorker(
+  callerUrl: string,
+  name: string,
+  workerData: unknown,
+  resourceLimits?: ResourceLimits,
+): Worker {
+  const limits = resourceLimits === undefined ? {} : { resourceLimits }
   if (callerUrl.endsWith('.js'))
-    return new Worker(new URL(`./${name}.js`, callerUrl), { workerData })
+    return new Worker(new URL(`./${name}.js`, callerUrl), { workerData, ...limits })
   const entry = new URL(`./${name}.ts`, callerUrl).href
   const boot = `import(${JSON.stringify(tsxApi())}).then((m) => { m.register(); return import(${JSON.stringify(entry)}) })`
-  return new Worker(boot, { eval: true, workerData })
+  return new Worker(boot, { eval: true, workerData, ...limits })
 }

@@ -1,5 +1,6 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http'
 import { shedHeaders } from '../ingest/admission.ts'
+import type { InflightLimit } from '../ingest/inflight-limit.ts'
 
 /** Ingest routes, by path: the project id, and whether the route is `/store/` (category `error`). */
 const INGEST_PATH =
@@ -13,15 +14,20 @@ export interface EarlyShedGate {
   noteEarlyShed(projectId: number, category: string): void
 }
 
+/** When an admitted request entered the in-flight limit (its clock), on its response. */
+const ENTERED = Symbol('ingestInflightSince')
+type Tracked = ServerResponse & { [ENTERED]?: number }
+
 /**
- * Sheds ingest requests before Fastify sees them while the server is overloaded: the same 429,
- * `Retry-After` and rate-limit headers and `{"detail"}` body as the admission controller's own
- * answer, written from prebuilt strings without routing, hooks, the error handler or
- * serialisation. Under overload the main thread spends most of its time refusing requests, so
- * what one refusal costs decides how much is left for accepted ones (measured in
- * docs/ingest-protection.md: about 110 µs through Fastify's error path, against the ~150 µs of
- * an accepted event). The body is never read; Node discards it when the answer is done and
- * keeps the connection.
+ * Sheds ingest requests before Fastify sees them: while the admission controller says
+ * overloaded (queue bound, main-thread lag) or the process already has as many ingest requests
+ * in flight as its adaptive limit allows (`ingest/inflight-limit.ts`). The answer is the same
+ * 429, `Retry-After` and rate-limit headers and `{"detail"}` body as the admission controller's
+ * own, written from a prebuilt header list and body Buffer without routing, hooks, the error
+ * handler or serialisation. Under overload the main thread spends much of its time refusing
+ * requests, so what one refusal costs decides how much is left for accepted ones (measured in
+ * docs/ingest-protection.md). The body is never read; Node discards it when the answer is done
+ * and keeps the connection.
  *
  * Wraps the server's one `request` listener (Fastify's), so call it once after `Fastify()`.
  */
@@ -29,6 +35,7 @@ export function installEarlyShed(
   server: Server,
   gate: EarlyShedGate,
   retryAfterSeconds: number,
+  limit?: InflightLimit,
 ): void {
   const [fastify, ...others] = server.listeners('request') as ((
     req: IncomingMessage,
@@ -37,31 +44,58 @@ export function installEarlyShed(
   if (fastify === undefined || others.length > 0) {
     throw new Error('installEarlyShed: expected exactly one request listener (Fastify)')
   }
-  const body = JSON.stringify({
-    detail: `server overloaded (shed before reading): retry after ${retryAfterSeconds} s`,
-  })
-  const headers: Record<string, string | number> = {
-    'content-type': 'application/json; charset=utf-8',
-    'content-length': Buffer.byteLength(body),
-    'cache-control': 'no-store',
-    ...shedHeaders(retryAfterSeconds),
-  }
+  const body = Buffer.from(
+    JSON.stringify({
+      detail: `server overloaded (shed before reading): retry after ${retryAfterSeconds} s`,
+    }),
+  )
+  // A flat [name, value, …] list: writeHead takes it as is, without walking an object's keys.
+  const head: string[] = [
+    'content-type',
+    'application/json; charset=utf-8',
+    'content-length',
+    String(body.length),
+    'cache-control',
+    'no-store',
+    ...Object.entries(shedHeaders(retryAfterSeconds)).flat(),
+  ]
   // Browser SDKs post cross-origin: without these they could not read the rate-limit headers
   // (the CORS plugin adds the same on routed answers).
   const exposed = 'x-sentry-error, x-sentry-rate-limits, x-ingest-rate-limits, retry-after'
+  // One shared listener (no closure per request): gives the place back when the answer is
+  // sent or the client goes away ('close' comes once, in both cases).
+  const leave = function (this: Tracked): void {
+    const since = this[ENTERED]
+    if (since !== undefined) limit?.leave(since)
+  }
   server.removeListener('request', fastify)
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-    if (req.method !== 'POST' || !gate.overloaded()) return fastify(req, res)
+    if (req.method !== 'POST') return fastify(req, res)
     const m = INGEST_PATH.exec(req.url ?? '')
     if (m === null) return fastify(req, res)
+    if (!gate.overloaded()) {
+      if (limit === undefined) return fastify(req, res)
+      if (limit.tryEnter()) {
+        ;(res as Tracked)[ENTERED] = limit.clock()
+        res.once('close', leave)
+        return fastify(req, res)
+      }
+    }
     gate.noteEarlyShed(Number(m[1]), m[2] === 'store' ? 'error' : 'default')
     const origin = req.headers.origin
     if (origin !== undefined) {
-      res.setHeader('access-control-allow-origin', origin)
-      res.setHeader('access-control-expose-headers', exposed)
-      res.setHeader('vary', 'Origin')
+      res.writeHead(429, [
+        ...head,
+        'access-control-allow-origin',
+        origin,
+        'access-control-expose-headers',
+        exposed,
+        'vary',
+        'Origin',
+      ])
+    } else {
+      res.writeHead(429, head)
     }
-    res.writeHead(429, headers)
     res.end(body)
   })
 }

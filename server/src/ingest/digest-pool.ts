@@ -19,7 +19,9 @@ const threads: (Thread | undefined)[] = []
 let nextId = 1
 
 function startThread(slot: number): Thread {
-  const worker = spawnWorker(import.meta.url, 'digest-worker', undefined)
+  const worker = spawnWorker(import.meta.url, 'digest-worker', undefined, {
+    maxYoungGenerationSizeMb: Number(process.env['DIGEST_YOUNG_MB'] ?? 48),
+  })
   const t: Thread = { worker, waiting: new Map(), load: 0 }
   const failAll = (err: Error): void => {
     for (const w of t.waiting.values()) w.reject(err)
