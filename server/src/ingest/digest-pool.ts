@@ -16,12 +16,17 @@ interface Thread {
 
 /** The process's digest threads, shared by every app in it (tests build many), started on demand. */
 const threads: (Thread | undefined)[] = []
+/**
+ * Jobs that go out at once instead of at the end of the loop turn: a digest thread that waits
+ * for the whole turn idles while the main thread reads every request of a wave (50 connections
+ * answered by one group commit come back together), so the three threads run one after the
+ * other. Sending every 8 jobs lets them overlap (`npm run bench`, docs/ingest-hot-path.md).
+ */
+const FLUSH_AT = 8
 let nextId = 1
 
 function startThread(slot: number): Thread {
-  const worker = spawnWorker(import.meta.url, 'digest-worker', undefined, {
-    maxYoungGenerationSizeMb: Number(process.env['DIGEST_YOUNG_MB'] ?? 48),
-  })
+  const worker = spawnWorker(import.meta.url, 'digest-worker', undefined)
   const t: Thread = { worker, waiting: new Map(), load: 0 }
   const failAll = (err: Error): void => {
     for (const w of t.waiting.values()) w.reject(err)
@@ -90,8 +95,10 @@ interface Queued {
  * Runs the digest of event items — JSON parse, normalisation, grouping, serialisation, about
  * half of what an event costs the main thread (docs/ingest-hot-path.md) — on `size` worker
  * threads, so the main thread is left with HTTP and the group commit and both cores work.
- * The requests of one event-loop turn go out together (one message per thread, the work split
- * by request across the threads), so a message's cost is shared as a group commit's fsync is.
+ * The requests of one event-loop turn go out together, or every 8 jobs (one message per thread,
+ * the work split by request across the threads), so a message's cost is shared as a group
+ * commit's fsync is. The threads also compress the stored payload (store/payload-codec.ts); on
+ * the main thread (`size` 0) that is left to the store's writer.
  * `size` 0 digests on the main thread (`DIGEST_THREADS=0`). A thread that dies fails its
  * batches (those requests answer 500, as a crash on the main thread would) and is restarted
  * for the next.
@@ -99,6 +106,7 @@ interface Queued {
 export class DigestPool {
   readonly size: number
   #queue: Queued[] = []
+  #queued = 0
   #scheduled = false
 
   constructor(size: number) {
@@ -116,18 +124,27 @@ export class DigestPool {
     }
     return new Promise((resolve, reject) => {
       this.#queue.push({ jobs, resolve, reject })
+      this.#queued += jobs.length
+      if (this.#queued >= FLUSH_AT) {
+        this.#flush()
+        return
+      }
       if (!this.#scheduled) {
         this.#scheduled = true
-        setImmediate(this.#flush)
+        setImmediate(() => {
+          this.#scheduled = false
+          this.#flush()
+        })
       }
     })
   }
 
   /** Sends what this loop turn queued: each thread one batch, requests kept whole. */
   readonly #flush = (): void => {
-    this.#scheduled = false
     const queued = this.#queue
+    if (queued.length === 0) return
     this.#queue = []
+    this.#queued = 0
     const slots = Array.from({ length: this.size }, (_, i) => i).sort(
       (a, b) => (threads[a]?.load ?? 0) - (threads[b]?.load ?? 0),
     )

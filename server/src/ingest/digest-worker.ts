@@ -4,6 +4,7 @@
  */
 import { parentPort } from 'node:worker_threads'
 import { ApiError } from '../errors.ts'
+import { encodePayload } from '../store/payload-codec.ts'
 import { type DigestOutcome, decodeJobs, encodeOutcomes } from './digest-codec.ts'
 import { digestPayload } from './items/event.ts'
 
@@ -24,7 +25,10 @@ port.on('message', (msg: DigestRequest) => {
   try {
     const outcomes = decodeJobs(msg.jobs).map((job): DigestOutcome => {
       try {
-        return { row: digestPayload(job.payload, job.scope, job.headerId) }
+        const row = digestPayload(job.payload, job.scope, job.headerId)
+        // Compressed here, beside the main thread, instead of on the writer thread.
+        if (typeof row.payload === 'string') row.payload = encodePayload(row.payload)
+        return { row }
       } catch (err) {
         if (err instanceof ApiError)
           return { error: { code: err.code, detail: err.message, client: true } }

@@ -3,7 +3,6 @@ import { TrimNotes, trimBag } from '../../event/bounds.ts'
 import { normalizeEvent, normalizeEventId } from '../../event/normalize.ts'
 import type { NormalizedEvent } from '../../event/types.ts'
 import { groupEvent } from '../../grouping/index.ts'
-import { encodePayload } from '../../store/payload-codec.ts'
 import type { EventToWrite } from '../../store/types.ts'
 import type { IngestContext } from '../context.ts'
 
@@ -88,7 +87,7 @@ export function digestEvent(
 
 /**
  * The digest of one event item's bytes: parsed (a payload that is not a JSON object is a 400
- * for the whole request), normalised, grouped, serialised and encoded for storage. `headerId` is the envelope header's
+ * for the whole request), normalised, grouped, serialised. `headerId` is the envelope header's
  * id when it wins over the payload's. Runs in the digest threads (digest-pool.ts) or inline.
  */
 export function digestPayload(
@@ -97,10 +96,7 @@ export function digestPayload(
   headerId: string | undefined,
 ): EventToWrite {
   const raw = parseEventJson(Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength))
-  const row = digestEvent(raw, scope, headerId ?? normalizeEventId(raw['event_id'])).row
-  // Compressed here, on the digest thread, not on the main or the writer thread.
-  if (typeof row.payload === 'string') row.payload = encodePayload(row.payload)
-  return row
+  return digestEvent(raw, scope, headerId ?? normalizeEventId(raw['event_id'])).row
 }
 
 /**
