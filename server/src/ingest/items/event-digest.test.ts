@@ -190,6 +190,8 @@ function pinOf(text: string, headerId: unknown, full: boolean, component: string
   const raw = parseEventJson(Buffer.from(text))
   const id = normalizeEventId(headerId) ?? normalizeEventId(raw['event_id'])
   const { row } = digestEvent(raw, ctxOf(component), id)
+  // digestEvent serialises (text); only the digest threads encode.
+  if (typeof row.payload !== 'string') throw new Error('digestEvent returned an encoded payload')
   // Events without an id get a random one: pin the rest of the payload, not that id.
   const payload = id === undefined ? row.payload.replace(row.eventId, '<random>') : row.payload
   const { payload: _payload, eventId, ...columns } = row
