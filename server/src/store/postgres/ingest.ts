@@ -30,7 +30,6 @@ import type {
   EventToWrite,
   EventWriteResult,
   IngestStore,
-  IssueStatus,
   WriteUnit,
   WriteUnitResult,
 } from '../types.ts'

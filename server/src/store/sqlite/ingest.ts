@@ -25,7 +25,6 @@ import type {
   EventToWrite,
   EventWriteResult,
   IngestStore,
-  IssueStatus,
   WriteUnit,
 } from '../types.ts'
 import { sqliteCheckInWriter } from './monitors.ts'
