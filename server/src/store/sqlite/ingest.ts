@@ -21,12 +21,7 @@ import {
   type HashedIssueRow,
   toFoundIssue,
 } from '../rows/issues.ts'
-import type {
-  EventToWrite,
-  EventWriteResult,
-  IngestStore,
-  WriteUnit,
-} from '../types.ts'
+import type { EventToWrite, EventWriteResult, IngestStore, WriteUnit } from '../types.ts'
 import { sqliteCheckInWriter } from './monitors.ts'
 import { sqliteHealthWriter } from './release-health.ts'
 
