@@ -5,9 +5,10 @@
  * comes back in its stored form (store/payload-codec.ts), which the main thread hands on to the
  * writer as it is. Only the small fields go through JSON.
  *
- * Layout each way: `u32le metaLength`, the batch's small fields as JSON, then for each entry
- * in order `u32le byteLength` and its bytes.
+ * Layout each way: length-prefixed.ts, the batch's small fields as the meta, the payloads as
+ * the parts.
  */
+import { pack, unpack } from '../length-prefixed.ts'
 import type { EventToWrite } from '../store/types.ts'
 import type { DigestScope } from './items/event.ts'
 
@@ -22,46 +23,6 @@ export interface DigestJob {
 export type DigestOutcome =
   | { row: EventToWrite }
   | { error: { code: string; detail: string; client: boolean } }
-
-const U32 = 4
-
-/** Writes `meta` as JSON and then each of `parts`, length-prefixed, into one ArrayBuffer. */
-function pack(meta: unknown, parts: readonly (string | Uint8Array)[]): ArrayBuffer {
-  const json = JSON.stringify(meta)
-  const metaBytes = Buffer.byteLength(json, 'utf8')
-  const lengths = parts.map((p) =>
-    typeof p === 'string' ? Buffer.byteLength(p, 'utf8') : p.byteLength,
-  )
-  const total = lengths.reduce((a, n) => a + U32 + n, U32 + metaBytes)
-  const ab = new ArrayBuffer(total)
-  const buf = Buffer.from(ab)
-  buf.writeUInt32LE(metaBytes, 0)
-  let off = U32 + buf.write(json, U32, 'utf8')
-  parts.forEach((p, i) => {
-    const n = lengths[i] ?? 0
-    buf.writeUInt32LE(n, off)
-    if (typeof p === 'string') buf.write(p, off + U32, n, 'utf8')
-    else buf.set(p, off + U32)
-    off += U32 + n
-  })
-  return ab
-}
-
-/** Reads what {@link pack} wrote: the meta and a view (no copy) of each part. */
-function unpack<M>(ab: ArrayBuffer): { meta: M; parts: Buffer[] } {
-  const buf = Buffer.from(ab)
-  const metaBytes = buf.readUInt32LE(0)
-  const meta = JSON.parse(buf.toString('utf8', U32, U32 + metaBytes)) as M
-  const parts: Buffer[] = []
-  let off = U32 + metaBytes
-  while (off < buf.length) {
-    const n = buf.readUInt32LE(off)
-    parts.push(buf.subarray(off + U32, off + U32 + n))
-    off += U32 + n
-  }
-  if (off !== buf.length) throw new Error('digest batch: truncated entry')
-  return { meta, parts }
-}
 
 type JobMeta = [
   projectId: number,
