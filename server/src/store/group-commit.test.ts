@@ -28,6 +28,31 @@ describe('GroupCommitter', () => {
     await store.close()
   })
 
+  it('sends a group of startAt units to the store at once, without waiting out the delay', async () => {
+    const store = await openSqliteStore(':memory:')
+    const { project, key } = await store.createProject('P', 'p', 'e'.repeat(32))
+    const groups: number[] = []
+    const counting: IngestStore = {
+      write: (units: WriteUnit[]) => {
+        groups.push(units.length)
+        return store.write(units)
+      },
+    }
+    // A delay no test waits out: only the start threshold can send these groups.
+    const committer = new GroupCommitter(counting, { delayMs: 60_000, startAt: 3, maxBatch: 3 })
+    const unit = (i: number) => ({ events: [row(project.id, key.id, `s${i}`)], outcomes: [] })
+    const first = [committer.write(unit(1)), committer.write(unit(2))]
+    expect(groups).toEqual([])
+    first.push(committer.write(unit(3)))
+    // Sent from inside the write that filled the group, before any timer or loop turn.
+    expect(groups).toEqual([3])
+    await Promise.all(first)
+    const second = [4, 5, 6].map((i) => committer.write(unit(i)))
+    await Promise.all(second)
+    expect(groups).toEqual([3, 3])
+    await store.close()
+  })
+
   it('after a commit, gathers the next group until its oldest unit waited the delay', async () => {
     const store = await openSqliteStore(':memory:')
     const { project, key } = await store.createProject('P', 'p', 'd'.repeat(32))

@@ -29,22 +29,41 @@ export class GroupCommitter {
   private readonly delayMs: number
   private readonly maxBatch: number
   private readonly maxInFlight: number
+  private readonly startAt: number
 
+  /**
+   * `startAt`: a group this large goes to the store at once when a commit slot is free, from
+   * inside the request that filled it, instead of after its delay or the loop turn (default:
+   * `maxBatch`). With one writer (SQLite) this lets the writer commit the first part of a wave
+   * of requests while the main thread still reads the rest: 50 connections answered by one
+   * commit otherwise come back together, and main thread and writer take turns instead of
+   * working at once (open-store.ts `commitGroupSize`).
+   */
   constructor(
     store: IngestStore,
-    opts: { delayMs: number; maxBatch?: number; maxInFlight?: number },
+    opts: {
+      delayMs: number
+      maxBatch?: number | undefined
+      maxInFlight?: number
+      startAt?: number | undefined
+    },
   ) {
     this.store = store
     this.delayMs = opts.delayMs
     this.maxBatch = opts.maxBatch ?? 500
     this.maxInFlight = Math.max(1, opts.maxInFlight ?? 1)
+    this.startAt = Math.max(1, Math.min(opts.startAt ?? this.maxBatch, this.maxBatch))
   }
 
   /** Queues a unit; resolves with its results once committed. */
   write(unit: WriteUnit): Promise<WriteUnitResult> {
     return new Promise((resolve, reject) => {
       this.queue.push({ unit, resolve, reject, at: performance.now() })
-      if (this.queue.length >= this.maxBatch) this.kick(0)
+      if (this.queue.length >= this.startAt && this.inFlight.size < this.maxInFlight) {
+        if (this.timer !== undefined) clearTimeout(this.timer)
+        this.timer = undefined
+        void this.drain(false)
+      } else if (this.queue.length >= this.maxBatch) this.kick(0)
       else this.kick(this.delayMs)
     })
   }
@@ -80,7 +99,7 @@ export class GroupCommitter {
       }
       const oldest = this.queue[0]?.at ?? 0
       const wait = this.delayMs - (performance.now() - oldest)
-      if (!now && !first && wait > 0 && this.queue.length < this.maxBatch) {
+      if (!now && !first && wait > 0 && this.queue.length < this.startAt) {
         this.kick(Math.ceil(wait))
         return
       }
