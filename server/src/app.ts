@@ -25,7 +25,7 @@ import { otlpRoutes } from './otlp/routes.ts'
 import { recordRoutes } from './route-table.ts'
 import type { Services } from './services.ts'
 import { GroupCommitter } from './store/group-commit.ts'
-import { commitConcurrency, commitGroupSize, openStore } from './store/open-store.ts'
+import { commitConcurrency, commitStartAt, openStore } from './store/open-store.ts'
 import { installRetention } from './store/retention.ts'
 import type { Store } from './store/types.ts'
 import { setupTriage } from './triage/index.ts'
@@ -107,8 +107,7 @@ export async function buildApp(
     committer: new GroupCommitter(store, {
       delayMs: config.commitDelayMs,
       maxInFlight: commitConcurrency(store, config),
-      startAt: commitGroupSize(store),
-      maxBatch: commitGroupSize(store),
+      startAt: commitStartAt(store),
     }),
     digests: new DigestPool(config.digestThreads),
     keys: new KeyResolver(store),
