@@ -1,6 +1,7 @@
 import type { Worker } from 'node:worker_threads'
 import { ApiError, ERRORS, type ErrorCode } from '../errors.ts'
 import { spawnWorker } from '../spawn-worker.ts'
+import { encodePayload } from '../store/payload-codec.ts'
 import type { IngestContext } from './context.ts'
 import { type DigestJob, type DigestOutcome, decodeOutcomes, encodeJobs } from './digest-codec.ts'
 import type { DigestReply, DigestRequest } from './digest-worker.ts'
@@ -72,17 +73,22 @@ function send(slot: number, jobs: DigestJob[]): Promise<DigestOutcome[]> {
   })
 }
 
-/** The digest of jobs on this thread, each failure caught into its outcome. */
-function digestInline(jobs: readonly DigestJob[]): DigestOutcome[] {
-  return jobs.map((job) => {
-    try {
-      return { row: digestPayload(job.payload, job.scope, job.headerId) }
-    } catch (err) {
-      if (err instanceof ApiError)
-        return { error: { code: err.code, detail: err.message, client: true } }
-      throw err
-    }
-  })
+/**
+ * One job's outcome, whichever thread runs it: the row (with `encode`, its payload already in
+ * the stored form), or the error as data — a client's ApiError refuses its request with a 4xx,
+ * anything else becomes the 500 a crash on the main thread would have been.
+ */
+export function digestJob(job: DigestJob, encode: boolean): DigestOutcome {
+  try {
+    const row = digestPayload(job.payload, job.scope, job.headerId)
+    if (encode && typeof row.payload === 'string') row.payload = encodePayload(row.payload)
+    return { row }
+  } catch (err) {
+    if (err instanceof ApiError)
+      return { error: { code: err.code, detail: err.message, client: true } }
+    const e = err instanceof Error ? err : new Error(String(err))
+    return { error: { code: e.name, detail: e.stack ?? e.message, client: false } }
+  }
 }
 
 interface Queued {
@@ -116,11 +122,8 @@ export class DigestPool {
   /** The outcomes of `jobs`, in order. */
   digest(jobs: DigestJob[]): Promise<DigestOutcome[]> {
     if (this.size === 0 || jobs.length === 0) {
-      try {
-        return Promise.resolve(digestInline(jobs))
-      } catch (err) {
-        return Promise.reject(err)
-      }
+      // On the main thread the store's writer compresses the payload.
+      return Promise.resolve(jobs.map((j) => digestJob(j, false)))
     }
     return new Promise((resolve, reject) => {
       this.#queue.push({ jobs, resolve, reject })

@@ -3,10 +3,8 @@
  * items it is sent, so the main thread is left with HTTP and the group commit.
  */
 import { parentPort } from 'node:worker_threads'
-import { ApiError } from '../errors.ts'
-import { encodePayload } from '../store/payload-codec.ts'
-import { type DigestOutcome, decodeJobs, encodeOutcomes } from './digest-codec.ts'
-import { digestPayload } from './items/event.ts'
+import { decodeJobs, encodeOutcomes } from './digest-codec.ts'
+import { digestJob } from './digest-pool.ts'
 
 /** A batch to digest (`jobs`: digest-codec.ts), answered under the same `id`. */
 export interface DigestRequest {
@@ -23,19 +21,8 @@ if (port === null) throw new Error('digest-worker.ts runs as a worker thread')
 port.on('message', (msg: DigestRequest) => {
   let reply: DigestReply
   try {
-    const outcomes = decodeJobs(msg.jobs).map((job): DigestOutcome => {
-      try {
-        const row = digestPayload(job.payload, job.scope, job.headerId)
-        // Compressed here, beside the main thread, instead of on the writer thread.
-        if (typeof row.payload === 'string') row.payload = encodePayload(row.payload)
-        return { row }
-      } catch (err) {
-        if (err instanceof ApiError)
-          return { error: { code: err.code, detail: err.message, client: true } }
-        const e = err instanceof Error ? err : new Error(String(err))
-        return { error: { code: e.name, detail: e.stack ?? e.message, client: false } }
-      }
-    })
+    // Compressed here, beside the main thread, instead of on the writer thread.
+    const outcomes = decodeJobs(msg.jobs).map((job) => digestJob(job, true))
     const ab = encodeOutcomes(outcomes)
     port.postMessage({ id: msg.id, outcomes: ab } satisfies DigestReply, [ab])
     return

@@ -4,17 +4,23 @@ import { GroupCommitter } from './group-commit.ts'
 import { openSqliteStore } from './sqlite/index.ts'
 import type { IngestStore, WriteUnit } from './types.ts'
 
+/** A store that records the size of every group it is asked to write, then writes it. */
+async function countingStore(apiKey: string) {
+  const store = await openSqliteStore(':memory:')
+  const { project, key } = await store.createProject('P', 'p', apiKey)
+  const groups: number[] = []
+  const counting: IngestStore = {
+    write: (units: WriteUnit[]) => {
+      groups.push(units.length)
+      return store.write(units)
+    },
+  }
+  return { store, project, key, groups, counting }
+}
+
 describe('GroupCommitter', () => {
   it('writes units queued together in one store transaction and resolves each with its own result', async () => {
-    const store = await openSqliteStore(':memory:')
-    const { project, key } = await store.createProject('P', 'p', 'b'.repeat(32))
-    const calls: number[] = []
-    const counting: IngestStore = {
-      write: (units: WriteUnit[]) => {
-        calls.push(units.length)
-        return store.write(units)
-      },
-    }
+    const { store, project, key, groups: calls, counting } = await countingStore('b'.repeat(32))
     const committer = new GroupCommitter(counting, { delayMs: 5 })
     const units = Array.from({ length: 20 }, (_, i) => ({
       events: [row(project.id, key.id, `g${i % 3}`)],
@@ -29,15 +35,7 @@ describe('GroupCommitter', () => {
   })
 
   it('sends a group of startAt units to the store at once, without waiting out the delay', async () => {
-    const store = await openSqliteStore(':memory:')
-    const { project, key } = await store.createProject('P', 'p', 'e'.repeat(32))
-    const groups: number[] = []
-    const counting: IngestStore = {
-      write: (units: WriteUnit[]) => {
-        groups.push(units.length)
-        return store.write(units)
-      },
-    }
+    const { store, project, key, groups, counting } = await countingStore('e'.repeat(32))
     // A delay no test waits out: only the start threshold can send these groups.
     const committer = new GroupCommitter(counting, { delayMs: 60_000, startAt: 3, maxBatch: 3 })
     const unit = (i: number) => ({ events: [row(project.id, key.id, `s${i}`)], outcomes: [] })
@@ -101,15 +99,7 @@ describe('GroupCommitter', () => {
   })
 
   it('retries the units of a failed group alone: only the failing unit is rejected', async () => {
-    const store = await openSqliteStore(':memory:')
-    const { project, key } = await store.createProject('P', 'p', 'e'.repeat(32))
-    const groups: number[] = []
-    const counting: IngestStore = {
-      write: (units: WriteUnit[]) => {
-        groups.push(units.length)
-        return store.write(units)
-      },
-    }
+    const { store, project, key, groups, counting } = await countingStore('e'.repeat(32))
     const committer = new GroupCommitter(counting, { delayMs: 20 })
     const good = Array.from({ length: 3 }, () =>
       committer.write({ events: [row(project.id, key.id, 'x')], outcomes: [] }),
