@@ -6,6 +6,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
+import { SERVER_NODE_FLAGS } from './server-node-flags.mjs'
 
 const dir = mkdtempSync(join(tmpdir(), 'bench-smoke-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
@@ -48,11 +49,15 @@ describe('npm run bench', () => {
       expect(r.stdout).toContain(figure)
     }
     expect(r.stdout).not.toContain('n/a')
+    // The server runs with the Node flags `npm start` gives it.
+    expect(r.stdout).toContain(`node ${SERVER_NODE_FLAGS.join(' ')}`)
     const out = JSON.parse(readFileSync(json, 'utf8')) as {
+      nodeFlags: string[]
       ingest: Record<string, number | string>
       bare: Record<string, number>
       ratio: number
     }
+    expect(out.nodeFlags).toEqual([...SERVER_NODE_FLAGS])
     const i = out.ingest
     expect(i['countedFrom']).toBe('database')
     expect(i['stored']).toBeGreaterThan(0)

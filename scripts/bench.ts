@@ -19,6 +19,7 @@
  *                       (on a shared machine that measure swings, and the offered rate with it)
  *   --db sqlite|postgres, --nodes N   storage, and N server processes on one PostgreSQL
  *   --dist DIR          the server build to run (server/dist); --env K=V settings (repeatable)
+ *   --node-flags "F …"  Node flags for the server instead of npm start's (scripts/server-node-flags.mjs)
  *   --quota N           an event quota of N per hour on the bench project (429 above it)
  *   --retention N       instead of the runs above: ingest while the retention sweep removes N
  *                       pre-filled expired events vs. the same without a sweep, interleaved
@@ -41,6 +42,7 @@ import { type RetentionRun, retentionRun } from './bench/retention.ts'
 import { prefilledDatabase, timePage, timePages, withPrefilledCopy } from './bench/scale.ts'
 import { startBare, stopChild } from './bench/server.ts'
 import { ENVELOPE, runWrk } from './bench/wrk.ts'
+import { SERVER_NODE_FLAGS } from './server-node-flags.mjs'
 
 const { values: opts } = parseArgs({
   options: {
@@ -60,6 +62,7 @@ const { values: opts } = parseArgs({
     nodes: { type: 'string', default: '1' },
     dist: { type: 'string', default: 'server/dist' },
     env: { type: 'string', multiple: true, default: [] },
+    'node-flags': { type: 'string' },
     'no-bare': { type: 'boolean', default: false },
     json: { type: 'string', default: 'artifacts/bench.json' },
     quota: { type: 'string' },
@@ -95,6 +98,10 @@ const startOptions: StartOptions = {
   env: Object.fromEntries(
     (opts.env ?? []).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
   ),
+  nodeFlags:
+    opts['node-flags'] === undefined
+      ? SERVER_NODE_FLAGS
+      : opts['node-flags'].split(/\s+/).filter((f) => f !== ''),
   db: DB,
   nodes: NODES,
   ...(opts.quota === undefined ? {} : { quota: Number(opts.quota) }),
@@ -178,7 +185,7 @@ async function scaleRun(prefilled: Awaited<ReturnType<typeof prefilledDatabase>>
 async function main(): Promise<void> {
   const what =
     opts.target === undefined
-      ? `${opts.dist} on ${DB}${NODES > 1 ? `, ${NODES} nodes` : ''}`
+      ? `${opts.dist} on ${DB}${NODES > 1 ? `, ${NODES} nodes` : ''}, node ${startOptions.nodeFlags.join(' ') || '(no flags)'}`
       : `target ${opts.target}`
   console.log(
     `payload ${ENVELOPE} (fresh event id per request); wrk, ${shape.connections} connections, ${shape.warmupSeconds} s warm-up + ${shape.seconds} s per run, ${RUNS} run(s); ${what}`,
@@ -260,6 +267,7 @@ async function main(): Promise<void> {
     runs: RUNS,
     db: DB,
     nodes: NODES,
+    nodeFlags: opts.target === undefined ? startOptions.nodeFlags : null,
     target: opts.target ?? null,
     ingest,
     bare: bare ?? null,

@@ -29,6 +29,8 @@ export interface Instance {
 export interface StartOptions {
   dist: string
   env: Record<string, string>
+  /** Node flags for the server process (scripts/server-node-flags.mjs unless `--node-flags`). */
+  nodeFlags: readonly string[]
   db: 'sqlite' | 'postgres'
   nodes: number
   /** An event quota per hour for the bench project (the quota path runs on every event). */
@@ -131,7 +133,9 @@ export async function startInstance(o: StartOptions): Promise<Instance> {
       if (o.prefilled !== undefined) await copyPrefilled(o.prefilled.dataDir, pgdb.url)
       for (let i = 0; i < o.nodes; i++) {
         const dataDir = newDir()
-        children.push(await startIngest(o.dist, { dataDir, databaseUrl: pgdb.url }, token, o.env))
+        children.push(
+          await startIngest(o.dist, { dataDir, databaseUrl: pgdb.url }, token, o.env, o.nodeFlags),
+        )
       }
       const first = children[0] as Child
       await assertUsesPostgres(pgdb.url)
@@ -157,7 +161,7 @@ export async function startInstance(o: StartOptions): Promise<Instance> {
     }
     const dataDir = o.prefilled?.dataDir ?? newDir()
     await o.prepare?.({ dataDir })
-    const server = await startIngest(o.dist, { dataDir }, token, o.env)
+    const server = await startIngest(o.dist, { dataDir }, token, o.env, o.nodeFlags)
     children.push(server)
     const p =
       o.prefilled === undefined

@@ -11,6 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
+import { SERVER_NODE_FLAGS } from '../server-node-flags.mjs'
 import { cpuMs, startIngest, stopChild } from './server.ts'
 import { runWrk } from './wrk.ts'
 
@@ -27,10 +28,13 @@ const dists = positionals.length > 0 ? positionals : ['server/dist']
 /** One build's run: µs of server CPU per 429 and 429 answers per second. */
 async function measure(dist: string): Promise<{ usPerRefusal: number; perSec: number }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'refusal-cost-'))
-  const child = await startIngest(dist, { dataDir }, 'refusal-cost-token', {
-    INGEST_MAX_QUEUED_UNITS: '0',
-    DISK_MIN_FREE_BYTES: '0',
-  })
+  const child = await startIngest(
+    dist,
+    { dataDir },
+    'refusal-cost-token',
+    { INGEST_MAX_QUEUED_UNITS: '0', DISK_MIN_FREE_BYTES: '0' },
+    SERVER_NODE_FLAGS,
+  )
   try {
     const pid = child.child.pid
     // The early refusal comes before the key is checked: any project and key will do.

@@ -61,7 +61,7 @@ export async function prefilledDatabase(o: StartOptions): Promise<Prefilled> {
   // The server creates the schema, the project and its key; one real event goes through ingest.
   const token = randomBytes(16).toString('hex')
   // Built on SQLite whatever --db says; PostgreSQL runs get a copy of it (instance.ts).
-  const server = await startIngest(o.dist, { dataDir }, token, o.env)
+  const server = await startIngest(o.dist, { dataDir }, token, o.env, o.nodeFlags)
   let projectId: string
   let publicKey: string
   try {

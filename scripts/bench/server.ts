@@ -46,14 +46,18 @@ export async function stopChild(c: Child): Promise<void> {
 /** Where the ingest server keeps its data. */
 export type Storage = { dataDir: string } | { dataDir: string; databaseUrl: string }
 
-/** Starts the built ingest server (`dist/main.js`) with an admin token for the bench's API calls. */
+/**
+ * Starts the built ingest server (`dist/main.js`, with the Node flags `npm start` passes unless
+ * the bench was told others) with an admin token for the bench's API calls.
+ */
 export function startIngest(
   dist: string,
   storage: Storage,
   token: string,
   extraEnv: Record<string, string>,
+  nodeFlags: readonly string[],
 ): Promise<Child> {
-  return startChild([join(dist, 'main.js')], {
+  return startChild([...nodeFlags, join(dist, 'main.js')], {
     PORT: '0',
     HOST: '127.0.0.1',
     DATA_DIR: storage.dataDir,
