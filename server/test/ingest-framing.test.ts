@@ -170,6 +170,18 @@ describe('/store/ for old SDKs', () => {
     expect(res.json()).toEqual({ id })
   })
 
+  it("reads Python's NaN and Infinity tokens as null, in /store/ bodies and envelopes", async () => {
+    // raven-python wrote floats with json.dumps(allow_nan=True): bare tokens, not JSON.
+    const raw = (id: string) =>
+      `{"event_id":"${id}","message":"NaN here","extra":{"ratio":NaN,"limits":[Infinity,-Infinity]}}`
+    const res = await post(raw(eid(32)), {}, `/api/${p.id}/store/`)
+    expect(res.json()).toEqual({ id: eid(32) })
+    expect((await stored(eid(32)))?.['extra']).toEqual({ ratio: null, limits: [null, null] })
+    const env = await post(`{}\n{"type":"event"}\n${raw(eid(33))}`)
+    expect(env.json()).toEqual({ id: eid(33) })
+    expect((await stored(eid(33)))?.['message']).toBe('NaN here')
+  })
+
   it('rejects a non-JSON body with 400', async () => {
     const res = await post('this is not json!', {}, `/api/${p.id}/store/`)
     expect(res.statusCode).toBe(400)

@@ -1,5 +1,6 @@
 import { ApiError } from '../../errors.ts'
 import { TrimNotes, trimBag } from '../../event/bounds.ts'
+import { repairNonFiniteJson } from '../../event/non-finite-json.ts'
 import { normalizeEvent, normalizeEventId } from '../../event/normalize.ts'
 import type { NormalizedEvent } from '../../event/types.ts'
 import { groupEvent } from '../../grouping/index.ts'
@@ -20,15 +21,27 @@ export interface DigestScope {
 /** Parses an event payload as a JSON object; anything else is a 400 for the whole request. */
 export function parseEventJson(payload: Buffer, what = 'event'): Record<string, unknown> {
   let value: unknown
+  const text = payload.toString('utf8')
   try {
-    value = JSON.parse(payload.toString('utf8'))
+    value = JSON.parse(text)
   } catch {
-    throw new ApiError('invalid_json', `invalid ${what} payload: not JSON`)
+    value = parseRepaired(text, what)
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw new ApiError('invalid_json', `invalid ${what} payload: not a JSON object`)
   }
   return value as Record<string, unknown>
+}
+
+/** Parses JSON with Python's non-finite number tokens read as null; else a 400. */
+function parseRepaired(text: string, what: string): unknown {
+  const repaired = repairNonFiniteJson(text)
+  try {
+    if (repaired !== undefined) return JSON.parse(repaired)
+  } catch {
+    // Broken in another way too.
+  }
+  throw new ApiError('invalid_json', `invalid ${what} payload: not JSON`)
 }
 
 /**
