@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { BOUNDS, keepEnds, TrimNotes, trimBag } from './bounds.ts'
+import { LEGACY_STACKTRACE } from './legacy-aliases.ts'
 import type {
   Breadcrumb,
   ExceptionValue,
@@ -157,7 +158,7 @@ function exceptionValue(v: unknown, notes: TrimNotes): ExceptionValue | undefine
   put(e, 'type', str(v['type'], 256))
   put(e, 'value', str(v['value']))
   put(e, 'module', str(v['module'], 256))
-  put(e, 'stacktrace', stacktrace(v['stacktrace'], notes))
+  put(e, 'stacktrace', stacktrace(v['stacktrace'] ?? v[LEGACY_STACKTRACE], notes))
   const m = v['mechanism']
   if (isObj(m)) {
     const mech: NonNullable<ExceptionValue['mechanism']> = {}

@@ -1,5 +1,6 @@
 import { ApiError } from '../../errors.ts'
 import { TrimNotes, trimBag } from '../../event/bounds.ts'
+import { resolveLegacyAliases } from '../../event/legacy-aliases.ts'
 import { repairNonFiniteJson } from '../../event/non-finite-json.ts'
 import { normalizeEvent, normalizeEventId } from '../../event/normalize.ts'
 import type { NormalizedEvent } from '../../event/types.ts'
@@ -108,7 +109,9 @@ export function digestPayload(
   scope: DigestScope,
   headerId: string | undefined,
 ): EventToWrite {
-  const raw = parseEventJson(Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength))
+  const raw = resolveLegacyAliases(
+    parseEventJson(Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength)),
+  )
   return digestEvent(raw, scope, headerId ?? normalizeEventId(raw['event_id'])).row
 }
 
