@@ -82,7 +82,7 @@ const SHAPES: Record<string, unknown[]> = {
       environment: 'e\ud800',
       release: 'r\u0000',
       monitor_config: {
-        schedule: { type: 'crontab', value: '0 0 31 2 *' },
+        schedule: { type: 'crontab', value: '0 0 29 2 *' },
         checkin_margin: 1e6,
         max_runtime: 1e6,
         failure_issue_threshold: 1e6,
@@ -93,6 +93,12 @@ const SHAPES: Record<string, unknown[]> = {
       monitor_slug: 'interval-ok',
       status: 'in_progress',
       monitor_config: { schedule: { type: 'interval', value: 1e9, unit: 'year' } },
+    },
+    {
+      check_in_id: CHECK_IN_ID,
+      monitor_slug: 'longest-interval',
+      status: 'in_progress',
+      monitor_config: { schedule: { type: 'interval', value: 1000, unit: 'year' } },
     },
   ],
   client_report: [
