@@ -20,6 +20,14 @@ const ANY_WRONG: unknown[] = ['null', '[]', '"text"', '5', '{}', '1e308', '{"a":
 
 const SHAPES: Record<string, unknown[]> = {
   session: [
+    {
+      sid: '0123456789abcdef0123456789abcdef',
+      did: 'd\u0000\ud800',
+      status: 'exited',
+      errors: 1,
+      started: new Date().toISOString(),
+      attrs: { release: 'r\u0000\ud800', environment: 'e\u0000', user_agent: '\u0000' },
+    },
     { sid: 5, status: ['ok'], errors: '3', started: 1e308, attrs: { release: 5 } },
     { sid: 'x', did: { id: 1 }, status: 'exited', started: 'yesterday', attrs: 'r' },
     { status: 'crashed', started: -1, timestamp: 1e308, attrs: { release: 'r\ud800\u0000' } },
@@ -32,6 +40,10 @@ const SHAPES: Record<string, unknown[]> = {
     },
   ],
   sessions: [
+    {
+      aggregates: [{ started: new Date().toISOString(), exited: 1, errored: 1 }],
+      attrs: { release: 'agg\u0000\ud800', environment: 'e\u0000\u202e' },
+    },
     { aggregates: {}, attrs: { release: ['x'] } },
     { aggregates: [{ started: 'x', exited: -1, errored: 1e308 }, null], attrs: { release: 'r' } },
     { aggregates: [{ started: '2020-01-01T00:00:00Z', exited: '5', crashed: 1.5 }], attrs: {} },
@@ -67,6 +79,14 @@ const SHAPES: Record<string, unknown[]> = {
     },
     { monitor_slug: 'x'.repeat(10_000), status: 'ok', check_in_id: 'not-a-uuid' },
     { check_in_id: CHECK_IN_ID, monitor_slug: 'plain', status: 'ok', duration: -0, release: 'r' },
+    {
+      check_in_id: CHECK_IN_ID,
+      monitor_slug: 'longest-interval',
+      status: 'error',
+      release: '\u0000\ud800',
+      environment: 'e\u0000',
+      contexts: { trace: { trace_id: '\u0000' } },
+    },
     {
       check_in_id: CHECK_IN_ID,
       monitor_slug: 'ok-\u202e\u0000',
@@ -106,6 +126,7 @@ const SHAPES: Record<string, unknown[]> = {
     { discarded_events: [{ reason: 5, category: null, quantity: '1e308' }, null] },
     { discarded_events: [{ reason: 'x'.repeat(10_000), category: 'error', quantity: 1e308 }] },
     { discarded_events: [{ reason: 'r', category: 'error', quantity: -5 }] },
+    { discarded_events: [{ reason: '\u0000\ud800', category: 'error\u0000', quantity: 2 }] },
     { discarded_events: [{ reason: 'r', category: '\ud800', quantity: 1.5 }] },
     { rate_limited_events: [{ reason: 'r', category: 'error', quantity: 1 }], timestamp: 1e308 },
   ],
