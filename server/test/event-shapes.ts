@@ -261,6 +261,42 @@ export const EVENT_SHAPES: Record<string, Record<string, unknown>> = {
     ],
     measurements: { lcp: { value: 'fast' }, fcp: 'x', '': { value: 1e308 } },
   },
+  'timestamps at and past the edges of a date': {
+    message: 'timestamps',
+    timestamp: '0000-01-01T00:00:00Z',
+    start_timestamp: '+275760-09-13T00:00:00Z',
+    received: 253402300800,
+    breadcrumbs: [
+      { message: 'a', timestamp: '1969-12-31T23:59:59Z' },
+      { message: 'b', timestamp: '2017-08-04T07:37:08+25:00' },
+      { message: 'c', timestamp: '2017-02-30T00:00:00Z' },
+      { message: 'd', timestamp: 8.64e15 },
+      { message: 'e', timestamp: -8.64e15 },
+    ],
+  },
+  'a timestamp past 9999 as a number': { message: 'far future', timestamp: 253402300800 },
+  'a timestamp in milliseconds, not seconds': { message: 'ms', timestamp: Date.now() },
+  'release and environment names Relay refuses': {
+    message: 'release names',
+    release: 'a/b\\c\n\t',
+    environment: '..',
+    dist: ' ',
+    tags: { release: 'latest', environment: '.' },
+  },
+  'release of only dots': { message: 'dots', release: '..', environment: 'a/b' },
+  'fingerprint templates and odd fingerprints': {
+    message: 'fingerprints',
+    fingerprint: [
+      '{{ default }}',
+      '{{default}}',
+      '{{ transaction }}',
+      '{{ type }}',
+      '{{ bogus',
+      5,
+      1.5,
+      true,
+    ],
+  },
   'sdk packages and integrations of odd shapes': {
     message: 'sdk',
     sdk: {
