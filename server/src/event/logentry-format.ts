@@ -15,7 +15,8 @@ export function formatLogMessage(template: string, params: unknown): string | un
 /** The longest rendered message kept (the `formatted` bound of normalisation). */
 const MAX_FORMATTED = 8192
 
-const PERCENT = /%(?:\(([^)]*)\))?([-+ #0]*)(\d+)?(?:\.(\d+))?([a-zA-Z%])/g
+// Bounded name and flags: an 8 KiB template of unclosed `%(` must not cost quadratic time.
+const PERCENT = /%(?:\(([^)]{0,128})\))?([-+ #0]{0,8})(\d{1,4})?(?:\.(\d{1,4}))?([a-zA-Z%])/g
 
 function formatPercent(template: string, params: unknown): string | undefined {
   let next = 0
