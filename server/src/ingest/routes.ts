@@ -89,6 +89,7 @@ export async function ingestRoutes(app: FastifyInstance, deps: IngestDeps): Prom
     const buf = body(req)
     const envelope = parseEnvelope(buf)
     const ctx = new IngestContext(resolved, received, envelope.header)
+    ctx.clientIp = req.ip
     handleItems(envelope.items, ctx, config.limits)
     const ids = await digestQueued(ctx, digests)
     await commit(ctx)
@@ -104,6 +105,7 @@ export async function ingestRoutes(app: FastifyInstance, deps: IngestDeps): Prom
     if (String(req.headers['content-type'] ?? '').startsWith('application/x-sentry-envelope')) {
       const envelope = parseEnvelope(buf)
       const ctx = new IngestContext(resolved, received, envelope.header)
+      ctx.clientIp = req.ip
       handleItems(envelope.items, ctx, config.limits)
       const ids = await digestQueued(ctx, digests)
       await commit(ctx)
@@ -111,6 +113,7 @@ export async function ingestRoutes(app: FastifyInstance, deps: IngestDeps): Prom
       return reply200(reply, id === undefined ? {} : { id }, quota.activeLimit(ctx.project.id))
     }
     const ctx = new IngestContext(resolved, received, {})
+    ctx.clientIp = req.ip
     const decoded = decodeStoreBody(buf, config.limits.maxEvent)
     const kind = storeBodyKind(decoded)
     if (kind.transaction) {

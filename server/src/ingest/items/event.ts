@@ -1,4 +1,5 @@
 import { ApiError } from '../../errors.ts'
+import { resolveAutoIp } from '../../event/auto-ip.ts'
 import { TrimNotes, trimBag } from '../../event/bounds.ts'
 import { resolveLegacyAliases } from '../../event/legacy-aliases.ts'
 import { repairNonFiniteJson } from '../../event/non-finite-json.ts'
@@ -17,6 +18,8 @@ export interface DigestScope {
   readonly key: { readonly id: number; readonly component: string | null }
   /** Receive time, ms. */
   readonly received: number
+  /** The sender's address as the server sees it (`req.ip`), for `{{auto}}`; none off-request. */
+  readonly clientIp?: string | undefined
 }
 
 /** Parses an event payload as a JSON object; anything else is a 400 for the whole request. */
@@ -58,6 +61,7 @@ export function digestEvent(
     ...(eventId !== undefined ? { eventId } : {}),
     received: ctx.received / 1000,
   })
+  resolveAutoIp(event, ctx.clientIp)
   const group = groupEvent(event)
   const component = ctx.key.component
   if (component !== null && !event.tags.some(([k]) => k === 'component')) {
