@@ -170,6 +170,53 @@ describe('/store/ for old SDKs', () => {
     expect(res.json()).toEqual({ id })
   })
 
+  it("reads Python's NaN and Infinity tokens as null, in /store/ bodies and envelopes", async () => {
+    // raven-python wrote floats with json.dumps(allow_nan=True): bare tokens, not JSON.
+    const raw = (id: string) =>
+      `{"event_id":"${id}","message":"NaN here","extra":{"ratio":NaN,"limits":[Infinity,-Infinity]}}`
+    const res = await post(raw(eid(32)), {}, `/api/${p.id}/store/`)
+    expect(res.json()).toEqual({ id: eid(32) })
+    expect((await stored(eid(32)))?.['extra']).toEqual({ ratio: null, limits: [null, null] })
+    const env = await post(`{}\n{"type":"event"}\n${raw(eid(33))}`)
+    expect(env.json()).toEqual({ id: eid(33) })
+    expect((await stored(eid(33)))?.['message']).toBe('NaN here')
+  })
+
+  it('reads the sentry.interfaces.* names of old raven clients as their fields', async () => {
+    const legacy = {
+      event_id: eid(34),
+      tags: [['server_name', 'web01']],
+      'sentry.interfaces.Exception': {
+        values: [
+          {
+            type: 'KeyError',
+            value: "'user'",
+            'sentry.interfaces.Stacktrace': { frames: [{ function: 'view', lineno: 3 }] },
+          },
+        ],
+      },
+      'sentry.interfaces.User': { id: '42' },
+      'sentry.interfaces.Http': { url: 'http://example.org/', method: 'GET' },
+      user: null,
+    }
+    const res = await post(JSON.stringify(legacy), {}, `/api/${p.id}/store/`)
+    expect(res.json()).toEqual({ id: eid(34) })
+    const ev = await stored(eid(34))
+    expect(ev?.['title']).toBe("KeyError: 'user'")
+    expect(ev?.['user']).toEqual({ id: '42' })
+    expect(ev?.['request']).toMatchObject({ url: 'http://example.org/' })
+    expect(ev?.['exception']).toMatchObject({
+      values: [{ stacktrace: { frames: [{ function: 'view', lineno: 3 }] } }],
+    })
+    expect(Object.keys(ev ?? {}).filter((k) => k.startsWith('sentry.interfaces.'))).toEqual([])
+    const message = {
+      event_id: eid(35),
+      'sentry.interfaces.Message': { message: 'Login failed for %s', params: ['bob'] },
+    }
+    await post(JSON.stringify(message), {}, `/api/${p.id}/store/`)
+    expect((await stored(eid(35)))?.['title']).toBe('Login failed for bob')
+  })
+
   it('rejects a non-JSON body with 400', async () => {
     const res = await post('this is not json!', {}, `/api/${p.id}/store/`)
     expect(res.statusCode).toBe(400)

@@ -81,6 +81,29 @@ describe('unsupported items', () => {
     })
   })
 
+  it('include a transaction sent to /store/, which never becomes an issue', async () => {
+    // Old SDKs posted transactions to /store/; Relay files them as transaction items.
+    const tx = { event_id: eid(7), type: 'transaction', transaction: '/checkout', spans: [] }
+    const store = (body: unknown) =>
+      app.inject({
+        method: 'POST',
+        url: `/api/${p.id}/store/`,
+        headers: { 'x-sentry-auth': sentryAuth(p.key), 'content-type': 'application/json' },
+        payload: JSON.stringify(body),
+      })
+    const res = await store(tx)
+    expect(res.statusCode).toBe(200)
+    expect(res.json()).toEqual({ id: eid(7) })
+    // An error event naming a transaction is still an error event.
+    const err = await store({ event_id: eid(8), transaction: '/checkout', message: 'kept' })
+    expect(err.json()).toEqual({ id: eid(8) })
+    expect(await storedEvents(app, p.id)).toBe(1)
+    expect(await outcomeMap(app, p.id)).toEqual({
+      'accepted/error': 1,
+      'unsupported:transaction/transaction': 1,
+    })
+  })
+
   it('cost no quota', async () => {
     await setQuota(app, p.id, { events: 1, window_seconds: 3600 })
     const env = envelopeOf([

@@ -127,6 +127,25 @@ describe('parseMonitorConfig', () => {
     if (!r.ok) expect(r.problem.length).toBeGreaterThan(0)
   })
 
+  it('refuses an interval whose next run would not be a date (over 1000 years)', () => {
+    const config = (value: number, unit: string) =>
+      parseMonitorConfig({ schedule: { type: 'interval', value, unit } })
+    expect(config(1000, 'year').ok).toBe(true)
+    expect(config(11_000, 'month').ok).toBe(true)
+    for (const [value, unit] of [
+      [1001, 'year'],
+      [1e9, 'year'],
+      [999_999_999, 'minute'],
+    ] as const) {
+      const r = config(value, unit)
+      expect(r.ok, `${value} ${unit}`).toBe(false)
+      if (!r.ok) expect(r.problem).toMatch(/1000 years/)
+    }
+    // The largest accepted interval still gives a finite next run.
+    const largest = { type: 'interval', value: 1000, unit: 'year' } as const
+    expect(Number.isFinite(nextRun(largest, 'UTC', Date.UTC(2026, 0, 1)))).toBe(true)
+  })
+
   it('explains cron problems', () => {
     expect(cronProblem('* * *')).toMatch(/5 fields/)
     expect(cronProblem('*/15 9-17 * * MON-FRI')).toBeUndefined()

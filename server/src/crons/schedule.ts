@@ -41,6 +41,24 @@ export const MONITOR_DEFAULTS = {
 /** Sentry's hard cap for margins and runtimes: 28 days in minutes. */
 export const MAX_MINUTES = 40_320
 
+/** Longest minutes in one unit (a leap year, a 31-day month), to bound an interval. */
+const UNIT_MINUTES: Record<IntervalUnit, number> = {
+  year: 366 * 1440,
+  month: 31 * 1440,
+  week: 7 * 1440,
+  day: 1440,
+  hour: 60,
+  minute: 1,
+}
+
+/**
+ * Longest interval schedule, minutes: 1000 years. The protocol only says "positive int", but
+ * the next expected run must stay a date (luxon gives NaN past about 275,000 years, which
+ * PostgreSQL's bigint column refuses: the check-in answered 503) and within the 9999-12-31 the
+ * rest of the server keeps timestamps to.
+ */
+const MAX_INTERVAL = 1000 * UNIT_MINUTES.year
+
 const NICKNAMES = new Set(['@yearly', '@annually', '@monthly', '@weekly', '@daily', '@hourly'])
 
 /** Checks a cron expression: five fields (or a nickname) that cron-parser can evaluate. */
@@ -115,6 +133,8 @@ export function parseMonitorConfig(raw: unknown): ConfigResult {
     const problem = cronProblem(schedule.value)
     if (problem !== undefined) return { ok: false, problem }
   }
+  if (schedule.type === 'interval' && schedule.value * UNIT_MINUTES[schedule.unit] > MAX_INTERVAL)
+    return { ok: false, problem: 'an interval schedule is at most 1000 years' }
   const config: MonitorConfig = { schedule }
   if (c.timezone !== undefined) {
     if (!IANAZone.isValidZone(c.timezone))

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { BOUNDS, keepEnds, TrimNotes, trimBag } from './bounds.ts'
+import { LEGACY_STACKTRACE } from './legacy-aliases.ts'
+import { formatLogMessage } from './logentry-format.ts'
 import type {
   Breadcrumb,
   ExceptionValue,
@@ -157,7 +159,7 @@ function exceptionValue(v: unknown, notes: TrimNotes): ExceptionValue | undefine
   put(e, 'type', str(v['type'], 256))
   put(e, 'value', str(v['value']))
   put(e, 'module', str(v['module'], 256))
-  put(e, 'stacktrace', stacktrace(v['stacktrace'], notes))
+  put(e, 'stacktrace', stacktrace(v['stacktrace'] ?? v[LEGACY_STACKTRACE], notes))
   const m = v['mechanism']
   if (isObj(m)) {
     const mech: NonNullable<ExceptionValue['mechanism']> = {}
@@ -203,6 +205,10 @@ function logentry(raw: Obj, notes: TrimNotes): LogEntry | undefined {
   if (entry.formatted === undefined && typeof raw['message'] === 'string') {
     entry.formatted = raw['message'].slice(0, 8192)
   }
+  // A template sent without any rendering is rendered here, as Relay does.
+  const params = entry.params ?? (isObj(src?.['params']) ? src['params'] : undefined)
+  if (entry.formatted === undefined && entry.message !== undefined && params !== undefined)
+    put(entry, 'formatted', formatLogMessage(entry.message, params))
   return entry.message === undefined && entry.formatted === undefined ? undefined : entry
 }
 

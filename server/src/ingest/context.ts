@@ -20,6 +20,8 @@ export class IngestContext {
   readonly key: ResolvedKey['key']
   /** Receive time, ms. */
   readonly received: number
+  /** The sender's address (`req.ip`), for `{{auto}}` in events; set by the ingest routes. */
+  clientIp: string | undefined = undefined
   readonly envelopeHeader: Record<string, unknown>
   readonly unit: WriteUnit = { events: [], outcomes: [] }
   /** Event items waiting for the digest (digest-pool.ts), in envelope order. */

@@ -30,6 +30,7 @@ type JobMeta = [
   component: string | null,
   received: number,
   headerId: string | null,
+  clientIp: string | null,
 ]
 
 /** Packs a batch of jobs for a digest thread. */
@@ -40,6 +41,7 @@ export function encodeJobs(jobs: readonly DigestJob[]): ArrayBuffer {
     j.scope.key.component,
     j.scope.received,
     j.headerId ?? null,
+    j.scope.clientIp ?? null,
   ])
   return pack(
     meta,
@@ -51,8 +53,13 @@ export function encodeJobs(jobs: readonly DigestJob[]): ArrayBuffer {
 export function decodeJobs(ab: ArrayBuffer): DigestJob[] {
   const { meta, parts } = unpack<JobMeta[]>(ab)
   if (parts.length !== meta.length) throw new Error('digest batch: entries do not match')
-  return meta.map(([projectId, keyId, component, received, headerId], i) => ({
-    scope: { project: { id: projectId }, key: { id: keyId, component }, received },
+  return meta.map(([projectId, keyId, component, received, headerId, clientIp], i) => ({
+    scope: {
+      project: { id: projectId },
+      key: { id: keyId, component },
+      received,
+      clientIp: clientIp ?? undefined,
+    },
     payload: parts[i] as Buffer,
     headerId: headerId ?? undefined,
   }))

@@ -20,6 +20,7 @@ import { commitWithQuota } from './quota-commit.ts'
 import { countRejections } from './rejections.ts'
 import { pathProject, requireRequestCredentials } from './request.ts'
 import { decodeStoreBody } from './store-body.ts'
+import { storeBodyKind } from './store-event-type.ts'
 
 /** What the ingest routes need from the app. */
 export interface IngestDeps {
@@ -88,6 +89,7 @@ export async function ingestRoutes(app: FastifyInstance, deps: IngestDeps): Prom
     const buf = body(req)
     const envelope = parseEnvelope(buf)
     const ctx = new IngestContext(resolved, received, envelope.header)
+    ctx.clientIp = req.ip
     handleItems(envelope.items, ctx, config.limits)
     const ids = await digestQueued(ctx, digests)
     await commit(ctx)
@@ -103,6 +105,7 @@ export async function ingestRoutes(app: FastifyInstance, deps: IngestDeps): Prom
     if (String(req.headers['content-type'] ?? '').startsWith('application/x-sentry-envelope')) {
       const envelope = parseEnvelope(buf)
       const ctx = new IngestContext(resolved, received, envelope.header)
+      ctx.clientIp = req.ip
       handleItems(envelope.items, ctx, config.limits)
       const ids = await digestQueued(ctx, digests)
       await commit(ctx)
@@ -110,7 +113,20 @@ export async function ingestRoutes(app: FastifyInstance, deps: IngestDeps): Prom
       return reply200(reply, id === undefined ? {} : { id }, quota.activeLimit(ctx.project.id))
     }
     const ctx = new IngestContext(resolved, received, {})
-    queueEventItem(decodeStoreBody(buf, config.limits.maxEvent), ctx, config.limits.maxEvent, false)
+    ctx.clientIp = req.ip
+    const decoded = decodeStoreBody(buf, config.limits.maxEvent)
+    const kind = storeBodyKind(decoded)
+    if (kind.transaction) {
+      // A transaction item, as Relay makes it: counted like one in an envelope, never an issue.
+      handleItems([{ header: { type: 'transaction' }, payload: decoded }], ctx, config.limits)
+      await commit(ctx)
+      return reply200(
+        reply,
+        kind.eventId === undefined ? {} : { id: kind.eventId },
+        quota.activeLimit(ctx.project.id),
+      )
+    }
+    queueEventItem(decoded, ctx, config.limits.maxEvent, false)
     const [id] = await digestQueued(ctx, digests)
     await commit(ctx)
     return reply200(reply, { id }, quota.activeLimit(ctx.project.id))

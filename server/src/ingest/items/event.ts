@@ -1,5 +1,8 @@
 import { ApiError } from '../../errors.ts'
+import { resolveAutoIp } from '../../event/auto-ip.ts'
 import { TrimNotes, trimBag } from '../../event/bounds.ts'
+import { resolveLegacyAliases } from '../../event/legacy-aliases.ts'
+import { repairNonFiniteJson } from '../../event/non-finite-json.ts'
 import { normalizeEvent, normalizeEventId } from '../../event/normalize.ts'
 import type { NormalizedEvent } from '../../event/types.ts'
 import { groupEvent } from '../../grouping/index.ts'
@@ -15,20 +18,34 @@ export interface DigestScope {
   readonly key: { readonly id: number; readonly component: string | null }
   /** Receive time, ms. */
   readonly received: number
+  /** The sender's address as the server sees it (`req.ip`), for `{{auto}}`; none off-request. */
+  readonly clientIp?: string | undefined
 }
 
 /** Parses an event payload as a JSON object; anything else is a 400 for the whole request. */
 export function parseEventJson(payload: Buffer, what = 'event'): Record<string, unknown> {
   let value: unknown
+  const text = payload.toString('utf8')
   try {
-    value = JSON.parse(payload.toString('utf8'))
+    value = JSON.parse(text)
   } catch {
-    throw new ApiError('invalid_json', `invalid ${what} payload: not JSON`)
+    value = parseRepaired(text, what)
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw new ApiError('invalid_json', `invalid ${what} payload: not a JSON object`)
   }
   return value as Record<string, unknown>
+}
+
+/** Parses JSON with Python's non-finite number tokens read as null; else a 400. */
+function parseRepaired(text: string, what: string): unknown {
+  const repaired = repairNonFiniteJson(text)
+  try {
+    if (repaired !== undefined) return JSON.parse(repaired)
+  } catch {
+    // Broken in another way too.
+  }
+  throw new ApiError('invalid_json', `invalid ${what} payload: not JSON`)
 }
 
 /**
@@ -44,6 +61,7 @@ export function digestEvent(
     ...(eventId !== undefined ? { eventId } : {}),
     received: ctx.received / 1000,
   })
+  resolveAutoIp(event, ctx.clientIp)
   const group = groupEvent(event)
   const component = ctx.key.component
   if (component !== null && !event.tags.some(([k]) => k === 'component')) {
@@ -95,7 +113,9 @@ export function digestPayload(
   scope: DigestScope,
   headerId: string | undefined,
 ): EventToWrite {
-  const raw = parseEventJson(Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength))
+  const raw = resolveLegacyAliases(
+    parseEventJson(Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength)),
+  )
   return digestEvent(raw, scope, headerId ?? normalizeEventId(raw['event_id'])).row
 }
 

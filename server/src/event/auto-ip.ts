@@ -1,0 +1,29 @@
+import type { NormalizedEvent } from './types.ts'
+
+/** The placeholder SDKs send for "the address this event came from". */
+const AUTO = '{{auto}}'
+
+const isObj = (v: unknown): v is Record<string, unknown> =>
+  v !== null && typeof v === 'object' && !Array.isArray(v)
+
+/**
+ * Replaces the `{{auto}}` placeholder in `user.ip_address` and `request.env.REMOTE_ADDR` with
+ * the sender's address, as Relay does (relay-event-normalization `normalize_ip_addresses`):
+ * browser SDKs send it with `sendDefaultPii`, and without this the UI showed the placeholder as
+ * the user's address. With no address (an event made by the server itself) the placeholder is
+ * removed. The bags may be shared with the raw payload, so they are copied, never mutated.
+ */
+export function resolveAutoIp(event: NormalizedEvent, clientIp: string | undefined): void {
+  const user = event.user
+  if (user !== undefined && user['ip_address'] === AUTO) {
+    const { ip_address: _auto, ...rest } = user
+    event.user = clientIp === undefined ? rest : { ...rest, ip_address: clientIp }
+  }
+  const request = event.request
+  const env = request?.['env']
+  if (request !== undefined && isObj(env) && env['REMOTE_ADDR'] === AUTO) {
+    const { REMOTE_ADDR: _auto, ...rest } = env
+    const resolved = clientIp === undefined ? rest : { ...rest, REMOTE_ADDR: clientIp }
+    event.request = { ...request, env: resolved }
+  }
+}
