@@ -2,7 +2,7 @@
 // Builds the conformance drivers that need a compiler, from their registries, into the ignored
 // .cache/drivers/ (the Go module cache and ~/.m2 keep the downloads between runs):
 //
-//   node scripts/setup-drivers.mjs [go] [java]
+//   node scripts/setup-drivers.mjs [go] [go-prev] [java]
 //
 // Idempotent: each build writes a stamp with the hash of its sources; when it matches, the build
 // is skipped in milliseconds. A missing toolchain is printed and makes the exit code 1 (npm test
@@ -25,8 +25,8 @@ import { fileURLToPath } from 'node:url'
 const root = fileURLToPath(new URL('..', import.meta.url))
 const cache = join(root, '.cache', 'drivers')
 
-/** Hash of every file under `dir` (sorted), so any source change rebuilds. */
-function sourceHash(dir) {
+/** Hash of every file under the `dirs` (sorted), so any source change rebuilds. */
+function sourceHash(dirs) {
   const hash = createHash('sha256')
   const walk = (d) => {
     for (const name of readdirSync(d).sort()) {
@@ -36,7 +36,7 @@ function sourceHash(dir) {
       else hash.update(`${path.slice(root.length)}\0`).update(readFileSync(path))
     }
   }
-  walk(dir)
+  for (const dir of dirs) walk(dir)
   return hash.digest('hex')
 }
 
@@ -46,7 +46,7 @@ function run(command, args, cwd) {
   if (r.status !== 0) throw new Error(`${command} ${args.join(' ')} exited ${r.status}`)
 }
 
-/** Builds `what` unless its stamp matches; `build(outDir)` does the work. */
+/** Builds `what` unless its stamp matches the hash of the `sources` dirs; `build(outDir)` builds. */
 function cached(what, sources, output, build) {
   const out = join(cache, what)
   const stamp = join(out, '.sources')
@@ -66,15 +66,25 @@ const builders = {
   // sentry-go as pinned in go.mod, fetched through the Go module proxy (go.sum checks it).
   go() {
     const dir = join(root, 'conformance', 'drivers', 'go')
-    cached('go', dir, 'conformance-go', (out) => {
+    cached('go', [dir], 'conformance-go', (out) => {
       run('go', ['build', '-trimpath', '-o', join(out, 'conformance-go'), '.'], dir)
+    })
+  },
+  // The same program against sentry-go's previous minor: conformance/drivers/go-prev/ holds only
+  // its go.mod / go.sum, used in place of the driver's own with `go build -modfile`.
+  'go-prev'() {
+    const dir = join(root, 'conformance', 'drivers', 'go')
+    const prev = join(root, 'conformance', 'drivers', 'go-prev')
+    cached('go-prev', [dir, prev], 'conformance-go', (out) => {
+      const modfile = `-modfile=${join(prev, 'go.mod')}`
+      run('go', ['build', modfile, '-trimpath', '-o', join(out, 'conformance-go'), '.'], dir)
     })
   },
   // io.sentry:sentry as pinned in pom.xml, copied from Maven Central (cached in ~/.m2), then
   // the driver compiled with javac and a launcher script the runner executes.
   java() {
     const dir = join(root, 'conformance', 'drivers', 'java')
-    cached('java', dir, 'conformance-java', (out) => {
+    cached('java', [dir], 'conformance-java', (out) => {
       rmSync(join(out, 'lib'), { recursive: true, force: true })
       rmSync(join(out, 'classes'), { recursive: true, force: true })
       run(
