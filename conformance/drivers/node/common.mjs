@@ -2,7 +2,13 @@
 // stock SDK chosen with --sdk, and print the one-line JSON report the harness reads.
 
 /** The npm names the stock SDK is installed under: latest and one alias per older major. */
-export const PACKAGES = ['@sentry/node', 'sentry-node-8', 'sentry-node-9', 'sentry-node-10']
+export const PACKAGES = [
+  '@sentry/node',
+  'sentry-node-7',
+  'sentry-node-8',
+  'sentry-node-9',
+  'sentry-node-10',
+]
 
 /**
  * Parses `<scenario> [--sdk <package>] [--<option> <value>]…` for the named options; throws the

@@ -1,5 +1,5 @@
 // Conformance driver for quotas, rate-limit back-off and unsupported items, with the stock
-// Node SDK (@sentry/node 8, 9, 10, 11), unmodified.
+// Node SDK (@sentry/node 7, 8, 9, 10, 11), unmodified.
 //
 //   SENTRY_TEST_DSN=http://<key>@127.0.0.1:<port>/<project> \
 //     node conformance/drivers/node/quota.mjs <scenario> [--sdk <package>]

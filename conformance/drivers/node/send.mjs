@@ -1,10 +1,10 @@
-// Conformance driver for the stock Node SDK (@sentry/node 8, 9, 10, 11), unmodified.
+// Conformance driver for the stock Node SDK (@sentry/node 7, 8, 9, 10, 11), unmodified.
 //
 //   SENTRY_TEST_DSN=http://<key>@127.0.0.1:<port>/<project> \
 //     node conformance/drivers/node/send.mjs <scenario> [--sdk <package>]
 //
 // <package> is the npm name the SDK is installed under: @sentry/node (latest) or one of the
-// aliases sentry-node-8, sentry-node-9, sentry-node-10 (default: $SENTRY_TEST_SDK, else
+// aliases sentry-node-7, sentry-node-8, sentry-node-9, sentry-node-10 (default: $SENTRY_TEST_SDK, else
 // @sentry/node). Prints one JSON line: {"sdk":{"package","version"},"scenario","event_ids",
 // "groups"} where groups maps an expected-issue label to the event ids that belong to it.
 // Exit code 0 only if the SDK reports a complete flush.

@@ -1,4 +1,4 @@
-"""Conformance driver for cron check-ins with the stock Python SDK (sentry-sdk 2.x), unmodified.
+"""Conformance driver for cron check-ins with the stock Python SDK (sentry-sdk 2.x and 1.x), unmodified.
 
     SENTRY_TEST_DSN=http://<key>@127.0.0.1:<port>/<project> \\
         conformance/.venv/bin/python conformance/drivers/python/crons.py <scenario> --slug <slug>

@@ -1,4 +1,4 @@
-"""Conformance driver for the stock Python SDK (sentry-sdk 2.x), unmodified.
+"""Conformance driver for the stock Python SDK (sentry-sdk 2.x and 1.x), unmodified.
 
     SENTRY_TEST_DSN=http://<key>@127.0.0.1:<port>/<project> \\
         conformance/.venv/bin/python conformance/drivers/python/send.py <scenario>
@@ -13,7 +13,7 @@ import sys
 
 import sentry_sdk
 
-from common import report_groups, scenario_arg, start_sdk
+from common import forked_scope, report_groups, scenario_arg, start_sdk
 
 
 def divide(numerator, denominator):
@@ -35,7 +35,7 @@ def grouping():
 
 def large():
     """One message with ~50 KB of extra data (the transport compresses every body anyway)."""
-    with sentry_sdk.new_scope() as scope:
+    with forked_scope() as scope:
         for i in range(800):
             scope.set_extra(f"line{i}", f"conformance payload line {i} " * 2)
         return {"large": [sentry_sdk.capture_message("conformance large payload", level="info")]}

@@ -1,4 +1,4 @@
-"""Conformance driver for release health with the stock Python SDK (sentry-sdk 2.x), unmodified.
+"""Conformance driver for release health with the stock Python SDK (sentry-sdk 2.x and 1.x), unmodified.
 
     SENTRY_TEST_DSN=http://<key>@127.0.0.1:<port>/<project> \\
         conformance/.venv/bin/python conformance/drivers/python/sessions.py <scenario> --release <r>
@@ -19,7 +19,7 @@ from wsgiref.util import setup_testing_defaults
 import sentry_sdk
 from sentry_sdk.integrations.wsgi import SentryWsgiMiddleware
 
-from common import flush_and_report, start_sdk
+from common import end_session, flush_and_report, start_session, start_sdk
 
 
 def app(environ, start_response):
@@ -42,17 +42,17 @@ def wsgi():
 
 
 def manual():
-    sentry_sdk.start_session()
+    start_session()
     try:
         raise ValueError("conformance handled error")
     except ValueError as error:
         sentry_sdk.capture_exception(error)
-    sentry_sdk.end_session()
+    end_session()
 
 
 def clean():
-    sentry_sdk.start_session()
-    sentry_sdk.end_session()
+    start_session()
+    end_session()
 
 
 SCENARIOS = {"wsgi": wsgi, "manual": manual, "clean": clean}
