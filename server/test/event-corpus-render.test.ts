@@ -1,10 +1,9 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import type { FastifyInstance } from 'fastify'
-import { afterAll, beforeAll, expect, it } from 'vitest'
+import { expect, it } from 'vitest'
 import { EVENT_SHAPES } from './event-shapes.ts'
-import { ADMIN, createProject, eid, sentryAuth, type TestProject, testApp } from './helpers.ts'
-import { createUser, signIn, type UiClient } from './ui-helpers.ts'
+import { ADMIN, eid, sentryAuth } from './helpers.ts'
+import { readBelow500, renderingAppPerFile } from './ui-helpers.ts'
 
 // Property over a corpus: every event, sent as a legacy `/store/` body and as an envelope item,
 // is answered 200 or 4xx with `{"detail"}`, and every page and API read of what was stored
@@ -34,22 +33,9 @@ function corpus(): [string, Record<string, unknown>][] {
   return out
 }
 
-let app: FastifyInstance
-let p: TestProject
-let ui: UiClient
+const r = renderingAppPerFile()
 
-beforeAll(async () => {
-  app = await testApp()
-  p = await createProject(app)
-  await createUser(app)
-  ui = await signIn(app)
-})
-afterAll(() => app.close())
-
-async function read(url: string, asUi: boolean, what: string): Promise<void> {
-  const res = asUi ? await ui.get(url) : await app.inject({ url, headers: ADMIN })
-  expect(res.statusCode, `${what}: ${url}: ${res.body.slice(0, 300)}`).toBeLessThan(500)
-}
+const read = (url: string, asUi: boolean, what: string) => readBelow500(r, url, asUi, what)
 
 /** A value to filter lists by: a string of at most `max` chars, else none. */
 function text(v: unknown, max: number): string | undefined {
@@ -63,10 +49,10 @@ const uriSafe = (v: string) =>
   )
 
 async function send(what: string, url: string, body: string): Promise<boolean> {
-  const res = await app.inject({
+  const res = await r.app.inject({
     method: 'POST',
     url,
-    headers: { 'x-sentry-auth': sentryAuth(p.key), 'content-type': 'application/json' },
+    headers: { 'x-sentry-auth': sentryAuth(r.project.key), 'content-type': 'application/json' },
     payload: body,
   })
   expect(res.statusCode, `${what}: ${res.body.slice(0, 300)}`).toBeLessThan(500)
@@ -76,15 +62,18 @@ async function send(what: string, url: string, body: string): Promise<boolean> {
 }
 
 async function readAll(what: string, id: string, event: Record<string, unknown>): Promise<void> {
-  const ev = await app.inject({ url: `/api/0/projects/${p.id}/events/${id}/`, headers: ADMIN })
+  const ev = await r.app.inject({
+    url: `/api/0/projects/${r.project.id}/events/${id}/`,
+    headers: ADMIN,
+  })
   if (ev.statusCode === 404) return // transactions and dropped items are not stored as errors
   expect(ev.statusCode, `${what}: event read: ${ev.body.slice(0, 300)}`).toBe(200)
   const issueId = ev.json<{ issue_id: number }>().issue_id
   await read(`/api/0/issues/${issueId}/`, false, what)
   await read(`/api/0/issues/${issueId}/events/`, false, what)
   await read(`/issues/${issueId}`, true, what)
-  await read(`/projects/${p.id}/issues/${issueId}`, true, what)
-  await read(`/projects/${p.id}/events/${id}`, true, what)
+  await read(`/projects/${r.project.id}/issues/${issueId}`, true, what)
+  await read(`/projects/${r.project.id}/events/${id}`, true, what)
   const filters: Record<string, string | undefined> = {
     query: text(event['message'], 200) ?? text(event['transaction'], 200),
     environment: text(event['environment'], 256),
@@ -93,13 +82,13 @@ async function readAll(what: string, id: string, event: Record<string, unknown>)
   for (const [k, v] of Object.entries(filters)) {
     if (v === undefined) continue
     const q = `${k}=${uriSafe(v)}`
-    await read(`/api/0/projects/${p.id}/issues/?${q}`, false, what)
-    await read(`/projects/${p.id}/issues?${q}`, true, what)
-    await read(`/projects/${p.id}/issues/fragment?${q}`, true, what)
+    await read(`/api/0/projects/${r.project.id}/issues/?${q}`, false, what)
+    await read(`/projects/${r.project.id}/issues?${q}`, true, what)
+    await read(`/projects/${r.project.id}/issues/fragment?${q}`, true, what)
   }
   const release = filters['release']
   if (release !== undefined)
-    await read(`/api/0/projects/${p.id}/releases/${uriSafe(release)}/health/`, false, what)
+    await read(`/api/0/projects/${r.project.id}/releases/${uriSafe(release)}/health/`, false, what)
 }
 
 it('stores every corpus event without a 5xx and renders every read of it', async () => {
@@ -110,14 +99,14 @@ it('stores every corpus event without a 5xx and renders every read of it', async
     const isTransaction = event['type'] === 'transaction'
     const storeId = eid(++n)
     const asStore = JSON.stringify({ ...event, event_id: storeId })
-    if (await send(`${name} via /store/`, `/api/${p.id}/store/`, asStore)) {
+    if (await send(`${name} via /store/`, `/api/${r.project.id}/store/`, asStore)) {
       stored++
       await readAll(`${name} via /store/`, storeId, event)
     }
     const envId = eid(++n)
     const type = isTransaction ? 'transaction' : 'event'
     const body = `{"event_id":"${envId}"}\n{"type":"${type}"}\n${JSON.stringify({ ...event, event_id: envId })}`
-    if (await send(`${name} via envelope`, `/api/${p.id}/envelope/`, body)) {
+    if (await send(`${name} via envelope`, `/api/${r.project.id}/envelope/`, body)) {
       stored++
       await readAll(`${name} via envelope`, envId, event)
     }
@@ -125,19 +114,19 @@ it('stores every corpus event without a 5xx and renders every read of it', async
   // A property over nothing proves nothing: most of the corpus must be accepted.
   expect(stored).toBeGreaterThan(events.length)
   for (const url of [
-    `/api/0/projects/${p.id}/issues/`,
-    `/api/0/projects/${p.id}/outcomes/`,
-    `/api/0/projects/${p.id}/outcomes/series/`,
-    `/api/0/projects/${p.id}/releases/`,
+    `/api/0/projects/${r.project.id}/issues/`,
+    `/api/0/projects/${r.project.id}/outcomes/`,
+    `/api/0/projects/${r.project.id}/outcomes/series/`,
+    `/api/0/projects/${r.project.id}/releases/`,
   ])
     await read(url, false, 'lists')
   for (const url of [
-    `/projects/${p.id}/issues`,
-    `/projects/${p.id}/issues?tab=resolved`,
-    `/projects/${p.id}/issues/fragment`,
-    `/projects/${p.id}/releases`,
-    `/projects/${p.id}/outcomes`,
-    `/projects/${p.id}`,
+    `/projects/${r.project.id}/issues`,
+    `/projects/${r.project.id}/issues?tab=resolved`,
+    `/projects/${r.project.id}/issues/fragment`,
+    `/projects/${r.project.id}/releases`,
+    `/projects/${r.project.id}/outcomes`,
+    `/projects/${r.project.id}`,
     '/projects',
     '/',
   ])

@@ -1,14 +1,6 @@
-import type { FastifyInstance } from 'fastify'
-import { afterAll, beforeAll, expect, it } from 'vitest'
-import {
-  ADMIN,
-  createProject,
-  envelopeOf,
-  postEnvelope,
-  type TestProject,
-  testApp,
-} from './helpers.ts'
-import { createUser, signIn, type UiClient } from './ui-helpers.ts'
+import { expect, it } from 'vitest'
+import { ADMIN, envelopeOf, postEnvelope } from './helpers.ts'
+import { readBelow500, renderingAppPerFile } from './ui-helpers.ts'
 
 // Every envelope item type a client may send, with payloads of the wrong type and shape: the
 // server answers 200 or 4xx with `{"detail"}`, and every list and page that shows what those
@@ -144,38 +136,29 @@ const SHAPES: Record<string, unknown[]> = {
   ['x'.repeat(300)]: [{}],
 }
 
-let app: FastifyInstance
-let p: TestProject
-let ui: UiClient
+const r = renderingAppPerFile()
 
-beforeAll(async () => {
-  app = await testApp()
-  p = await createProject(app)
-  await createUser(app)
-  ui = await signIn(app)
-})
-afterAll(() => app.close())
-
-async function read(url: string, asUi: boolean): Promise<number> {
-  const res = asUi ? await ui.get(url) : await app.inject({ url, headers: ADMIN })
-  expect(res.statusCode, `${url}: ${res.body.slice(0, 300)}`).toBeLessThan(500)
-  return res.statusCode
-}
+const read = (url: string, asUi: boolean) => readBelow500(r, url, asUi)
 
 it('answers every item of a wrong shape with 200 or a 4xx detail, and every page renders', async () => {
   let accepted = 0
   for (const [type, shapes] of Object.entries(SHAPES)) {
     for (const payload of [...shapes, ...ANY_WRONG]) {
       const what = `${type}: ${JSON.stringify(payload).slice(0, 120)}`
-      const res = await postEnvelope(app, p.id, p.key, envelopeOf([[type, payload]]))
+      const res = await postEnvelope(
+        r.app,
+        r.project.id,
+        r.project.key,
+        envelopeOf([[type, payload]]),
+      )
       expect(res.statusCode, `${what}: ${res.body}`).toBeLessThan(500)
       if (res.statusCode === 200) accepted++
       else expect(res.json<{ detail?: unknown }>().detail, `${what}: ${res.body}`).toBeDefined()
     }
   }
   expect(accepted).toBeGreaterThan(0)
-  const monitors = await app.inject({
-    url: `/api/0/projects/${p.id}/monitors/`,
+  const monitors = await r.app.inject({
+    url: `/api/0/projects/${r.project.id}/monitors/`,
     headers: ADMIN,
   })
   expect(monitors.statusCode).toBe(200)
@@ -183,29 +166,32 @@ it('answers every item of a wrong shape with 200 or a 4xx detail, and every page
   expect(slugs.length).toBeGreaterThan(0)
   for (const slug of slugs) {
     const s = encodeURIComponent(slug)
-    await read(`/api/0/projects/${p.id}/monitors/${s}/`, false)
-    await read(`/api/0/projects/${p.id}/monitors/${s}/checkins/`, false)
-    await read(`/projects/${p.id}/crons/${s}`, true)
+    await read(`/api/0/projects/${r.project.id}/monitors/${s}/`, false)
+    await read(`/api/0/projects/${r.project.id}/monitors/${s}/checkins/`, false)
+    await read(`/projects/${r.project.id}/crons/${s}`, true)
   }
-  const releases = await app.inject({
-    url: `/api/0/projects/${p.id}/releases/`,
+  const releases = await r.app.inject({
+    url: `/api/0/projects/${r.project.id}/releases/`,
     headers: ADMIN,
   })
   expect(releases.statusCode).toBe(200)
-  for (const r of releases.json<{ version: string }[]>())
-    await read(`/api/0/projects/${p.id}/releases/${encodeURIComponent(r.version)}/health/`, false)
+  for (const rel of releases.json<{ version: string }[]>())
+    await read(
+      `/api/0/projects/${r.project.id}/releases/${encodeURIComponent(rel.version)}/health/`,
+      false,
+    )
   for (const url of [
-    `/api/0/projects/${p.id}/outcomes/`,
-    `/api/0/projects/${p.id}/outcomes/series/`,
-    `/api/0/projects/${p.id}/issues/`,
+    `/api/0/projects/${r.project.id}/outcomes/`,
+    `/api/0/projects/${r.project.id}/outcomes/series/`,
+    `/api/0/projects/${r.project.id}/issues/`,
   ])
     await read(url, false)
   for (const url of [
-    `/projects/${p.id}/crons`,
-    `/projects/${p.id}/releases`,
-    `/projects/${p.id}/outcomes`,
-    `/projects/${p.id}/issues`,
-    `/projects/${p.id}`,
+    `/projects/${r.project.id}/crons`,
+    `/projects/${r.project.id}/releases`,
+    `/projects/${r.project.id}/outcomes`,
+    `/projects/${r.project.id}/issues`,
+    `/projects/${r.project.id}`,
   ])
     await read(url, true)
 }, 120_000)

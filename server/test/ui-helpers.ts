@@ -1,6 +1,14 @@
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
+import { afterAll, beforeAll, expect } from 'vitest'
 import { hashPassword } from '../src/accounts/passwords.ts'
-import { eventEnvelope, sentryAuth } from './helpers.ts'
+import {
+  ADMIN,
+  createProject,
+  eventEnvelope,
+  sentryAuth,
+  type TestProject,
+  testApp,
+} from './helpers.ts'
 
 /** A browser-like signed-in client for `inject()` tests of the UI. */
 export interface UiClient {
@@ -103,4 +111,53 @@ export async function ingest(
   })
   if (res.statusCode !== 200) throw new Error(`ingest failed: ${res.statusCode} ${res.body}`)
   return eventId
+}
+
+/** An app with one project and a signed-in admin browser. */
+export interface RenderingApp {
+  app: FastifyInstance
+  project: TestProject
+  ui: UiClient
+}
+
+/**
+ * The set-up of the tests that store odd data and then read every page and API route of it:
+ * one app, one project, one signed-in admin.
+ */
+export async function renderingApp(): Promise<RenderingApp> {
+  const app = await testApp()
+  const project = await createProject(app)
+  await createUser(app)
+  return { app, project, ui: await signIn(app) }
+}
+
+/**
+ * {@link renderingApp} for the tests of one file: set up before they run, closed after; the
+ * returned object is filled in by `beforeAll`.
+ */
+export function renderingAppPerFile(): RenderingApp {
+  const r = {} as RenderingApp
+  beforeAll(async () => {
+    Object.assign(r, await renderingApp())
+  })
+  afterAll(() => r.app.close())
+  return r
+}
+
+/**
+ * Reads `url` as the API admin (bearer token) or, with `asUi`, as the signed-in browser, and
+ * fails the test on any 5xx (`what` says which stored data it was); returns the status.
+ */
+export async function readBelow500(
+  r: RenderingApp,
+  url: string,
+  asUi: boolean,
+  what = '',
+): Promise<number> {
+  const res = asUi ? await r.ui.get(url) : await r.app.inject({ url, headers: ADMIN })
+  expect(
+    res.statusCode,
+    `${what}${what === '' ? '' : ': '}${url}: ${res.body.slice(0, 300)}`,
+  ).toBeLessThan(500)
+  return res.statusCode
 }
