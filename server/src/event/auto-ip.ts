@@ -1,10 +1,8 @@
+import { isObj } from './normalize.ts'
 import type { NormalizedEvent } from './types.ts'
 
 /** The placeholder SDKs send for "the address this event came from". */
 const AUTO = '{{auto}}'
-
-const isObj = (v: unknown): v is Record<string, unknown> =>
-  v !== null && typeof v === 'object' && !Array.isArray(v)
 
 /**
  * Replaces the `{{auto}}` placeholder in `user.ip_address` and `request.env.REMOTE_ADDR` with

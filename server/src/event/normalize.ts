@@ -14,7 +14,9 @@ import type {
 
 type Obj = Record<string, unknown>
 
-const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v)
+/** Whether a client value is a JSON object (not null, not an array): every bag's first check. */
+export const isObj = (v: unknown): v is Obj =>
+  v !== null && typeof v === 'object' && !Array.isArray(v)
 const str = (v: unknown, max = 8192): string | undefined =>
   typeof v === 'string' ? v.slice(0, max) : typeof v === 'number' ? String(v) : undefined
 const num = (v: unknown): number | undefined =>

@@ -20,18 +20,24 @@ export class IngestContext {
   readonly key: ResolvedKey['key']
   /** Receive time, ms. */
   readonly received: number
-  /** The sender's address (`req.ip`), for `{{auto}}` in events; set by the ingest routes. */
-  clientIp: string | undefined = undefined
+  /** The sender's address (`req.ip`), for `{{auto}}` in events; none for server-made events. */
+  readonly clientIp: string | undefined
   readonly envelopeHeader: Record<string, unknown>
   readonly unit: WriteUnit = { events: [], outcomes: [] }
   /** Event items waiting for the digest (digest-pool.ts), in envelope order. */
   readonly digests: { payload: Uint8Array; headerId: string | undefined }[] = []
 
-  constructor(resolved: ResolvedKey, received: number, envelopeHeader: Record<string, unknown>) {
+  constructor(
+    resolved: ResolvedKey,
+    received: number,
+    envelopeHeader: Record<string, unknown>,
+    clientIp?: string,
+  ) {
     this.project = resolved.project
     this.key = resolved.key
     this.received = received
     this.envelopeHeader = envelopeHeader
+    this.clientIp = clientIp
   }
 
   /** Counts `quantity` items of `category` under an outcome. */

@@ -88,8 +88,7 @@ export async function ingestRoutes(app: FastifyInstance, deps: IngestDeps): Prom
     const resolved = await keyOf(req, projectId)
     const buf = body(req)
     const envelope = parseEnvelope(buf)
-    const ctx = new IngestContext(resolved, received, envelope.header)
-    ctx.clientIp = req.ip
+    const ctx = new IngestContext(resolved, received, envelope.header, req.ip)
     handleItems(envelope.items, ctx, config.limits)
     const ids = await digestQueued(ctx, digests)
     await commit(ctx)
@@ -104,16 +103,14 @@ export async function ingestRoutes(app: FastifyInstance, deps: IngestDeps): Prom
     const buf = body(req)
     if (String(req.headers['content-type'] ?? '').startsWith('application/x-sentry-envelope')) {
       const envelope = parseEnvelope(buf)
-      const ctx = new IngestContext(resolved, received, envelope.header)
-      ctx.clientIp = req.ip
+      const ctx = new IngestContext(resolved, received, envelope.header, req.ip)
       handleItems(envelope.items, ctx, config.limits)
       const ids = await digestQueued(ctx, digests)
       await commit(ctx)
       const id = ids[0]
       return reply200(reply, id === undefined ? {} : { id }, quota.activeLimit(ctx.project.id))
     }
-    const ctx = new IngestContext(resolved, received, {})
-    ctx.clientIp = req.ip
+    const ctx = new IngestContext(resolved, received, {}, req.ip)
     const decoded = decodeStoreBody(buf, config.limits.maxEvent)
     const kind = storeBodyKind(decoded)
     if (kind.transaction) {

@@ -37,7 +37,7 @@ export class GroupCommitter {
    * `maxBatch`). With one writer (SQLite) this lets the writer commit the first part of a wave
    * of requests while the main thread still reads the rest: 50 connections answered by one
    * commit otherwise come back together, and main thread and writer take turns instead of
-   * working at once (open-store.ts `commitGroupSize`).
+   * working at once (open-store.ts `commitStartAt`).
    */
   constructor(
     store: IngestStore,
