@@ -44,6 +44,31 @@ describe('AdmissionController', () => {
     expect(a.unitBound()).toBeLessThanOrEqual(limits.maxQueuedUnits)
   })
 
+  it('keeps the measured capacity through quiet windows and lowers it only from a full queue', () => {
+    let t = 0
+    const clock = () => t
+    const a = new AdmissionController({ ...limits, maxQueuedUnits: 5000 }, undefined, clock)
+    // 40 units every 10 ms (4,000/s) with at most 8 in flight: the bound rises to about 400.
+    const burst = (units: number, ms: number, together: number) => {
+      for (let done = 0; done < units; done += together) {
+        const leaves = Array.from({ length: together }, () => a.enter())
+        t += (ms * together) / units
+        for (const leave of leaves) leave()
+      }
+    }
+    burst(1200, 300, 8)
+    const high = a.unitBound()
+    expect(high).toBeGreaterThan(350)
+    // Ten seconds of a trickle (10/s): the clients sent little, which says nothing of what the
+    // committer can take, so the bound stays.
+    burst(100, 10_000, 1)
+    expect(a.unitBound()).toBe(high)
+    // A queue held over half its bound while the commits slow to 1,000/s: the capacity fell.
+    burst(3000, 3000, 200)
+    expect(a.unitBound()).toBeLessThan(high)
+    expect(a.unitBound()).toBeGreaterThanOrEqual(MIN_UNITS)
+  })
+
   it('sheds at once when the queue holds its bound, and admits again when it drains', async () => {
     const a = new AdmissionController({ ...limits, maxQueuedUnits: 2 })
     const held = [a.enter(), a.enter()]

@@ -17,15 +17,20 @@ export interface AdmissionLimits {
   retryAfterSeconds: number
 }
 
-/** Units always admitted, however slow the measured rate: keeps a cold or idle server going. */
-export const MIN_UNITS = 32
+/**
+ * Units always admitted, however slow the measured rate: a cold or lightly loaded server has
+ * not measured what it can commit, and a burst of a few hundred events (a fleet of clients
+ * failing at once) is cleared in well under a second on any machine this runs on. A stock SDK
+ * drops what it is refused, so refusing such a burst would lose events a 200 could have kept.
+ */
+export const MIN_UNITS = 256
 
 /**
  * Ingest requests in flight before the main thread's lag may shed: a thread that is behind
- * with only a few ingest requests is busy with something else (a page render, another process,
- * a test run in parallel), and refusing SDK events would not shorten that.
+ * with fewer ingest requests than a modest burst is busy with something else (a page render,
+ * another process, a test run in parallel), and refusing SDK events would not shorten that.
  */
-export const LAG_MIN_UNITS = 8
+export const LAG_MIN_UNITS = 64
 
 /** Distinct projects tallied between two takes of the early-shed counts. */
 const MAX_EARLY_KEYS = 10_000
@@ -69,17 +74,25 @@ export class AdmissionController {
   private units = 0
   /** Units committed in the current rate window, its start (performance.now()) and the EWMA rate, units/s. */
   private done = 0
-  private windowStart = performance.now()
+  private windowStart: number
   private rate = 0
+  /** Most units in flight at once during the current rate window. */
+  private windowPeak = 0
   private readonly limits: AdmissionLimits
   private readonly lag: LoopLag | undefined
+  private readonly now: () => number
   /** Requests shed before routing, by `projectId|category`, until the outcome counter takes them. */
   private early = new Map<string, number>()
 
-  /** @param lag the main thread's lag; past its bound new requests are shed too */
-  constructor(limits: AdmissionLimits, lag?: LoopLag) {
+  /**
+   * @param lag the main thread's lag; past its bound new requests are shed too
+   * @param now clock of the commit-rate windows, ms (injected by tests)
+   */
+  constructor(limits: AdmissionLimits, lag?: LoopLag, now: () => number = () => performance.now()) {
     this.limits = limits
     this.lag = lag
+    this.now = now
+    this.windowStart = now()
   }
 
   /**
@@ -127,13 +140,18 @@ export class AdmissionController {
 
   private committed(): void {
     this.done++
-    const now = performance.now()
+    const now = this.now()
     const elapsed = now - this.windowStart
     if (elapsed < RATE_WINDOW_MS) return
     const windowRate = (this.done * 1000) / elapsed
-    // A busy window counts fully at once (rate rises fast); quiet ones decay it slowly.
-    this.rate = windowRate > this.rate ? windowRate : this.rate * 0.7 + windowRate * 0.3
+    // A faster window counts fully at once (the rate rises fast). A slower one lowers it only
+    // when the queue was at least half full: otherwise the clients sent less than the committer
+    // could take, and the window measured their demand, not its capacity (an idle night must not
+    // shrink the bound that the next burst meets).
+    if (windowRate > this.rate) this.rate = windowRate
+    else if (this.windowPeak * 2 >= this.unitBound()) this.rate = this.rate * 0.7 + windowRate * 0.3
     this.done = 0
+    this.windowPeak = this.units
     this.windowStart = now
   }
 
@@ -170,6 +188,7 @@ export class AdmissionController {
   enter(): () => void {
     if (this.units >= this.unitBound()) throw this.shed('ingest queue')
     this.units++
+    if (this.units > this.windowPeak) this.windowPeak = this.units
     let left = false
     return () => {
       if (left) return
