@@ -10,6 +10,7 @@ import {
   type TestProject,
   testApp,
 } from './helpers.ts'
+import { zstdCompress } from './zstd-cli.ts'
 
 let app: FastifyInstance
 let p: TestProject
@@ -174,6 +175,8 @@ describe('compression', () => {
     ['x-gzip', gzipSync],
     ['deflate', deflateSync],
     ['br', brotliCompressSync],
+    ['zstd', (b: Buffer) => zstdCompress(b)],
+    ['ZSTD', (b: Buffer) => zstdCompress(b, ['-19'])],
   ] as const)('decodes %s', async (encoding, fn) => {
     const res = await send({
       body: fn(Buffer.from(envelope)),
@@ -199,9 +202,18 @@ describe('compression', () => {
     expect(detail(a)).toMatch(/could not decode gzip/)
     const b = await send({ body: 'plain', headers: { 'content-encoding': 'br' } })
     expect(b.statusCode).toBe(400)
-    const c = await send({ body: envelope, headers: { 'content-encoding': 'zstd' } })
+    const c = await send({ body: envelope, headers: { 'content-encoding': 'compress' } })
     expect(c.statusCode).toBe(415)
     expect(detail(c)).toMatch(/unsupported Content-Encoding/)
+    const d = await send({ body: envelope, headers: { 'content-encoding': 'zstd' } })
+    expect(d.statusCode).toBe(400)
+    expect(detail(d)).toMatch(/could not decode zstd/)
+    const e = await send({
+      body: zstdCompress(envelope, ['--ultra', '-22']),
+      headers: { 'content-encoding': 'zstd' },
+    })
+    expect(e.statusCode).toBe(400)
+    expect(e.json<{ causes: string[] }>().causes.join()).toMatch(/window of 134217728 bytes/)
   })
 })
 
@@ -220,11 +232,12 @@ describe('size limits', () => {
     expect(detail(res)).toMatch(/size limits for type 'event'/)
   })
 
-  it('cuts off decompression bombs at the cap (gzip and brotli) without exhausting memory', async () => {
+  it('cuts off decompression bombs at the cap (gzip, brotli, zstd) without exhausting memory', async () => {
     const zeros = Buffer.alloc(16 * 1024 * 1024)
     for (const [encoding, body] of [
       ['gzip', gzipSync(zeros)],
       ['br', brotliCompressSync(zeros)],
+      ['zstd', zstdCompress(zeros)],
     ] as const) {
       expect(body.length).toBeLessThan(20 * 1024)
       const before = process.memoryUsage().rss

@@ -3,6 +3,7 @@ import { Transform, type TransformCallback } from 'node:stream'
 import zlib from 'node:zlib'
 import { ApiError } from '../errors.ts'
 import type { ByteReservation } from './admission.ts'
+import { ZstdDecode } from './zstd-decode.ts'
 
 /** Caps applied while a body is read: before and after decompression. */
 export interface BodyCaps {
@@ -18,7 +19,7 @@ export interface BodyCaps {
   firstLine?: { cap: number; check: (line: Buffer) => Promise<void>; tooLong: () => ApiError }
 }
 
-type Decoder = 'identity' | 'gzip' | 'deflate' | 'br'
+type Decoder = 'identity' | 'gzip' | 'deflate' | 'br' | 'zstd'
 
 /** Maps a Content-Encoding header to a decoder; empty and the bogus `UTF-8` mean none (Relay). */
 export function decoderFor(header: string | string[] | undefined): Decoder {
@@ -27,9 +28,10 @@ export function decoderFor(header: string | string[] | undefined): Decoder {
   if (value === 'gzip' || value === 'x-gzip') return 'gzip'
   if (value === 'deflate') return 'deflate'
   if (value === 'br') return 'br'
+  if (value === 'zstd') return 'zstd'
   throw new ApiError(
     'unsupported_encoding',
-    `unsupported Content-Encoding "${value}": use gzip, deflate, br or none`,
+    `unsupported Content-Encoding "${value}": use gzip, deflate, br, zstd or none`,
   )
 }
 
@@ -63,7 +65,11 @@ class LenientInflate extends Transform {
   }
 }
 
-function decompressor(decoder: Decoder): Transform | undefined {
+/**
+ * The decoder of one body. `hold` holds bytes against the request's budget (zstd holds the
+ * window each frame declares before its decoder allocates it).
+ */
+function decompressor(decoder: Decoder, hold: (n: number) => boolean): Transform | undefined {
   switch (decoder) {
     case 'identity':
       return undefined
@@ -73,6 +79,8 @@ function decompressor(decoder: Decoder): Transform | undefined {
       return new LenientInflate()
     case 'br':
       return zlib.createBrotliDecompress()
+    case 'zstd':
+      return new ZstdDecode(hold)
   }
 }
 
@@ -91,7 +99,6 @@ export function readBody(req: IncomingMessage, caps: BodyCaps): Promise<Buffer> 
     )
   }
   const decoder = decoderFor(req.headers['content-encoding'])
-  const inflate = decompressor(decoder)
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = []
     let rawSeen = 0
@@ -151,6 +158,7 @@ export function readBody(req: IncomingMessage, caps: BodyCaps): Promise<Buffer> 
         return false
       }
     }
+    const inflate = decompressor(decoder, hold)
     const sink = (chunk: Buffer): void => {
       if (settled) return
       decodedSeen += chunk.length
