@@ -217,6 +217,45 @@ describe('/store/ for old SDKs', () => {
     expect((await stored(eid(35)))?.['title']).toBe('Login failed for bob')
   })
 
+  it('takes the GET image beacon (sentry_data in the query) and answers a 1×1 GIF', async () => {
+    const id = eid(36)
+    const event = JSON.stringify({ event_id: id, message: 'beacon', platform: 'javascript' })
+    const q = (data: string, extra = '') =>
+      `/api/${p.id}/store/?sentry_version=7&sentry_client=raven-js%2F1.1.22&sentry_key=${p.key}${extra}&sentry_data=${encodeURIComponent(data)}`
+    const res = await app.inject({ method: 'GET', url: q(event) })
+    expect(res.statusCode).toBe(200)
+    expect(res.headers['content-type']).toBe('image/gif')
+    expect(res.rawPayload.subarray(0, 6).toString('latin1')).toBe('GIF89a')
+    expect((await stored(id))?.['title']).toBe('beacon')
+    // The neutral names too, and base64 as the POST body allows.
+    const neutral = await app.inject({
+      method: 'GET',
+      url: `/api/${p.id}/store/?ingest_key=${p.key}&ingest_data=${encodeURIComponent(
+        Buffer.from(JSON.stringify({ event_id: eid(37), message: 'neutral beacon' })).toString(
+          'base64',
+        ),
+      )}`,
+    })
+    expect(neutral.statusCode).toBe(200)
+    expect((await stored(eid(37)))?.['title']).toBe('neutral beacon')
+    // Errors stay JSON: no key, no data, data that is not an event.
+    const noKey = await app.inject({
+      method: 'GET',
+      url: `/api/${p.id}/store/?sentry_data=${encodeURIComponent(event)}`,
+    })
+    expect(noKey.statusCode).toBe(401)
+    const noData = await app.inject({
+      method: 'GET',
+      url: `/api/${p.id}/store/?sentry_key=${p.key}`,
+    })
+    expect(noData.statusCode).toBe(400)
+    expect(noData.json<{ detail: string }>().detail).toMatch(/sentry_data/)
+    const bad = await app.inject({ method: 'GET', url: q('not an event') })
+    expect(bad.statusCode).toBe(400)
+    const twice = await app.inject({ method: 'GET', url: q(event, `&sentry_data=x`) })
+    expect(twice.statusCode).toBe(400)
+  })
+
   it('rejects a non-JSON body with 400', async () => {
     const res = await post('this is not json!', {}, `/api/${p.id}/store/`)
     expect(res.statusCode).toBe(400)

@@ -14,7 +14,7 @@ import { parseEnvelope } from './envelope.ts'
 import { queueEventItem } from './items/event.ts'
 import { handleItems } from './items/index.ts'
 import type { KeyResolver, ResolvedKey } from './keys.ts'
-import { budgetHooks } from './protection.ts'
+import { budgetHooks, storageUnavailable } from './protection.ts'
 import type { QuotaGate } from './quota.ts'
 import { commitWithQuota } from './quota-commit.ts'
 import { countRejections } from './rejections.ts'
@@ -45,7 +45,10 @@ function reply200(reply: FastifyReply, body: object, limit?: Record<string, stri
   return reply.code(200).header('cache-control', 'no-store').send(body)
 }
 
-/** Registers `/api/:projectId/envelope/` and `/api/:projectId/store/`. */
+/** A transparent 1×1 GIF: the answer to the `GET /store/` image beacon. */
+const PIXEL_GIF = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64')
+
+/** Registers `/api/:projectId/envelope/` and `/api/:projectId/store/` (POST, and GET's beacon). */
 export async function ingestRoutes(app: FastifyInstance, deps: IngestDeps): Promise<void> {
   const { config, keys, committer, bus, quota, digests } = deps
   countRejections(app, deps)
@@ -111,25 +114,51 @@ export async function ingestRoutes(app: FastifyInstance, deps: IngestDeps): Prom
       return reply200(reply, id === undefined ? {} : { id }, quota.activeLimit(ctx.project.id))
     }
     const ctx = new IngestContext(resolved, received, {}, req.ip)
-    const decoded = decodeStoreBody(buf, config.limits.maxEvent)
+    const stored = await storeEvent(ctx, decodeStoreBody(buf, config.limits.maxEvent))
+    return reply200(reply, stored, quota.activeLimit(ctx.project.id))
+  }
+
+  /** A legacy event (already decoded): a transaction is counted, an error digested and committed. */
+  const storeEvent = async (ctx: IngestContext, decoded: Buffer): Promise<{ id?: string }> => {
     const kind = storeBodyKind(decoded)
     if (kind.transaction) {
       // A transaction item, as Relay makes it: counted like one in an envelope, never an issue.
       handleItems([{ header: { type: 'transaction' }, payload: decoded }], ctx, config.limits)
       await commit(ctx)
-      return reply200(
-        reply,
-        kind.eventId === undefined ? {} : { id: kind.eventId },
-        quota.activeLimit(ctx.project.id),
-      )
+      return kind.eventId === undefined ? {} : { id: kind.eventId }
     }
     queueEventItem(decoded, ctx, config.limits.maxEvent, false)
     const [id] = await digestQueued(ctx, digests)
     await commit(ctx)
-    return reply200(reply, { id }, quota.activeLimit(ctx.project.id))
+    return id === undefined ? {} : { id }
+  }
+
+  /**
+   * `GET /store/?sentry_data=…&sentry_key=…`: the image beacon of old browser clients (raven-js
+   * before XHR), which put the event in the query and read nothing of the answer but an image
+   * (protocol.md §3.3, item 8). Answered with a 1×1 transparent GIF; errors stay JSON.
+   */
+  const beaconHandler = async (req: FastifyRequest, reply: FastifyReply) => {
+    const projectId = pathProject(req)
+    const received = Date.now()
+    const resolved = await keys.resolve(requireRequestCredentials(req), projectId)
+    if (app.ingestProtection.disk.blocked()) {
+      throw storageUnavailable(app.ingestProtection.retryAfterSeconds, 'low disk space')
+    }
+    const query = req.query as Record<string, unknown>
+    const data = query['sentry_data'] ?? query['ingest_data']
+    if (typeof data !== 'string' || data === '') {
+      throw new ApiError('empty_body', 'missing sentry_data: the event goes in the query')
+    }
+    const ctx = new IngestContext(resolved, received, {}, req.ip)
+    await storeEvent(ctx, decodeStoreBody(Buffer.from(data, 'utf8'), config.limits.maxEvent))
+    const limit = quota.activeLimit(ctx.project.id)
+    if (limit !== undefined) reply.headers(limit)
+    return reply.code(200).header('cache-control', 'no-store').type('image/gif').send(PIXEL_GIF)
   }
 
   // The app ignores trailing slashes and folds `//`, as Relay does.
   app.post('/api/:projectId/envelope/', { config: { access: PUBLIC } }, envelopeHandler)
   app.post('/api/:projectId/store/', { config: { access: PUBLIC } }, storeHandler)
+  app.get('/api/:projectId/store/', { config: { access: PUBLIC } }, beaconHandler)
 }
