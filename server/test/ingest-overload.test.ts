@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildApp } from '../src/app.ts'
-import { DEFAULT_PROTECTION, testConfig } from '../src/config.ts'
+import { type Config, DEFAULT_PROTECTION, testConfig } from '../src/config.ts'
 import { ADMIN, createProject, eid, eventEnvelope, type TestProject } from './helpers.ts'
 import { openRaw, postHead, readResponse } from './raw-http.ts'
 
@@ -18,23 +18,32 @@ let port: number
 
 const BUDGET = 64 * 1024
 
-beforeAll(async () => {
-  app = await buildApp(
-    testConfig({
-      databasePath: join(dir, 'overload.sqlite'),
-      commitDelayMs: 20,
-      protection: {
-        ...DEFAULT_PROTECTION,
-        maxQueuedUnits: 8,
-        maxInflightBytes: BUDGET,
-        diskMinFreeBytes: 0,
-      },
-    }),
-  )
+/** A server of its own on a database file in `dir`, listening on a free loopback port. */
+async function listening(
+  file: string,
+  settings: Partial<Config>,
+): Promise<{ app: FastifyInstance; port: number; project: TestProject }> {
+  const app = await buildApp(testConfig({ databasePath: join(dir, file), ...settings }))
   await app.listen({ host: '127.0.0.1', port: 0 })
   const addr = app.server.address()
-  port = typeof addr === 'object' && addr !== null ? addr.port : 0
-  p = await createProject(app)
+  const port = typeof addr === 'object' && addr !== null ? addr.port : 0
+  return { app, port, project: await createProject(app) }
+}
+
+beforeAll(async () => {
+  ;({
+    app,
+    port,
+    project: p,
+  } = await listening('overload.sqlite', {
+    commitDelayMs: 20,
+    protection: {
+      ...DEFAULT_PROTECTION,
+      maxQueuedUnits: 8,
+      maxInflightBytes: BUDGET,
+      diskMinFreeBytes: 0,
+    },
+  }))
 })
 afterAll(async () => {
   await app.close()
@@ -139,17 +148,14 @@ describe('shedding on the main thread lag', () => {
   let lp: TestProject
   let lagPort: number
   beforeAll(async () => {
-    lagApp = await buildApp(
-      testConfig({
-        databasePath: join(dir, 'lag.sqlite'),
-        commitDelayMs: 150,
-        protection: { ...DEFAULT_PROTECTION, diskMinFreeBytes: 0 },
-      }),
-    )
-    await lagApp.listen({ host: '127.0.0.1', port: 0 })
-    const addr = lagApp.server.address()
-    lagPort = typeof addr === 'object' && addr !== null ? addr.port : 0
-    lp = await createProject(lagApp)
+    ;({
+      app: lagApp,
+      port: lagPort,
+      project: lp,
+    } = await listening('lag.sqlite', {
+      commitDelayMs: 150,
+      protection: { ...DEFAULT_PROTECTION, diskMinFreeBytes: 0 },
+    }))
   })
   afterAll(async () => {
     await lagApp.close()
@@ -262,16 +268,13 @@ describe('bursts on a cold server', () => {
   let cp: TestProject
   let coldPort: number
   beforeAll(async () => {
-    coldApp = await buildApp(
-      testConfig({
-        databasePath: join(dir, 'cold.sqlite'),
-        protection: { ...DEFAULT_PROTECTION, diskMinFreeBytes: 0 },
-      }),
-    )
-    await coldApp.listen({ host: '127.0.0.1', port: 0 })
-    const addr = coldApp.server.address()
-    coldPort = typeof addr === 'object' && addr !== null ? addr.port : 0
-    cp = await createProject(coldApp)
+    ;({
+      app: coldApp,
+      port: coldPort,
+      project: cp,
+    } = await listening('cold.sqlite', {
+      protection: { ...DEFAULT_PROTECTION, diskMinFreeBytes: 0 },
+    }))
   })
   afterAll(async () => {
     await coldApp.close()
