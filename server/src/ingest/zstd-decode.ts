@@ -7,8 +7,9 @@ import { Decompress } from 'fzstd'
  * block headers as the compressed bytes stream past, before the decoder sees them:
  *
  * - a frame's window (or, for a single-segment frame, its content size) above 8 MiB is
- *   refused: fzstd allocates the window a header declares, up to 2 GiB, from a few bytes. 8 MiB is what RFC 8878 asks every decoder to support and what
- *   zstd's levels up to 19 use; SDK bodies are far smaller;
+ *   refused: fzstd allocates the window a header declares, up to 2 GiB, from a few bytes.
+ *   8 MiB is what RFC 8878 asks every decoder to support and what zstd's levels up to 19 use;
+ *   SDK bodies are far smaller;
  * - fzstd shifts the whole window once per block, so a stream of tiny blocks in a large window
  *   costs far more time than its size: the bytes shifted may not pass 64 MiB plus 64 × the
  *   bytes decoded (a real stream of 128 KiB blocks in an 8 MiB window shifts 64 × its output);
