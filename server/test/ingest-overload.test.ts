@@ -18,11 +18,15 @@ let port: number
 
 const BUDGET = 64 * 1024
 
+/** A server of the test's own, listening on loopback, with one project. */
+interface Served {
+  app: FastifyInstance
+  port: number
+  project: TestProject
+}
+
 /** A server of its own on a database file in `dir`, listening on a free loopback port. */
-async function listening(
-  file: string,
-  settings: Partial<Config>,
-): Promise<{ app: FastifyInstance; port: number; project: TestProject }> {
+async function listening(file: string, settings: Partial<Config>): Promise<Served> {
   const app = await buildApp(testConfig({ databasePath: join(dir, file), ...settings }))
   await app.listen({ host: '127.0.0.1', port: 0 })
   const addr = app.server.address()
@@ -144,26 +148,24 @@ describe('shedding on the main thread lag', () => {
   // Its own server with the default bounds (a queue bound of at least 256 units) and a long
   // group-commit delay, so a batch of 80 requests stays in flight: past LAG_MIN_UNITS (64),
   // below the queue bound. Only the lag rule can shed them.
-  let lagApp: FastifyInstance
-  let lp: TestProject
-  let lagPort: number
+  let lag: Served
   beforeAll(async () => {
-    ;({
-      app: lagApp,
-      port: lagPort,
-      project: lp,
-    } = await listening('lag.sqlite', {
+    lag = await listening('lag.sqlite', {
       commitDelayMs: 150,
       protection: { ...DEFAULT_PROTECTION, diskMinFreeBytes: 0 },
-    }))
+    })
   })
   afterAll(async () => {
-    await lagApp.close()
+    await lag.app.close()
   })
 
-  const lagUrl = () => `http://127.0.0.1:${lagPort}/api/${lp.id}/envelope/?sentry_key=${lp.key}`
+  const lagUrl = () =>
+    `http://127.0.0.1:${lag.port}/api/${lag.project.id}/envelope/?sentry_key=${lag.project.key}`
   const overloaded = async (): Promise<number> => {
-    const res = await lagApp.inject({ url: `/api/0/projects/${lp.id}/outcomes/`, headers: ADMIN })
+    const res = await lag.app.inject({
+      url: `/api/0/projects/${lag.project.id}/outcomes/`,
+      headers: ADMIN,
+    })
     return res
       .json<{ totals: { outcome: string; reason: string; quantity: number }[] }>()
       .totals.filter((r) => r.outcome === 'rejected' && r.reason === 'overloaded')
@@ -264,20 +266,14 @@ describe('bursts on a cold server', () => {
   // Default bounds, a fresh process-level app that has committed nothing yet: it has measured no
   // commit rate, and a stock SDK drops whatever it is refused, so a burst that the server
   // clears in well under a second must be accepted whole (a queue floor of 32 refused 8 of 40).
-  let coldApp: FastifyInstance
-  let cp: TestProject
-  let coldPort: number
+  let cold: Served
   beforeAll(async () => {
-    ;({
-      app: coldApp,
-      port: coldPort,
-      project: cp,
-    } = await listening('cold.sqlite', {
+    cold = await listening('cold.sqlite', {
       protection: { ...DEFAULT_PROTECTION, diskMinFreeBytes: 0 },
-    }))
+    })
   })
   afterAll(async () => {
-    await coldApp.close()
+    await cold.app.close()
   })
 
   it('accepts and stores a burst of 200 concurrent events', async () => {
@@ -285,7 +281,7 @@ describe('bursts on a cold server', () => {
     const statuses = await Promise.all(
       Array.from({ length: N }, async (_, i) => {
         const res = await fetch(
-          `http://127.0.0.1:${coldPort}/api/${cp.id}/envelope/?sentry_key=${cp.key}`,
+          `http://127.0.0.1:${cold.port}/api/${cold.project.id}/envelope/?sentry_key=${cold.project.key}`,
           {
             method: 'POST',
             body: eventEnvelope({ event_id: eid(70_000 + i), message: `burst ${i % 5}` }),
@@ -298,8 +294,8 @@ describe('bursts on a cold server', () => {
     expect(statuses.filter((s) => s !== 200)).toEqual([])
     const missing: number[] = []
     for (let i = 0; i < N; i++) {
-      const ev = await coldApp.inject({
-        url: `/api/0/projects/${cp.id}/events/${eid(70_000 + i)}/`,
+      const ev = await cold.app.inject({
+        url: `/api/0/projects/${cold.project.id}/events/${eid(70_000 + i)}/`,
         headers: ADMIN,
       })
       if (ev.statusCode !== 200) missing.push(i)

@@ -5,7 +5,7 @@ import { credentialsFromDsn, credentialsFromRequest } from './auth.ts'
 import { readBody } from './body.ts'
 import { parseEnvelopeHeader } from './envelope.ts'
 import type { KeyResolver, ResolvedKey } from './keys.ts'
-import { storageUnavailable } from './protection.ts'
+import { refuseWhileDiskLow } from './protection.ts'
 import { pathProject } from './request.ts'
 
 declare module 'fastify' {
@@ -47,9 +47,7 @@ export async function readAuthenticatedBody(
         'missing authorization: send sentry_key in the query or an X-Sentry-Auth header',
       )
     }
-    if (protection.disk.blocked()) {
-      throw storageUnavailable(protection.retryAfterSeconds, 'low disk space')
-    }
+    refuseWhileDiskLow(protection)
     const cap = req.server.services.config.protection.maxAuthLine
     return await readBody(payload, {
       maxCompressed: opts.maxCompressed,

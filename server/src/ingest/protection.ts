@@ -39,6 +39,13 @@ export function storageUnavailable(retryAfterSeconds: number, why: string): ApiE
   })
 }
 
+/** Refuses new data with the 503 while the disk guard says free space is below its floor. */
+export function refuseWhileDiskLow(protection: IngestProtection): void {
+  if (protection.disk.blocked()) {
+    throw storageUnavailable(protection.retryAfterSeconds, 'low disk space')
+  }
+}
+
 /**
  * Creates the admission controller and the disk guard, decorates the app with them, and caps
  * open connections.

@@ -14,7 +14,7 @@ import { parseEnvelope } from './envelope.ts'
 import { queueEventItem } from './items/event.ts'
 import { handleItems } from './items/index.ts'
 import type { KeyResolver, ResolvedKey } from './keys.ts'
-import { budgetHooks, storageUnavailable } from './protection.ts'
+import { budgetHooks, refuseWhileDiskLow } from './protection.ts'
 import type { QuotaGate } from './quota.ts'
 import { commitWithQuota } from './quota-commit.ts'
 import { countRejections } from './rejections.ts'
@@ -39,7 +39,10 @@ declare module 'fastify' {
   }
 }
 
-/** Ingest answers are never cached and always JSON; an active quota limit is announced. */
+/**
+ * Ingest answers are never cached; an active quota limit is announced. The body is JSON, or a
+ * Buffer sent as it is under the content type the caller set.
+ */
 function reply200(reply: FastifyReply, body: object, limit?: Record<string, string>): FastifyReply {
   if (limit !== undefined) reply.headers(limit)
   return reply.code(200).header('cache-control', 'no-store').send(body)
@@ -85,17 +88,22 @@ export async function ingestRoutes(app: FastifyInstance, deps: IngestDeps): Prom
     return b
   }
 
-  const envelopeHandler = async (req: FastifyRequest, reply: FastifyReply) => {
-    const projectId = pathProject(req)
-    const received = Date.now()
-    const resolved = await keyOf(req, projectId)
-    const buf = body(req)
-    const envelope = parseEnvelope(buf)
+  /** An envelope's items handled, its events digested and everything committed. */
+  const ingestEnvelope = async (req: FastifyRequest, resolved: ResolvedKey, received: number) => {
+    const envelope = parseEnvelope(body(req))
     const ctx = new IngestContext(resolved, received, envelope.header, req.ip)
     handleItems(envelope.items, ctx, config.limits)
     const ids = await digestQueued(ctx, digests)
     await commit(ctx)
-    const id = ids[0] ?? normalizeEventId(envelope.header['event_id'])
+    return { ctx, ids, header: envelope.header }
+  }
+
+  const envelopeHandler = async (req: FastifyRequest, reply: FastifyReply) => {
+    const projectId = pathProject(req)
+    const received = Date.now()
+    const resolved = await keyOf(req, projectId)
+    const { ctx, ids, header } = await ingestEnvelope(req, resolved, received)
+    const id = ids[0] ?? normalizeEventId(header['event_id'])
     return reply200(reply, id === undefined ? {} : { id }, quota.activeLimit(ctx.project.id))
   }
 
@@ -103,18 +111,13 @@ export async function ingestRoutes(app: FastifyInstance, deps: IngestDeps): Prom
     const projectId = pathProject(req)
     const received = Date.now()
     const resolved = await keyOf(req, projectId)
-    const buf = body(req)
     if (String(req.headers['content-type'] ?? '').startsWith('application/x-sentry-envelope')) {
-      const envelope = parseEnvelope(buf)
-      const ctx = new IngestContext(resolved, received, envelope.header, req.ip)
-      handleItems(envelope.items, ctx, config.limits)
-      const ids = await digestQueued(ctx, digests)
-      await commit(ctx)
+      const { ctx, ids } = await ingestEnvelope(req, resolved, received)
       const id = ids[0]
       return reply200(reply, id === undefined ? {} : { id }, quota.activeLimit(ctx.project.id))
     }
     const ctx = new IngestContext(resolved, received, {}, req.ip)
-    const stored = await storeEvent(ctx, decodeStoreBody(buf, config.limits.maxEvent))
+    const stored = await storeEvent(ctx, decodeStoreBody(body(req), config.limits.maxEvent))
     return reply200(reply, stored, quota.activeLimit(ctx.project.id))
   }
 
@@ -141,10 +144,8 @@ export async function ingestRoutes(app: FastifyInstance, deps: IngestDeps): Prom
   const beaconHandler = async (req: FastifyRequest, reply: FastifyReply) => {
     const projectId = pathProject(req)
     const received = Date.now()
-    const resolved = await keys.resolve(requireRequestCredentials(req), projectId)
-    if (app.ingestProtection.disk.blocked()) {
-      throw storageUnavailable(app.ingestProtection.retryAfterSeconds, 'low disk space')
-    }
+    const resolved = await keyOf(req, projectId)
+    refuseWhileDiskLow(app.ingestProtection)
     const query = req.query as Record<string, unknown>
     const data = query['sentry_data'] ?? query['ingest_data']
     if (typeof data !== 'string' || data === '') {
@@ -152,9 +153,7 @@ export async function ingestRoutes(app: FastifyInstance, deps: IngestDeps): Prom
     }
     const ctx = new IngestContext(resolved, received, {}, req.ip)
     await storeEvent(ctx, decodeStoreBody(Buffer.from(data, 'utf8'), config.limits.maxEvent))
-    const limit = quota.activeLimit(ctx.project.id)
-    if (limit !== undefined) reply.headers(limit)
-    return reply.code(200).header('cache-control', 'no-store').type('image/gif').send(PIXEL_GIF)
+    return reply200(reply.type('image/gif'), PIXEL_GIF, quota.activeLimit(ctx.project.id))
   }
 
   // The app ignores trailing slashes and folds `//`, as Relay does.

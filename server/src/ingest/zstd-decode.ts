@@ -151,8 +151,8 @@ class FrameGuard {
       const size =
         ((p[4] ?? 0) | ((p[5] ?? 0) << 8) | ((p[6] ?? 0) << 16) | ((p[7] ?? 0) << 24)) >>> 0
       this.pending = []
-      this.state = { kind: 'skip', left: size, next: 'header', window: 0, checksum: false }
-      if (size === 0) this.state = { kind: 'header' }
+      if (size > 0)
+        this.state = { kind: 'skip', left: size, next: 'header', window: 0, checksum: false }
       return
     }
     if (magic !== FRAME_MAGIC) throw new Error('not a zstd frame')
@@ -204,8 +204,10 @@ class FrameGuard {
     const body = type === 1 ? 1 : size
     const next = last ? 'header' : 'block'
     const trailer = last && s.checksum ? 4 : 0
+    // An empty last block without a checksum ends the frame at once; an empty one before it
+    // leaves the next block header to come.
     if (body + trailer === 0) {
-      this.afterSkip({ kind: 'skip', left: 0, next, window: s.window, checksum: s.checksum })
+      if (last) this.state = { kind: 'header' }
       return
     }
     this.state = {
