@@ -15,6 +15,7 @@ import { ApiError, errorStatus } from './errors.ts'
 import { healthRoutes } from './http/health.ts'
 import { httpServerOptions } from './http/server-options.ts'
 import { dropStaleIngestCaches } from './ingest/cache-invalidation.ts'
+import { digestingStore } from './ingest/digest-on-write.ts'
 import { DigestPool } from './ingest/digest-pool.ts'
 import { KeyResolver } from './ingest/keys.ts'
 import { installIngestProtection } from './ingest/protection.ts'
@@ -104,7 +105,8 @@ export async function buildApp(
     config,
     store,
     bus: new LiveBus(),
-    committer: new GroupCommitter(store, {
+    // Undigested event items are digested by the store's write (ingest/digest-on-write.ts).
+    committer: new GroupCommitter(digestingStore(store), {
       delayMs: config.commitDelayMs,
       maxInFlight: commitConcurrency(store, config),
       startAt: commitStartAt(store),

@@ -35,9 +35,9 @@ export interface Config {
   /** Longest a request waits for its group commit before the batch is flushed anyway, ms. */
   commitDelayMs: number
   /**
-   * Worker threads that digest event items (`DIGEST_THREADS`; 0, the default: on the main
-   * thread). Measured equal on two cores, for more RSS; meant for machines with more cores
-   * (docs/ingest-hot-path.md).
+   * Worker threads that digest event items (`DIGEST_THREADS`; 0, the default: the store's
+   * write digests them, on SQLite's writer thread, on the main thread for PostgreSQL). Slower
+   * on two cores, for more RSS; meant for machines with more cores (docs/ingest-hot-path.md).
    */
   digestThreads: number
   logLevel: string

@@ -1,11 +1,11 @@
 import type { Worker } from 'node:worker_threads'
 import { ApiError, ERRORS, type ErrorCode } from '../errors.ts'
 import { spawnWorker } from '../spawn-worker.ts'
-import { encodePayload } from '../store/payload-codec.ts'
+import type { DigestFailure } from '../store/types.ts'
 import type { IngestContext } from './context.ts'
 import { type DigestJob, type DigestOutcome, decodeOutcomes, encodeJobs } from './digest-codec.ts'
+import { digestJob } from './digest-job.ts'
 import type { DigestReply, DigestRequest } from './digest-worker.ts'
-import { digestPayload } from './items/event.ts'
 
 /** One digest thread and the batches it was sent and has not answered. */
 interface Thread {
@@ -73,24 +73,6 @@ function send(slot: number, jobs: DigestJob[]): Promise<DigestOutcome[]> {
   })
 }
 
-/**
- * One job's outcome, whichever thread runs it: the row (with `encode`, its payload already in
- * the stored form), or the error as data — a client's ApiError refuses its request with a 4xx,
- * anything else becomes the 500 a crash on the main thread would have been.
- */
-export function digestJob(job: DigestJob, encode: boolean): DigestOutcome {
-  try {
-    const row = digestPayload(job.payload, job.scope, job.headerId)
-    if (encode && typeof row.payload === 'string') row.payload = encodePayload(row.payload)
-    return { row }
-  } catch (err) {
-    if (err instanceof ApiError)
-      return { error: { code: err.code, detail: err.message, client: true } }
-    const e = err instanceof Error ? err : new Error(String(err))
-    return { error: { code: e.name, detail: e.stack ?? e.message, client: false } }
-  }
-}
-
 interface Queued {
   jobs: DigestJob[]
   resolve: (o: DigestOutcome[]) => void
@@ -103,9 +85,9 @@ interface Queued {
  * threads, so the main thread is left with HTTP and the group commit and both cores work.
  * The requests of one event-loop turn go out together, or every 8 jobs (one message per thread,
  * the work split by request across the threads), so a message's cost is shared as a group
- * commit's fsync is. The threads also compress the stored payload (store/payload-codec.ts); on
- * the main thread (`size` 0) that is left to the store's writer.
- * `size` 0 digests on the main thread (`DIGEST_THREADS=0`). A thread that dies fails its
+ * commit's fsync is. The threads also compress the stored payload (store/payload-codec.ts).
+ * With `size` 0 (`DIGEST_THREADS=0`, the default) requests leave the digest to the store's
+ * write ({@link digestQueued}); `digest` then runs the jobs inline. A thread that dies fails its
  * batches (those requests answer 500, as a crash on the main thread would) and is restarted
  * for the next.
  */
@@ -181,12 +163,26 @@ function clientError(code: string, detail: string): ApiError {
 }
 
 /**
- * Digests the event items a request's handlers queued and adds their rows to its unit in
- * envelope order; returns their event ids. The first item that is not a valid event refuses
- * the whole request, as a handler's error would.
+ * Digests the event items a request's handlers queued. On digest threads (`DIGEST_THREADS` > 0)
+ * it happens now and their rows join the request's unit in envelope order; the first item that
+ * is not a valid event refuses the whole request, as a handler's error would. Otherwise the
+ * items go into the unit as they are and the store's write digests them with the same rule
+ * (ingest/digest-on-write.ts): on a SQLite file that is its writer thread, so the main thread
+ * — the ingest bottleneck — is left with HTTP and framing (docs/ingest-hot-path.md).
  */
-export async function digestQueued(ctx: IngestContext, pool: DigestPool): Promise<string[]> {
-  if (ctx.digests.length === 0) return []
+export async function digestQueued(ctx: IngestContext, pool: DigestPool): Promise<void> {
+  if (ctx.digests.length === 0) return
+  if (pool.size === 0) {
+    ctx.unit.undigested = {
+      projectId: ctx.project.id,
+      keyId: ctx.key.id,
+      component: ctx.key.component,
+      received: ctx.received,
+      clientIp: ctx.clientIp ?? null,
+      items: ctx.digests.map((d) => ({ payload: d.payload, headerId: d.headerId ?? null })),
+    }
+    return
+  }
   const outcomes = await pool.digest(
     ctx.digests.map((d) => ({ scope: ctx, payload: d.payload, headerId: d.headerId })),
   )
@@ -195,12 +191,13 @@ export async function digestQueued(ctx: IngestContext, pool: DigestPool): Promis
     if (o.error.client) throw clientError(o.error.code, o.error.detail)
     throw new Error(o.error.detail)
   }
-  const ids: string[] = []
-  for (const o of outcomes) {
-    if ('row' in o) {
-      ctx.addEvent(o.row)
-      ids.push(o.row.eventId)
-    }
-  }
-  return ids
+  for (const o of outcomes) if ('row' in o) ctx.addEvent(o.row)
+}
+
+/**
+ * The error a unit's failed digest answers with: a client's error as the ApiError it was (its
+ * request gets the same 4xx as a handler's error), anything else as a server fault.
+ */
+export function digestFailureError(f: DigestFailure): Error {
+  return f.client ? clientError(f.code, f.detail) : new Error(f.detail)
 }

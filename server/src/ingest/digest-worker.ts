@@ -4,7 +4,7 @@
  */
 import { parentPort } from 'node:worker_threads'
 import { decodeJobs, encodeOutcomes } from './digest-codec.ts'
-import { digestJob } from './digest-pool.ts'
+import { digestJob } from './digest-job.ts'
 
 /** A batch to digest (`jobs`: digest-codec.ts), answered under the same `id`. */
 export interface DigestRequest {

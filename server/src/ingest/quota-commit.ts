@@ -4,6 +4,7 @@ import type { GroupCommitter } from '../store/group-commit.ts'
 import type { WriteUnitResult } from '../store/types.ts'
 import { announceStored } from './commit.ts'
 import type { IngestContext } from './context.ts'
+import { digestFailureError } from './digest-pool.ts'
 import type { IngestProtection } from './protection.ts'
 import { storageUnavailable } from './protection.ts'
 import { type QuotaGate, rateLimitHeaders } from './quota.ts'
@@ -42,8 +43,11 @@ export async function commitWithQuota(
       cause: err,
     })
   })
+  // Undigested events the write could not digest refuse the request; nothing of it was written.
+  if (result.refused !== undefined) throw digestFailureError(result.refused)
   // A unit without events was not charged: it says nothing about the window.
-  if (ctx.unit.events.length > 0) quota.record(ctx.project.id, result.quota)
+  if (ctx.unit.events.length > 0 || ctx.digests.length > 0)
+    quota.record(ctx.project.id, result.quota)
   announceStored(bus, ctx.project.id, result.events)
   if (result.quota !== undefined && result.quota.refused > 0) {
     const seconds = quota.secondsLeft(result.quota)

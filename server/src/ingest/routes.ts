@@ -6,7 +6,7 @@ import { normalizeEventId } from '../event/normalize.ts'
 import type { LiveBus } from '../live/bus.ts'
 import type { ChangeFeed } from '../store/change-feed.ts'
 import type { GroupCommitter } from '../store/group-commit.ts'
-import type { ProjectStore } from '../store/types.ts'
+import type { ProjectStore, WriteUnitResult } from '../store/types.ts'
 import { readAuthenticatedBody } from './authenticated-body.ts'
 import { IngestContext } from './context.ts'
 import { type DigestPool, digestQueued } from './digest-pool.ts'
@@ -46,6 +46,15 @@ declare module 'fastify' {
 function reply200(reply: FastifyReply, body: object, limit?: Record<string, string>): FastifyReply {
   if (limit !== undefined) reply.headers(limit)
   return reply.code(200).header('cache-control', 'no-store').send(body)
+}
+
+/**
+ * The id a request's first event item was stored (or found a duplicate) under: the commit's
+ * results begin with the digested events, in item order (a check-in's failure event comes
+ * after them).
+ */
+function firstEventId(ctx: IngestContext, result: WriteUnitResult): string | undefined {
+  return ctx.digests.length > 0 ? result.events[0]?.eventId : undefined
 }
 
 /** A transparent 1×1 GIF: the answer to the `GET /store/` image beacon. */
@@ -93,17 +102,17 @@ export async function ingestRoutes(app: FastifyInstance, deps: IngestDeps): Prom
     const envelope = parseEnvelope(body(req))
     const ctx = new IngestContext(resolved, received, envelope.header, req.ip)
     handleItems(envelope.items, ctx, config.limits)
-    const ids = await digestQueued(ctx, digests)
-    await commit(ctx)
-    return { ctx, ids, header: envelope.header }
+    await digestQueued(ctx, digests)
+    const result = await commit(ctx)
+    return { ctx, id: firstEventId(ctx, result), header: envelope.header }
   }
 
   const envelopeHandler = async (req: FastifyRequest, reply: FastifyReply) => {
     const projectId = pathProject(req)
     const received = Date.now()
     const resolved = await keyOf(req, projectId)
-    const { ctx, ids, header } = await ingestEnvelope(req, resolved, received)
-    const id = ids[0] ?? normalizeEventId(header['event_id'])
+    const { ctx, id: eventId, header } = await ingestEnvelope(req, resolved, received)
+    const id = eventId ?? normalizeEventId(header['event_id'])
     return reply200(reply, id === undefined ? {} : { id }, quota.activeLimit(ctx.project.id))
   }
 
@@ -112,8 +121,7 @@ export async function ingestRoutes(app: FastifyInstance, deps: IngestDeps): Prom
     const received = Date.now()
     const resolved = await keyOf(req, projectId)
     if (String(req.headers['content-type'] ?? '').startsWith('application/x-sentry-envelope')) {
-      const { ctx, ids } = await ingestEnvelope(req, resolved, received)
-      const id = ids[0]
+      const { ctx, id } = await ingestEnvelope(req, resolved, received)
       return reply200(reply, id === undefined ? {} : { id }, quota.activeLimit(ctx.project.id))
     }
     const ctx = new IngestContext(resolved, received, {}, req.ip)
@@ -131,8 +139,8 @@ export async function ingestRoutes(app: FastifyInstance, deps: IngestDeps): Prom
       return kind.eventId === undefined ? {} : { id: kind.eventId }
     }
     queueEventItem(decoded, ctx, config.limits.maxEvent, false)
-    const [id] = await digestQueued(ctx, digests)
-    await commit(ctx)
+    await digestQueued(ctx, digests)
+    const id = firstEventId(ctx, await commit(ctx))
     return id === undefined ? {} : { id }
   }
 

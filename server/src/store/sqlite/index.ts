@@ -46,6 +46,8 @@ export async function openSqliteStore(
     db,
     ...sqliteProjects(db),
     write: writer?.write ?? sqliteIngest(db).write,
+    // The writer thread digests units' undigested events (ingest/digest-on-write.ts).
+    ...(writer !== undefined ? { digestsOnWriter: true as const } : {}),
     ...sqliteIssues(db),
     ...sqliteAccounts(db),
     ...sqliteSessions(db),

@@ -1,8 +1,10 @@
 /**
  * The ingest writer thread (see ingest-thread.ts): holds one connection per open database file
- * and runs each group commit's transaction — statements and fsync — off the main thread.
+ * and runs each group commit's transaction — statements and fsync — off the main thread, after
+ * the digest of the units' undigested events (ingest/digest-on-write.ts).
  */
 import { parentPort } from 'node:worker_threads'
+import { writeDigested } from '../../ingest/digest-on-write.ts'
 import type { IngestStore, RetentionStore } from '../types.ts'
 import { openConnection } from './connection.ts'
 import { sqliteIngest } from './ingest.ts'
@@ -61,7 +63,8 @@ port.on('message', (msg: WriterRequest) => {
         )
         return
       }
-      store.ingest.write(decodeUnits(msg.units)).then(
+      // Undigested events are digested here, beside the thread that serves HTTP.
+      writeDigested(decodeUnits(msg.units), store.ingest.write).then(
         (results) => reply({ id: msg.id, results }),
         (err: unknown) => reply(failure(msg.id, err)),
       )

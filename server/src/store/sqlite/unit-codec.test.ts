@@ -66,6 +66,38 @@ describe('unit codec', () => {
     expect(text?.payload).toBe('b')
   })
 
+  it('carries undigested event items as the bytes received, after the unit’s payloads', () => {
+    const raw = Buffer.from('{"message":"caf\u00e9 \u{1f600}","event_id":"x"}')
+    const units: WriteUnit[] = [
+      {
+        events: [event('a'.repeat(32), '{"done":true}')],
+        outcomes: [],
+        undigested: {
+          projectId: 1,
+          keyId: 2,
+          component: 'checkout',
+          received: 5,
+          clientIp: null,
+          items: [
+            { payload: raw, headerId: 'b'.repeat(32) },
+            { payload: Buffer.alloc(0), headerId: null },
+          ],
+        },
+      },
+      { events: [event('c'.repeat(32), 'c')], outcomes: [] },
+    ]
+    const [first, second] = decodeUnits(encodeUnits(units))
+    expect(first?.events[0]?.payload).toBe('{"done":true}')
+    expect(
+      first?.undigested?.items.map((i) => [Buffer.from(i.payload).toString(), i.headerId]),
+    ).toEqual([
+      [raw.toString(), 'b'.repeat(32)],
+      ['', null],
+    ])
+    expect({ ...first?.undigested, items: [] }).toEqual({ ...units[0]?.undigested, items: [] })
+    expect(second).toEqual(units[1])
+  })
+
   it('refuses a buffer with bytes it cannot account for', () => {
     const ab = encodeUnits([{ events: [event('f'.repeat(32), '{}')], outcomes: [] }])
     const longer = new Uint8Array(ab.byteLength + 1)

@@ -9,7 +9,8 @@
  * event's payload in unit order as a part.
  *
  * A payload already in its stored form (bytes, from the digest threads) is copied as it is and
- * arrives as bytes.
+ * arrives as bytes. A unit's undigested event items (the bytes received) follow its events'
+ * payloads as parts of their own.
  *
  * Units are plain JSON data (store/types.ts: strings, finite numbers, booleans, null, arrays and
  * objects), so JSON keeps them as they are. Payloads come from `JSON.stringify`, which never
@@ -21,14 +22,21 @@ import type { WriteUnit } from '../types.ts'
 /** Encodes a group's units into one transferable ArrayBuffer (see the module comment). */
 export function encodeUnits(units: readonly WriteUnit[]): ArrayBuffer {
   const payloads: (string | Uint8Array)[] = []
-  const stripped = units.map((u) => ({
-    ...u,
-    events: u.events.map((e) => {
+  const stripped = units.map((u) => {
+    const events = u.events.map((e) => {
       payloads.push(e.payload)
       // The stripped payload says which form follows: '' text, 'b' stored bytes.
       return { ...e, payload: typeof e.payload === 'string' ? '' : 'b' }
-    }),
-  }))
+    })
+    const todo = u.undigested
+    if (todo === undefined) return { ...u, events }
+    const items = todo.items.map((i) => {
+      payloads.push(i.payload)
+      // The bytes follow as a part.
+      return { headerId: i.headerId }
+    })
+    return { ...u, events, undigested: { ...todo, items } }
+  })
   return pack(stripped, payloads)
 }
 
@@ -41,6 +49,12 @@ export function decodeUnits(ab: ArrayBuffer): WriteUnit[] {
       const part = parts[n++]
       if (part === undefined) throw new Error('encoded units: an event without its payload')
       e.payload = e.payload === 'b' ? part : part.toString('utf8')
+    }
+    for (const i of u.undigested?.items ?? []) {
+      const part = parts[n++]
+      if (part === undefined)
+        throw new Error('encoded units: an undigested event without its bytes')
+      i.payload = part
     }
   }
   if (n !== parts.length) throw new Error(`encoded units: ${parts.length - n} payloads left over`)

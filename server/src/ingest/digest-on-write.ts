@@ -1,0 +1,72 @@
+import type {
+  DigestFailure,
+  EventToWrite,
+  IngestStore,
+  WriteUnit,
+  WriteUnitResult,
+} from '../store/types.ts'
+import { digestJob } from './digest-job.ts'
+import type { DigestScope } from './items/event.ts'
+
+/**
+ * Digests every unit's `undigested` event items in place (their rows appended to `events`, in
+ * item order) and returns each unit's failure: the first item of a unit that is not a valid
+ * event fails that whole unit (its request is refused, as a handler's error would), and the
+ * unit is left as it was. Pure but for the units; runs wherever the write runs.
+ */
+export function digestUnits(units: readonly WriteUnit[]): (DigestFailure | undefined)[] {
+  return units.map((u) => {
+    const todo = u.undigested
+    if (todo === undefined) return undefined
+    const scope: DigestScope = {
+      project: { id: todo.projectId },
+      key: { id: todo.keyId, component: todo.component },
+      received: todo.received,
+      clientIp: todo.clientIp ?? undefined,
+    }
+    const rows: EventToWrite[] = []
+    for (const item of todo.items) {
+      // Text payloads: the store's insert compresses them (store/rows/issues.ts).
+      const o = digestJob(
+        { scope, payload: item.payload, headerId: item.headerId ?? undefined },
+        false,
+      )
+      if ('error' in o) return o.error
+      rows.push(o.row)
+    }
+    for (const row of rows) u.events.push(row)
+    u.undigested = undefined
+    return undefined
+  })
+}
+
+/**
+ * Digests the units (above), writes those that digested with `write` in one call, and answers
+ * every unit in order: a failed one with `refused` and nothing written.
+ */
+export async function writeDigested(
+  units: WriteUnit[],
+  write: (units: WriteUnit[]) => Promise<WriteUnitResult[]>,
+): Promise<WriteUnitResult[]> {
+  const failures = digestUnits(units)
+  if (failures.every((f) => f === undefined)) return write(units)
+  const written = await write(units.filter((_, i) => failures[i] === undefined))
+  let n = 0
+  return units.map((_, i) => {
+    const refused = failures[i]
+    if (refused !== undefined) return { events: [], refused }
+    const r = written[n++]
+    if (r === undefined) throw new Error('store returned fewer results than units')
+    return r
+  })
+}
+
+/**
+ * A store whose writes run on the calling thread (PostgreSQL, an in-memory SQLite) with the
+ * digest of undigested events in front of them; a store that digests on its own writer thread
+ * (`digestsOnWriter`) is returned as it is.
+ */
+export function digestingStore(store: IngestStore): IngestStore {
+  if (store.digestsOnWriter === true) return store
+  return { write: (units) => writeDigested(units, (u) => store.write(u)) }
+}
