@@ -24,7 +24,9 @@ port.on('message', (msg: DigestRequest) => {
     // Compressed here, beside the main thread, instead of on the writer thread.
     const outcomes = decodeJobs(msg.jobs).map((job) => digestJob(job, true))
     const ab = encodeOutcomes(outcomes)
-    port.postMessage({ id: msg.id, outcomes: ab } satisfies DigestReply, [ab])
+    // The jobs' buffer goes back too: the main thread frees it at its next scavenge, where here
+    // it would wait for this thread's rarer collections (store/sqlite/ingest-worker.ts).
+    port.postMessage({ id: msg.id, outcomes: ab } satisfies DigestReply, [ab, msg.jobs])
     return
   } catch (err) {
     reply = { id: msg.id, failure: err instanceof Error ? (err.stack ?? err.message) : String(err) }
