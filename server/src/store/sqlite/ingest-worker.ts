@@ -25,10 +25,10 @@ const reply = (msg: WriterReply): void => port.postMessage(msg)
 
 /**
  * Answers a write and gives its units' buffer back (transferred, nothing copied): the main
- * thread frees it at its next scavenge, every few milliseconds under load. Kept here it waited
- * for this thread's rarer collections, and under `npm run bench` the main thread's malloc heap
- * then grew by ~50 MiB in one run of three (peak RSS 250–265 MiB instead of ~185; none in eight
- * runs once given back). Nothing reads the buffer after the write: its views die with it.
+ * thread frees it at its next scavenge, every few milliseconds under load, where kept here it
+ * waited for this thread's rarer collections. Under `npm run bench` peak RSS went over 250 MiB
+ * (the main thread's malloc heap ~50 MiB larger) in 6 of 22 runs before, 2 of 20 after, both
+ * times in runs the machine starved. Nothing reads the buffer after the write.
  */
 const replyGivingBack = (msg: WriterReply, units: ArrayBuffer): void =>
   port.postMessage(msg, [units])
