@@ -186,11 +186,7 @@ export async function digestQueued(ctx: IngestContext, pool: DigestPool): Promis
   const outcomes = await pool.digest(
     ctx.digests.map((d) => ({ scope: ctx, payload: d.payload, headerId: d.headerId })),
   )
-  for (const o of outcomes) {
-    if (!('error' in o)) continue
-    if (o.error.client) throw clientError(o.error.code, o.error.detail)
-    throw new Error(o.error.detail)
-  }
+  for (const o of outcomes) if ('error' in o) throw digestFailureError(o.error)
   for (const o of outcomes) if ('row' in o) ctx.addEvent(o.row)
 }
 
