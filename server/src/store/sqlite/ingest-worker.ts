@@ -28,7 +28,8 @@ const reply = (msg: WriterReply): void => port.postMessage(msg)
  * thread frees it at its next scavenge, every few milliseconds under load, where kept here it
  * waited for this thread's rarer collections. Under `npm run bench` peak RSS went over 250 MiB
  * (the main thread's malloc heap ~50 MiB larger) in 6 of 22 runs before, 2 of 20 after, both
- * times in runs the machine starved. Nothing reads the buffer after the write.
+ * times in slower runs (docs/benchmark.md, "Peak RSS spikes"). Nothing reads the buffer after
+ * the write.
  */
 const replyGivingBack = (msg: WriterReply, units: ArrayBuffer): void =>
   port.postMessage(msg, [units])
