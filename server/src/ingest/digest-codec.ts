@@ -10,7 +10,7 @@
  */
 import { pack, unpack } from '../length-prefixed.ts'
 import type { EventToWrite } from '../store/types.ts'
-import type { DigestScope } from './items/event.ts'
+import { type DigestScope, digestScope } from './items/event.ts'
 
 /** One event item to digest: its bytes, its request's scope, and the envelope header's id. */
 export interface DigestJob {
@@ -54,12 +54,7 @@ export function decodeJobs(ab: ArrayBuffer): DigestJob[] {
   const { meta, parts } = unpack<JobMeta[]>(ab)
   if (parts.length !== meta.length) throw new Error('digest batch: entries do not match')
   return meta.map(([projectId, keyId, component, received, headerId, clientIp], i) => ({
-    scope: {
-      project: { id: projectId },
-      key: { id: keyId, component },
-      received,
-      clientIp: clientIp ?? undefined,
-    },
+    scope: digestScope(projectId, keyId, component, received, clientIp),
     payload: parts[i] as Buffer,
     headerId: headerId ?? undefined,
   }))

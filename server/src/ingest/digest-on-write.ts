@@ -6,7 +6,7 @@ import type {
   WriteUnitResult,
 } from '../store/types.ts'
 import { digestJob } from './digest-job.ts'
-import type { DigestScope } from './items/event.ts'
+import { digestScope } from './items/event.ts'
 
 /**
  * Digests every unit's `undigested` event items in place (their rows appended to `events`, in
@@ -18,12 +18,13 @@ export function digestUnits(units: readonly WriteUnit[]): (DigestFailure | undef
   return units.map((u) => {
     const todo = u.undigested
     if (todo === undefined) return undefined
-    const scope: DigestScope = {
-      project: { id: todo.projectId },
-      key: { id: todo.keyId, component: todo.component },
-      received: todo.received,
-      clientIp: todo.clientIp ?? undefined,
-    }
+    const scope = digestScope(
+      todo.projectId,
+      todo.keyId,
+      todo.component,
+      todo.received,
+      todo.clientIp,
+    )
     const rows: EventToWrite[] = []
     for (const item of todo.items) {
       // Text payloads: the store's insert compresses them (store/rows/issues.ts).

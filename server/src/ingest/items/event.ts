@@ -22,6 +22,25 @@ export interface DigestScope {
   readonly clientIp?: string | undefined
 }
 
+/**
+ * A scope rebuilt from the plain fields that cross to another thread (the digest threads'
+ * jobs, the SQLite writer's undigested events).
+ */
+export function digestScope(
+  projectId: number,
+  keyId: number,
+  component: string | null,
+  received: number,
+  clientIp: string | null,
+): DigestScope {
+  return {
+    project: { id: projectId },
+    key: { id: keyId, component },
+    received,
+    clientIp: clientIp ?? undefined,
+  }
+}
+
 /** Parses an event payload as a JSON object; anything else is a 400 for the whole request. */
 export function parseEventJson(payload: Buffer, what = 'event'): Record<string, unknown> {
   let value: unknown

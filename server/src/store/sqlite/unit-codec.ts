@@ -30,10 +30,10 @@ export function encodeUnits(units: readonly WriteUnit[]): ArrayBuffer {
     })
     const todo = u.undigested
     if (todo === undefined) return { ...u, events }
-    const items = todo.items.map((i) => {
-      payloads.push(i.payload)
+    const items = todo.items.map(({ payload, ...rest }) => {
       // The bytes follow as a part.
-      return { headerId: i.headerId }
+      payloads.push(payload)
+      return rest
     })
     return { ...u, events, undigested: { ...todo, items } }
   })
