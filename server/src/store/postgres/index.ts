@@ -1,5 +1,7 @@
 import type pg from 'pg'
 import { announceChanges } from '../change-feed.ts'
+import { teamQueries } from '../queries/teams.ts'
+import { uiSessionQueries } from '../queries/ui-sessions.ts'
 import type { Store } from '../types.ts'
 import { pgAccounts } from './accounts.ts'
 import { pgAlertOutbox } from './alert-outbox.ts'
@@ -18,8 +20,7 @@ import { pgProjects } from './projects.ts'
 import { pgQuotas } from './quotas.ts'
 import { pgReleaseHealth } from './release-health.ts'
 import { pgRetention } from './retention.ts'
-import { pgSessions } from './sessions.ts'
-import { pgTeams } from './teams.ts'
+import { postgresPort } from './sql-port.ts'
 import { pgTriage } from './triage.ts'
 import { pgUiReads } from './ui-reads.ts'
 import { pgUserLifecycle } from './user-lifecycle.ts'
@@ -47,6 +48,8 @@ export async function openPostgresStore(
     await pool.end()
     throw err
   }
+  // Storage written once for both backends (../queries/) runs through this port.
+  const port = postgresPort(pool)
   const store = {
     dialect: 'postgres' as const,
     pool,
@@ -55,7 +58,7 @@ export async function openPostgresStore(
     ...pgIngest(pool),
     ...pgIssues(pool),
     ...pgAccounts(pool),
-    ...pgSessions(pool),
+    ...uiSessionQueries(port),
     ...pgLoginFailures(pool),
     ...pgUiReads(pool),
     ...pgQuotas(pool),
@@ -68,7 +71,7 @@ export async function openPostgresStore(
     ...pgRetention(pool),
     ...pgLive(pool),
     ...pgUserLifecycle(pool),
-    ...pgTeams(pool),
+    ...teamQueries(port),
     changes,
     close: async () => {
       await changes.close()

@@ -1,10 +1,11 @@
 import { afterEach, expect, it } from 'vitest'
 import { createTestDatabase, type TestDatabase } from '../../../test/support/postgres-database.ts'
+import { teamQueries } from '../queries/teams.ts'
 import { pgAccounts } from './accounts.ts'
 import { openPool } from './db.ts'
 import { loadPgMigrations, migratePg } from './migrations.ts'
 import { pgProjects } from './projects.ts'
-import { pgTeams } from './teams.ts'
+import { postgresPort } from './sql-port.ts'
 
 let db: TestDatabase | undefined
 afterEach(async () => {
@@ -30,7 +31,7 @@ it('a database from before teams: projects go to Default, the first admin runs i
     await migratePg(pool, all)
 
     const projects = pgProjects(pool)
-    const store = pgTeams(pool)
+    const store = teamQueries(postgresPort(pool))
     expect((await projects.listProjects()).map((p) => [p.slug, p.teamId])).toEqual([['old', 1]])
     expect((await store.listTeams()).map((t) => t.name)).toEqual(['Default'])
     expect((await store.listMembers(1)).map((m) => [m.email, m.role])).toEqual([

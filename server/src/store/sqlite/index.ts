@@ -2,6 +2,8 @@ import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import type Database from 'better-sqlite3'
 import { announceChanges, LocalChangeFeed } from '../change-feed.ts'
+import { teamQueries } from '../queries/teams.ts'
+import { uiSessionQueries } from '../queries/ui-sessions.ts'
 import type { Store } from '../types.ts'
 import { sqliteAccounts } from './accounts.ts'
 import { sqliteAlertOutbox } from './alert-outbox.ts'
@@ -19,8 +21,7 @@ import { sqliteProjects } from './projects.ts'
 import { sqliteQuotas } from './quotas.ts'
 import { sqliteReleaseHealth } from './release-health.ts'
 import { sqliteRetention } from './retention.ts'
-import { sqliteSessions } from './sessions.ts'
-import { sqliteTeams } from './teams.ts'
+import { sqlitePort } from './sql-port.ts'
 import { sqliteTriage } from './triage.ts'
 import { sqliteUiReads } from './ui-reads.ts'
 import { sqliteUserLifecycle } from './user-lifecycle.ts'
@@ -41,6 +42,8 @@ export async function openSqliteStore(
   const writer = (opts.writerThread ?? path !== ':memory:') ? sqliteIngestThread(path) : undefined
   // One process per SQLite file: every cache that must hear of a change lives in this one.
   const changes = new LocalChangeFeed()
+  // Storage written once for both backends (../queries/) runs through this port.
+  const port = sqlitePort(db)
   const store = {
     dialect: 'sqlite' as const,
     db,
@@ -50,7 +53,7 @@ export async function openSqliteStore(
     ...(writer !== undefined ? { digestsOnWriter: true as const } : {}),
     ...sqliteIssues(db),
     ...sqliteAccounts(db),
-    ...sqliteSessions(db),
+    ...uiSessionQueries(port),
     ...sqliteLoginFailures(db),
     ...sqliteUiReads(db),
     ...sqliteQuotas(db),
@@ -63,7 +66,7 @@ export async function openSqliteStore(
     pruneBefore: writer?.pruneBefore ?? sqliteRetention(db).pruneBefore,
     ...sqliteLive(db),
     ...sqliteUserLifecycle(db),
-    ...sqliteTeams(db),
+    ...teamQueries(port),
     changes,
     close: async () => {
       await writer?.close()

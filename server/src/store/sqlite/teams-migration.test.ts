@@ -1,9 +1,10 @@
 import Database from 'better-sqlite3'
 import { expect, it } from 'vitest'
+import { teamQueries } from '../queries/teams.ts'
 import { sqliteAccounts } from './accounts.ts'
 import { loadMigrations, migrate } from './migrations.ts'
 import { sqliteProjects } from './projects.ts'
-import { sqliteTeams } from './teams.ts'
+import { sqlitePort } from './sql-port.ts'
 
 it('a database from before teams: projects go to Default, the first admin runs it, tokens keep every scope', async () => {
   const db = new Database(':memory:')
@@ -22,7 +23,7 @@ it('a database from before teams: projects go to Default, the first admin runs i
   migrate(db, all)
 
   const projects = sqliteProjects(db)
-  const store = sqliteTeams(db)
+  const store = teamQueries(sqlitePort(db))
   expect((await projects.listProjects()).map((p) => [p.slug, p.teamId])).toEqual([['old', 1]])
   expect((await store.listTeams()).map((t) => t.name)).toEqual(['Default'])
   expect((await store.listMembers(1)).map((m) => [m.email, m.role])).toEqual([
