@@ -11,11 +11,18 @@ const bindable = (v: unknown): unknown =>
   v === undefined ? null : typeof v === 'boolean' ? (v ? 1 : 0) : v
 
 /**
- * The shared SQL port on one SQLite connection: `?` placeholders, each text prepared once
- * (an LRU of prepared statements), transactions driven synchronously inside
- * `BEGIN IMMEDIATE`, so no other statement can run on the connection in the middle of one.
+ * Runs shared statements and `Steps` synchronously on one SQLite connection, each text
+ * prepared once (an LRU of prepared statements). The writer thread uses it inside its own
+ * transaction, where awaiting a promise per statement would cost more than the statement.
  */
-export function sqlitePort(db: Database.Database): SqlPort {
+export interface SqliteStepRunner {
+  exec(op: SqlOp): unknown
+  /** Drives `steps` to their end; the caller owns the transaction. */
+  drive<T>(steps: Steps<T>): T
+}
+
+/** The synchronous runner of shared statements on `db` (see `SqliteStepRunner`). */
+export function sqliteStepRunner(db: Database.Database): SqliteStepRunner {
   const prepared = new LRUCache<string, Database.Statement>({ max: PREPARED })
   const prepare = (q: Statement): Database.Statement => {
     const text = renderQuestion(q)
@@ -33,12 +40,21 @@ export function sqlitePort(db: Database.Database): SqlPort {
     if (op.kind === 'first') return s.get(...values(op.q))
     return s.run(...values(op.q)).changes
   }
-  /** Drives `steps` to their end synchronously. */
   const drive = <T>(steps: Steps<T>): T => {
     let r = steps.next()
     while (r.done !== true) r = steps.next(exec(r.value))
     return r.value
   }
+  return { exec, drive }
+}
+
+/**
+ * The shared SQL port on one SQLite connection: `?` placeholders, transactions driven
+ * synchronously inside `BEGIN IMMEDIATE`, so no other statement can run on the connection in
+ * the middle of one.
+ */
+export function sqlitePort(db: Database.Database): SqlPort {
+  const { exec, drive } = sqliteStepRunner(db)
   return {
     dialect: 'sqlite',
     all: async <T>(q: Statement) => exec({ kind: 'all', q }) as T[],
