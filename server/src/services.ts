@@ -1,5 +1,5 @@
-import type { PrincipalSource } from './api/principal.ts'
 import type { Config } from './config.ts'
+import type { PrincipalSource } from './http-kit/principal.ts'
 import type { DigestPool } from './ingest/digest-pool.ts'
 import type { KeyResolver } from './ingest/keys.ts'
 import type { QuotaGate } from './ingest/quota.ts'
