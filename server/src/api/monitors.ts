@@ -1,6 +1,5 @@
 import { z } from 'zod'
 import { CronClock } from '../crons/clock.ts'
-import { scheduleJson } from '../crons/schedule.ts'
 import { ApiError } from '../errors.ts'
 import { INSTANCE_ADMIN, onProject } from '../http/route-access.ts'
 import type { ApiScope } from '../http-kit/openapi.ts'
@@ -12,6 +11,7 @@ import {
   ProjectParams,
 } from '../http-kit/schemas.ts'
 import { pathProject } from '../http-kit/validate.ts'
+import { scheduleJson } from '../schedule/schedule.ts'
 import type {
   CheckInRecord,
   Monitor,
