@@ -4,7 +4,7 @@
  * group commit like any SDK event, so it is grouped, alerted on and triaged the same way. The
  * fingerprint puts all failures of one kind of one monitor into one issue.
  */
-import { type Schedule, scheduleJson } from '../schedule/schedule.ts'
+import { type Schedule, scheduleJson } from './schedule.ts'
 
 /** The ways a run fails. */
 export type FailureKind = 'missed' | 'timeout' | 'error'
