@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { PUBLIC } from '../http/route-access.ts'
+import { escapeHtml } from '../http-kit/escape-html.ts'
 
 /** Where the human-readable API reference is served (outside `/api/0`: no token needed). */
 export const REFERENCE_PATH = '/api/reference/'
@@ -9,12 +10,6 @@ export const REFERENCE_PATH = '/api/reference/'
  * works offline and under a CSP stricter than the UI's (`script-src 'self'`).
  */
 const CSP = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
-
-const escapeHtml = (s: string): string =>
-  s.replace(
-    /[&<>"']/g,
-    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c,
-  )
 
 /** The parts of an OpenAPI 3.1 document the page shows. */
 interface Doc {

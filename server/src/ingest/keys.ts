@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache'
 import { ApiError } from '../errors.ts'
 import type { Project, ProjectKey, ProjectStore } from '../store/types.ts'
 import type { Credentials } from './auth.ts'
@@ -11,51 +12,38 @@ export interface ResolvedKey {
 /**
  * Key → project lookups with a short-lived in-memory cache, so the hot path does not hit the
  * database per request. Entries expire after `ttlMs` so a key revoked on another node stops
- * working within that time; revocations on this node invalidate at once.
+ * working within that time; revocations on this node invalidate at once. A bounded LRU
+ * (`lru-cache`): a flood of random keys evicts the least used entries, not every valid one.
  */
 export class KeyResolver {
-  private readonly cache = new Map<string, { value: ResolvedKey | null; at: number }>()
-  private readonly loading = new Map<string, Promise<ResolvedKey | null>>()
-  /** Bumped by invalidate(): a read that began before it must not refill the cache. */
-  private generation = 0
-  private readonly store: ProjectStore
-  private readonly ttlMs: number
+  // One read per key however many requests miss at once (the cache's fetch is single-flight);
+  // they then go on in the order they came. Separate reads could finish in any order (each may
+  // wait for a new PostgreSQL connection), letting a run's `ok` check-in overtake its
+  // `in_progress`. A read in flight when the cache is cleared still answers its callers but
+  // does not refill the cache (`ignoreFetchAbort`: the cleared entry is no longer its own).
+  private readonly cache: LRUCache<string, { value: ResolvedKey | null }>
 
   constructor(store: ProjectStore, ttlMs = 30_000) {
-    this.store = store
-    this.ttlMs = ttlMs
+    this.cache = new LRUCache({
+      max: 10_000,
+      ttl: ttlMs,
+      ignoreFetchAbort: true,
+      fetchMethod: async (publicKey) => {
+        const key = await store.findKey(publicKey)
+        const project = key === undefined ? undefined : await store.getProject(key.projectId)
+        return { value: key !== undefined && project !== undefined ? { key, project } : null }
+      },
+    })
   }
 
   /** Forgets cached keys (after a key is created or revoked). */
   invalidate(): void {
     this.cache.clear()
-    this.loading.clear()
-    this.generation++
   }
 
   private async lookup(publicKey: string): Promise<ResolvedKey | null> {
-    const hit = this.cache.get(publicKey)
-    if (hit !== undefined && Date.now() - hit.at < this.ttlMs) return hit.value
-    // One read per key however many requests miss at once; they then go on in the order they
-    // came. Separate reads could finish in any order (each may wait for a new PostgreSQL
-    // connection), letting a run's `ok` check-in overtake its `in_progress`.
-    let pending = this.loading.get(publicKey)
-    if (pending === undefined) {
-      pending = this.read(publicKey).finally(() => this.loading.delete(publicKey))
-      this.loading.set(publicKey, pending)
-    }
-    return pending
-  }
-
-  private async read(publicKey: string): Promise<ResolvedKey | null> {
-    const generation = this.generation
-    const key = await this.store.findKey(publicKey)
-    const project = key === undefined ? undefined : await this.store.getProject(key.projectId)
-    const value = key !== undefined && project !== undefined ? { key, project } : null
-    if (generation !== this.generation) return value
-    if (this.cache.size > 10_000) this.cache.clear()
-    this.cache.set(publicKey, { value, at: Date.now() })
-    return value
+    const found = await this.cache.fetch(publicKey)
+    return found?.value ?? null
   }
 
   /** Resolves credentials for an ingest into `pathProjectId`: 403 for unknown, revoked or foreign keys. */

@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify'
+import { LRUCache } from 'lru-cache'
 import { ApiError } from '../errors.ts'
 import type { ChangeFeed } from '../store/change-feed.ts'
 import type { GroupCommitter } from '../store/group-commit.ts'
@@ -48,7 +49,9 @@ export function rejectedItems(body: Buffer | undefined, isStore: boolean): Map<s
  * by the quota gate, not here. Register before the ingest routes (an `onError` hook).
  */
 export function countRejections(app: FastifyInstance, deps: RejectionDeps): void {
-  const projects = new Map<number, { exists: boolean; at: number }>()
+  // Bounded (least used evicted first) and timed: a project deleted on another node is
+  // forgotten within 30 s, one created anywhere at once (the change feed below).
+  const projects = new LRUCache<number, { exists: boolean }>({ max: 10_000, ttl: 30_000 })
   // A project created through any node exists here at once, not after the cache time.
   const off = deps.store.changes.onChange((c) => {
     if (c.topic === 'projects' || c.topic === 'all') projects.clear()
@@ -56,10 +59,9 @@ export function countRejections(app: FastifyInstance, deps: RejectionDeps): void
   app.addHook('onClose', async () => off())
   const projectExists = async (id: number): Promise<boolean> => {
     const hit = projects.get(id)
-    if (hit !== undefined && Date.now() - hit.at < 30_000) return hit.exists
+    if (hit !== undefined) return hit.exists
     const exists = (await deps.store.getProject(id)) !== undefined
-    if (projects.size > 10_000) projects.clear()
-    projects.set(id, { exists, at: Date.now() })
+    projects.set(id, { exists })
     return exists
   }
 

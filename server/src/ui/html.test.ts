@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { escapeHtml, html, join, raw } from './html.ts'
+import { escapeHtml } from '../http-kit/escape-html.ts'
+import { html, join, raw } from './html.ts'
 
 describe('html``', () => {
   it('escapes interpolated text in content and attributes', () => {

@@ -4,6 +4,7 @@
  * untrusted, so nothing from an event can become markup; `raw()` exists only for our own
  * constant strings (CSS, the inline SVG we compute from numbers).
  */
+import { escapeHtml } from '../http-kit/escape-html.ts'
 
 /** Markup produced by `html` (or vouched for with `raw`); everything else gets escaped. */
 export class SafeHtml {
@@ -26,20 +27,6 @@ export type HtmlValue =
   | null
   | undefined
   | readonly HtmlValue[]
-
-const ESCAPES: Record<string, string> = {
-  '&': '&amp;',
-  '<': '&lt;',
-  '>': '&gt;',
-  '"': '&quot;',
-  "'": '&#39;',
-  '`': '&#96;',
-}
-
-/** Escapes text for element content and quoted attribute values. */
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"'`]/g, (c) => ESCAPES[c] ?? c)
-}
 
 function render(value: HtmlValue): string {
   if (value === null || value === undefined || value === false) return ''
