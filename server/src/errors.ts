@@ -8,7 +8,6 @@
 export const ERRORS = {
   missing_auth: { status: 401, reason: 'auth_missing' },
   bad_auth: { status: 401, reason: 'auth_invalid' },
-  multiple_auth: { status: 401, reason: 'auth_invalid' },
   bad_key_format: { status: 401, reason: 'auth_invalid' },
   unknown_key: { status: 403, reason: 'unknown_key' },
   revoked_key: { status: 403, reason: 'revoked_key' },
@@ -21,7 +20,6 @@ export const ERRORS = {
   invalid_envelope: { status: 400, reason: 'invalid_envelope' },
   invalid_json: { status: 400, reason: 'invalid_json' },
   too_large: { status: 413, reason: 'too_large' },
-  envelope_mismatch: { status: 400, reason: 'invalid_envelope' },
   over_quota: { status: 429, reason: 'quota_exceeded' },
   overloaded: { status: 429, reason: 'overloaded' },
   storage_unavailable: { status: 503, reason: 'storage_unavailable' },
