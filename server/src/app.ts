@@ -31,6 +31,7 @@ import { installRetention } from './store/retention.ts'
 import type { Store } from './store/types.ts'
 import { setupTriage } from './triage/index.ts'
 import { webUi } from './ui/index.ts'
+import { sessionPrincipalSource } from './ui/session-auth.ts'
 
 /** Browser SDKs post cross-origin: allow any origin and expose the headers SDKs must read. */
 const CORS = {
@@ -118,7 +119,6 @@ export async function buildApp(
     setBaseUrl: (url) => {
       if (config.publicUrl === undefined) baseUrl = url
     },
-    principalSources: [],
   }
   app.decorate('services', services)
   dropStaleIngestCaches(app, services)
@@ -135,7 +135,8 @@ export async function buildApp(
     await scope.register(async (otlp) => otlpRoutes(otlp, services))
   })
   await app.register(async (scope) => {
-    await apiRoutes(scope, services)
+    // The JSON API also accepts the UI's session cookie.
+    await apiRoutes(scope, services, [sessionPrincipalSource(services.store)])
   })
   await app.register(webUi)
 

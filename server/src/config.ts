@@ -266,17 +266,3 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     }),
   })
 }
-
-/** A config for in-process tests: in-memory database, fixed admin token. */
-export function testConfig(overrides: Partial<Config> = {}): Config {
-  return {
-    ...loadConfig({ DATA_DIR: '/tmp/ingest-test-unused', DATABASE_PATH: ':memory:' }),
-    adminToken: 'test-admin-token',
-    logLevel: 'silent',
-    // Tests post alerts to receivers on loopback; the guard itself is tested with it off.
-    protection: { ...DEFAULT_PROTECTION, allowPrivateWebhooks: true, diskMinFreeBytes: 0 },
-    // Off: a sweep at start-up would race tests that write fixed old timestamps.
-    retentionDays: 0,
-    ...overrides,
-  }
-}

@@ -1,5 +1,4 @@
 import type { Config } from './config.ts'
-import type { PrincipalSource } from './http-kit/principal.ts'
 import type { DigestPool } from './ingest/digest-pool.ts'
 import type { KeyResolver } from './ingest/keys.ts'
 import type { QuotaGate } from './ingest/quota.ts'
@@ -28,8 +27,6 @@ export interface Services {
   /** Base URL written into DSNs (set by `main.ts` once the port is known). */
   baseUrl: () => string
   setBaseUrl: (url: string) => void
-  /** Extra ways to authenticate management requests (the UI's session cookie). */
-  principalSources: PrincipalSource[]
 }
 
 declare module 'fastify' {

@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { bootstrap } from '../src/bootstrap.ts'
-import { testConfig } from '../src/config.ts'
 import { openSqliteStore } from '../src/store/sqlite/index.ts'
 import type { Store } from '../src/store/types.ts'
+import { testConfig } from './support/test-config.ts'
 
 const dirs: string[] = []
 const stores: Store[] = []

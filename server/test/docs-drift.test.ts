@@ -9,8 +9,8 @@ import { resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { OUTCOME_DESCRIPTIONS, OUTCOME_KINDS } from '../src/api/outcomes.ts'
 import { buildApp } from '../src/app.ts'
-import { testConfig } from '../src/config.ts'
 import { ERRORS } from '../src/errors.ts'
+import { testConfig } from './support/test-config.ts'
 
 const root = resolve(import.meta.dirname, '../..')
 const read = (path: string) => readFileSync(resolve(root, path), 'utf8')

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildApp } from '../src/app.ts'
-import { testConfig } from '../src/config.ts'
 import {
   ADMIN,
   createProject,
@@ -11,6 +10,7 @@ import {
   type TestProject,
 } from './helpers.ts'
 import { testBackend } from './support/test-backend.ts'
+import { testConfig } from './support/test-config.ts'
 
 /**
  * The ingest with its digest on worker threads (`DIGEST_THREADS`): the same answers, the same

@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { buildApp } from '../src/app.ts'
-import { testConfig } from '../src/config.ts'
 import {
   ADMIN,
   createProject,
@@ -13,6 +12,7 @@ import {
   postEnvelope,
   sendItems,
 } from './helpers.ts'
+import { testConfig } from './support/test-config.ts'
 
 // The server's default is a database file, whose group commits run in the writer thread: the
 // ingest contract must hold there as on the in-memory store the other tests use.

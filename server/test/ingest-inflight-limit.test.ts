@@ -5,9 +5,10 @@ import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildApp } from '../src/app.ts'
-import { DEFAULT_PROTECTION, testConfig } from '../src/config.ts'
+import { DEFAULT_PROTECTION } from '../src/config.ts'
 import { createProject, eid, eventEnvelope, type TestProject } from './helpers.ts'
 import { openRaw, postHead, readResponse } from './raw-http.ts'
+import { testConfig } from './support/test-config.ts'
 
 // The bound on ingest requests in flight per process, over real sockets: requests held
 // mid-body fill it, a further one is refused before a byte of its body is sent, health probes

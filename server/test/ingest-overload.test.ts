@@ -4,9 +4,10 @@ import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildApp } from '../src/app.ts'
-import { type Config, DEFAULT_PROTECTION, testConfig } from '../src/config.ts'
+import { type Config, DEFAULT_PROTECTION } from '../src/config.ts'
 import { ADMIN, createProject, eid, eventEnvelope, type TestProject } from './helpers.ts'
 import { openRaw, postHead, readResponse } from './raw-http.ts'
+import { testConfig } from './support/test-config.ts'
 
 // Real overload at a small scale, over real sockets, on a database file (real fsyncs): past
 // the bounds requests are shed at once with 429 + Retry-After, every accepted one is answered

@@ -5,9 +5,10 @@ import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import { afterAll, describe, expect, it } from 'vitest'
 import { buildApp } from '../src/app.ts'
-import { DEFAULT_PROTECTION, testConfig } from '../src/config.ts'
+import { DEFAULT_PROTECTION } from '../src/config.ts'
 import { openSqliteStore } from '../src/store/sqlite/index.ts'
 import { ADMIN, createProject, eid, eventEnvelope, sentryAuth } from './helpers.ts'
+import { testConfig } from './support/test-config.ts'
 
 // Storage that cannot take data answers 503 with Retry-After (never 500), readiness says so,
 // and the server recovers by itself. The disk is filled for real (fallocate), and SQLite's

@@ -6,9 +6,9 @@ import pg from 'pg'
 import { afterAll, describe, expect, it } from 'vitest'
 import { fixtureEvents } from '../../scripts/payload-dictionary/corpus.ts'
 import { buildApp } from '../src/app.ts'
-import { testConfig } from '../src/config.ts'
 import { ADMIN, createProject, postEnvelope } from './helpers.ts'
 import { testBackend } from './support/test-backend.ts'
+import { testConfig } from './support/test-config.ts'
 
 const FIXTURE = 'fixtures/envelopes/event/node-11-error.envelope'
 const dir = mkdtempSync(join(tmpdir(), 'stored-payload-'))

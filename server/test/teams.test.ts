@@ -1,10 +1,10 @@
 import type { FastifyInstance } from 'fastify'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { bootstrap } from '../src/bootstrap.ts'
-import { testConfig } from '../src/config.ts'
 import { DEFAULT_TEAM_ID } from '../src/store/team-types.ts'
 import { makeToken, makeUser } from './access/world.ts'
 import { ADMIN, eid, issuesOf, sendItems, testApp } from './helpers.ts'
+import { testConfig } from './support/test-config.ts'
 import { signIn } from './ui-helpers.ts'
 
 let app: FastifyInstance

@@ -6,7 +6,7 @@ import { alertRoutes } from '../alerts/routes.ts'
 import { auditRoutes } from '../audit/routes.ts'
 import { componentRoutes } from '../components/routes.ts'
 import { type ApiScope, OPENAPI_PATH, schemaFirst } from '../http-kit/openapi.ts'
-import { principalResolver } from '../http-kit/principal.ts'
+import { type PrincipalSource, principalResolver } from '../http-kit/principal.ts'
 import type { Services } from '../services.ts'
 import { triageRoutes } from '../triage/routes.ts'
 import { issueRoutes } from './issues.ts'
@@ -21,13 +21,15 @@ import { releaseRoutes } from './releases.ts'
  * The management API under `/api/0/`: every route but the OpenAPI document needs a token (or a
  * UI session), and every route declares its schemas so the document is generated from them.
  * The same document is rendered for people at `/api/reference/`.
+ * `principalSources` are the other ways a caller may authenticate besides a bearer token (the
+ * UI's session cookie), given by the composition root.
  */
-export async function apiRoutes(scope: FastifyInstance, services: Services): Promise<void> {
-  const resolve = principalResolver(
-    services.store,
-    services.config.adminToken,
-    services.principalSources,
-  )
+export async function apiRoutes(
+  scope: FastifyInstance,
+  services: Services,
+  principalSources: readonly PrincipalSource[],
+): Promise<void> {
+  const resolve = principalResolver(services.store, services.config.adminToken, principalSources)
   await schemaFirst(scope)
   const app: ApiScope = scope.withTypeProvider<ZodTypeProvider>()
   referenceRoute(scope, () => scope.swagger())

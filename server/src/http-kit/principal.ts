@@ -37,7 +37,7 @@ function sameSecret(a: string, b: string): boolean {
 export function principalResolver(
   accounts: AccountStore,
   adminToken: string | undefined,
-  extra: PrincipalSource[],
+  extra: readonly PrincipalSource[],
 ): (req: FastifyRequest) => Promise<Principal> {
   return async (req) => {
     const header = req.headers.authorization

@@ -14,13 +14,13 @@ import { parseEnvelope } from './envelope.ts'
 import { queueEventItem } from './items/event.ts'
 import { handleItems } from './items/index.ts'
 import type { KeyResolver, ResolvedKey } from './keys.ts'
+import { decodeStoreBody } from './legacy-store-body.ts'
+import { storeBodyKind } from './legacy-store-event-type.ts'
 import { budgetHooks, refuseWhileDiskLow } from './protection.ts'
 import type { QuotaGate } from './quota.ts'
 import { commitWithQuota } from './quota-commit.ts'
 import { countRejections } from './rejections.ts'
 import { pathProject, requireRequestCredentials } from './request.ts'
-import { decodeStoreBody } from './store-body.ts'
-import { storeBodyKind } from './store-event-type.ts'
 
 /** What the ingest routes need from the app. */
 export interface IngestDeps {

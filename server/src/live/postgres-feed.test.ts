@@ -5,9 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createProject, eid, eventEnvelope, sentryAuth } from '../../test/helpers.ts'
 import { openSse } from '../../test/sse-client.ts'
 import { createTestDatabase, type TestDatabase } from '../../test/support/postgres-database.ts'
+import { testConfig } from '../../test/support/test-config.ts'
 import { createUser, signIn, type UiClient } from '../../test/ui-helpers.ts'
 import { buildApp } from '../app.ts'
-import { testConfig } from '../config.ts'
 import { LIVE_APPLICATION_NAME } from './postgres-feed.ts'
 
 // Two apps, two pools, two listening connections on one database: two nodes.

@@ -25,7 +25,7 @@ import { settingsRoutes } from './routes/settings.ts'
 import { teamPageRoutes } from './routes/teams.ts'
 import { tokenRoutes } from './routes/tokens.ts'
 import { userAdminRoutes } from './routes/users.ts'
-import { readSession, sessionPrincipalSource } from './session-auth.ts'
+import { readSession } from './session-auth.ts'
 import { CSS } from './style.ts'
 
 /**
@@ -108,12 +108,12 @@ function errorPage(err: FastifyError | ApiError, req: FastifyRequest, reply: Fas
 
 /**
  * The web UI: server-rendered pages, the live-update stream and the two static files. Every
- * route needs a signed-in user or a token except the login form and the static files. Also
- * teaches the JSON API to accept the UI's session cookie.
+ * route needs a signed-in user or a token except the login form and the static files. The
+ * JSON API accepts the UI's session cookie through `sessionPrincipalSource`, which the
+ * composition root passes to `apiRoutes`.
  */
 export async function webUi(app: FastifyInstance): Promise<void> {
   const deps: UiDeps = { services: app.services, throttle: new LoginThrottle(app.services.store) }
-  app.services.principalSources.push(sessionPrincipalSource(app.services.store))
   await app.register(async (scope) => {
     await scope.register(cookie)
     await scope.register(formbody)

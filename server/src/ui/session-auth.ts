@@ -116,7 +116,7 @@ export async function endSession(
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
 
 /**
- * Lets the JSON API accept the UI's session cookie (pushed onto `principalSources`). A state-
+ * Lets the JSON API accept the UI's session cookie (passed to `apiRoutes` by app.ts). A state-
  * changing call made with the cookie must also carry the session's CSRF token in
  * `X-CSRF-Token`, so another site cannot make a signed-in browser change anything.
  */
