@@ -24,6 +24,22 @@ export interface Series {
   color: string
 }
 
+/** A chart's time range: its length and bucket, ms, and how the range picker names it. */
+export interface ChartRange {
+  span: number
+  bucket: number
+  label: string
+}
+
+/**
+ * The window a chart of `range` shows at `now`: whole buckets ending with the current one, e.g.
+ * the last 14 days including today. Every time-series view computes it here.
+ */
+export function rangeWindow(range: ChartRange, now: number): { since: number; until: number } {
+  const since = Math.floor(now / range.bucket) * range.bucket - (range.span - range.bucket)
+  return { since, until: since + range.span }
+}
+
 /** Evenly spaced bucket starts from `since` to `until` (exclusive). */
 export function bucketStarts(since: number, until: number, bucketMs: number): number[] {
   const out: number[] = []

@@ -4,7 +4,15 @@ import { describeOutcome, OUTCOME_KINDS, outcomeLabel } from '../../api/outcomes
 import { onProject } from '../../http/route-access.ts'
 import { parseInput } from '../../http-kit/validate.ts'
 import type { OutcomeFilter } from '../../store/types.ts'
-import { type BarColumn, barChart, bucketStarts, legend, type Series } from '../chart.ts'
+import {
+  type BarColumn,
+  barChart,
+  bucketStarts,
+  type ChartRange,
+  legend,
+  rangeWindow,
+  type Series,
+} from '../chart.ts'
 import { pageContext, projectParam, type UiDeps } from '../context.ts'
 import { count, truncate } from '../format.ts'
 import { html } from '../html.ts'
@@ -18,7 +26,7 @@ const RANGES = {
   '24h': { span: DAY, bucket: HOUR, label: '24 hours' },
   '7d': { span: 7 * DAY, bucket: DAY, label: '7 days' },
   '30d': { span: 30 * DAY, bucket: DAY, label: '30 days' },
-} as const
+} as const satisfies Record<string, ChartRange>
 
 /** Colours of the outcome kinds in chart and legend. */
 const COLORS: Record<string, string> = {
@@ -59,9 +67,7 @@ export async function outcomeRoutes(app: FastifyInstance, deps: UiDeps): Promise
       const project = await projectParam(deps, req.params)
       const q = parseInput(OutcomesQuery, req.query, 'query')
       const r = RANGES[q.range]
-      // Whole buckets ending with the current one, e.g. the last 14 days including today.
-      const since = Math.floor(Date.now() / r.bucket) * r.bucket - (r.span - r.bucket)
-      const until = since + r.span
+      const { since, until } = rangeWindow(r, Date.now())
       const keys = await store.listKeys(project.id)
       const components = [...new Set(keys.map((k) => k.component).filter((c) => c !== null))].sort()
       const filter: OutcomeFilter = { since, until }

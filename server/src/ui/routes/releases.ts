@@ -7,7 +7,16 @@ import {
   SESSION_CATEGORIES,
   type SessionCategory,
 } from '../../store/release-health-types.ts'
-import { type BarColumn, barChart, bucketStarts, legend, lineChart, type Series } from '../chart.ts'
+import {
+  type BarColumn,
+  barChart,
+  bucketStarts,
+  type ChartRange,
+  legend,
+  lineChart,
+  rangeWindow,
+  type Series,
+} from '../chart.ts'
 import { pageContext, projectParam, type UiDeps } from '../context.ts'
 import { count, isoTime, percent, truncate } from '../format.ts'
 import { html } from '../html.ts'
@@ -20,7 +29,7 @@ const RANGES = {
   '24h': { span: DAY, bucket: HOUR, label: '24 hours' },
   '14d': { span: 14 * DAY, bucket: DAY, label: '14 days' },
   '90d': { span: 90 * DAY, bucket: DAY, label: '90 days' },
-} as const
+} as const satisfies Record<string, ChartRange>
 
 const ReleasesQuery = z.object({
   range: z.enum(['24h', '14d', '90d']).default('14d'),
@@ -68,9 +77,7 @@ export async function releaseRoutes(app: FastifyInstance, deps: UiDeps): Promise
       const project = await projectParam(deps, req.params)
       const q = parseInput(ReleasesQuery, req.query, 'query')
       const r = RANGES[q.range]
-      // Whole buckets ending with the current one, e.g. the last 14 days including today.
-      const since = Math.floor(Date.now() / r.bucket) * r.bucket - (r.span - r.bucket)
-      const until = since + r.span
+      const { since, until } = rangeWindow(r, Date.now())
       const env = q.environment === '' ? undefined : q.environment
       const [ctx, releases, allEnvs] = await Promise.all([
         pageContext(deps, req, 'releases', project),
