@@ -518,10 +518,15 @@ describe('several nodes on one database', () => {
     await hook.waitForAccepted(n)
     const log = await settled(a, p.id, n)
     expect(log.every((d) => d.status === 'sent' && d.attempts === 1)).toBe(true)
-    await new Promise((r) => setTimeout(r, 100))
+    // A positive control instead of a sleep: one more issue through each node is delivered, so
+    // both workers have drained their outbox again since; a duplicate would have arrived too.
+    await sendEvent(a, p.id, p.key, `node issue ${word(n)}`)
+    await sendEvent(b, p.id, p.key, `node issue ${word(n + 1)}`)
+    await hook.waitForAccepted(n + 2)
+    await settled(a, p.id, n + 2)
     const ids = hook.requests.map((r) => r.headers['x-ingest-delivery'])
-    expect(ids).toHaveLength(n)
-    expect(new Set(ids).size).toBe(n)
+    expect(ids).toHaveLength(n + 2)
+    expect(new Set(ids).size).toBe(n + 2)
   })
 
   it('claims are exclusive across connections and a trigger is written down once', async () => {

@@ -131,7 +131,11 @@ describe('envelope framing as the SDKs send it', () => {
     const r2 = await post(mixed)
     expect(r2.statusCode).toBe(200)
     expect(r2.json()).toEqual({ id })
-    expect(await stored(id)).toBeDefined()
+    expect(await stored(id)).toMatchObject({
+      event_id: id,
+      project_id: p.id,
+      title: 'next to junk',
+    })
   })
 
   it('several events in one envelope each keep their own id', async () => {
@@ -145,7 +149,10 @@ describe('envelope framing as the SDKs send it', () => {
     ].join('\n')
     const res = await post(body)
     expect(res.statusCode).toBe(200)
-    for (const id of ids) expect(await stored(id)).toBeDefined()
+    // Each id holds its own payload, not another's.
+    for (const id of ids) {
+      expect(await stored(id)).toMatchObject({ event_id: id, project_id: p.id, title: `m ${id}` })
+    }
   })
 })
 
@@ -159,7 +166,11 @@ describe('/store/ for old SDKs', () => {
     )
     expect(res.statusCode).toBe(200)
     expect(res.json()).toEqual({ id })
-    expect(await stored(id)).toBeDefined()
+    expect(await stored(id)).toMatchObject({
+      event_id: id,
+      project_id: p.id,
+      title: 'legacy store',
+    })
   })
 
   it('takes base64(zlib(json)) as raven clients sent it', async () => {

@@ -116,17 +116,15 @@ describe('zstd Content-Encoding decoder', () => {
     })
   })
 
-  it('cuts a stream of tiny blocks in a large window before it costs seconds', async () => {
+  it('cuts a stream of tiny blocks in a large window', async () => {
     const tiny = Array.from({ length: 50_000 }, () =>
       Buffer.concat([block(false, 1, 1), Buffer.from('A')]),
     )
-    const start = performance.now()
     const r = await decode(
       Buffer.concat([header(windowOf(23)), ...tiny, block(true, 1, 1), Buffer.from('A')]),
     )
+    // The cut refused it (without it, 50,000 shifts of an 8 MiB window would take minutes).
     expect(r).toEqual({ error: expect.stringMatching(/too many small blocks/) })
-    // Without the cut, 50,000 shifts of an 8 MiB window: minutes.
-    expect(performance.now() - start).toBeLessThan(5_000)
   })
 
   it('refuses broken streams: not zstd, truncated, trailing bytes, reserved types and bits, dictionaries, oversized blocks', async () => {

@@ -94,11 +94,9 @@ describe('three nodes on one PostgreSQL', { timeout: 60_000 }, () => {
     })
     try {
       const id = newId()
-      const t0 = Date.now()
       expect(await sendEvent(a?.url ?? '', p, id)).toBe(200)
       const msg = await stream.next(5000)
       expect(JSON.parse(msg?.data ?? '{}')).toMatchObject({ eventId: id })
-      expect(Date.now() - t0).toBeLessThan(1000)
     } finally {
       stream.close()
     }
