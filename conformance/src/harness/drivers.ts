@@ -1,7 +1,8 @@
 /**
  * SDK drivers: one program per stock SDK under `conformance/drivers/<name>/`, described by its
  * `driver.json`. The harness runs a driver with a DSN and a scenario and reads back the event
- * ids it captured; a driver whose runtime is missing is skipped with the reason it declares.
+ * ids it captured; a driver whose runtime is missing is skipped with the reason it declares
+ * (a failure on CI).
  */
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -48,11 +49,28 @@ export const driverOutputSchema = z.strictObject({
 /** A driver run's result. */
 export type DriverOutput = z.infer<typeof driverOutputSchema>
 
-/** Reads `drivers/<name>/driver.json` and checks its needs (synchronously: used at collection). */
-export function loadDriver(name: string): Driver {
+/** Whether this run is on CI (`CI=true` or `CI=1`, as the matrix runner reads it). */
+export const onCi = (env: NodeJS.ProcessEnv = process.env): boolean =>
+  env['CI'] === 'true' || env['CI'] === '1'
+
+/**
+ * Reads `drivers/<name>/driver.json` and checks its needs (synchronously: used at collection).
+ * Off CI a driver whose runtime is missing is returned with the reason (its tests are skipped
+ * and shown as such); on CI it throws, failing the test file, as the matrix runner fails such a
+ * cell: a broken CI image must not turn the suite green by skipping. `root` is where the needed
+ * files are looked for (the repository).
+ */
+export function loadDriver(
+  name: string,
+  env: NodeJS.ProcessEnv = process.env,
+  root: string = repoRoot,
+): Driver {
   const path = join(conformanceRoot, 'drivers', name, 'driver.json')
   const driver = driverSchema.parse(JSON.parse(readFileSync(path, 'utf8')))
-  const unmet = driver.needs.find((need) => !existsSync(join(repoRoot, need.file)))
+  const unmet = driver.needs.find((need) => !existsSync(join(root, need.file)))
+  if (unmet !== undefined && onCi(env)) {
+    throw new Error(`driver ${name}: runtime missing on CI: ${unmet.reason}`)
+  }
   return { ...driver, missing: unmet?.reason }
 }
 
