@@ -1,9 +1,14 @@
 import { defineConfig } from 'vitest/config'
 import { SQLITE_ONLY_TESTS } from './server/test/sqlite-only.ts'
 
-// One invocation, three projects (see README "Tests"): pure units, in-process HTTP contract
-// tests through app.inject(), and the conformance suite that drives stock SDKs against the
-// real server started as a child process.
+// The tests of the storage layer and of the PostgreSQL live feed: the store contract suites
+// on both backends, each backend's own tests, the shared SQL port. They start PostgreSQL.
+const STORE_TESTS = ['server/src/store/**/*.test.ts', 'server/src/live/**/*.test.ts']
+
+// One invocation, five projects (see docs/testing.md): units that need no database server,
+// the store on both backends, in-process HTTP contract tests through app.inject() on SQLite and
+// again on PostgreSQL, and the conformance suite that drives stock SDKs against the real server
+// started as a child process.
 export default defineConfig({
   test: {
     maxWorkers: 2,
@@ -12,6 +17,13 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['server/src/**/*.test.ts', 'conformance/src/harness/**/*.test.ts'],
+          exclude: STORE_TESTS,
+        },
+      },
+      {
+        test: {
+          name: 'store',
+          include: STORE_TESTS,
           globalSetup: ['scripts/postgres/vitest-global-setup.ts'],
         },
       },

@@ -143,7 +143,7 @@ describe.each([
     } finally {
       await store.close()
     }
-  })
+  }, 30_000) // Starting the writer thread from sources (tsx) takes seconds on a busy machine.
 })
 
 describe('a writer thread opened without a digest module', () => {
@@ -166,5 +166,5 @@ describe('a writer thread opened without a digest module', () => {
     } finally {
       await store.close()
     }
-  })
+  }, 30_000)
 })
