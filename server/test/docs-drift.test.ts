@@ -2,10 +2,11 @@
  * Documentation that cannot drift from the code (the way Fastify's `test/internals/errors.test.js`
  * keeps `docs/Reference/Errors.md` in step with its error codes): every setting the config reads
  * is in the README's table, every error code and outcome reason is in `docs/errors.md`, every
- * registered `/api/0` route is in the generated OpenAPI document, and the other way round.
+ * registered `/api/0` route is in the generated OpenAPI document, and the other way round; every
+ * file path the docs name in backticks exists, and the docs list the vitest projects there are.
  */
-import { readFileSync } from 'node:fs'
-import { resolve } from 'node:path'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { dirname, resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { OUTCOME_DESCRIPTIONS, OUTCOME_KINDS } from '../src/api/outcomes.ts'
 import { buildApp } from '../src/app.ts'
@@ -163,5 +164,75 @@ describe('the API reference page', () => {
     } finally {
       await app.close()
     }
+  })
+})
+
+/** README.md and every page under docs/. */
+const docPages = (): string[] => [
+  'README.md',
+  ...readdirSync(resolve(root, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+]
+
+// Where the docs' short paths are relative to: the repository, the workspaces, the store (its
+// `sqlite/` and `postgres/` folders), the fixture envelopes, and the page's own folder.
+const PATH_BASES = [
+  '',
+  'server/',
+  'server/src/',
+  'server/src/store/',
+  'server/test/',
+  'conformance/',
+  'conformance/src/',
+  'scripts/',
+  'sdk-rust/',
+  'fixtures/',
+  'fixtures/envelopes/',
+]
+
+// Paths in other projects' repositories, cited as such.
+const OTHER_PROJECTS = ['docs/Reference/Errors.md', 'relay-server/src/utils/rate_limits.rs']
+
+/** The backticked file paths of a page (a `/` inside, a file extension, outside code blocks). */
+function namedPaths(page: string): string[] {
+  const prose = read(page).replace(/```[\s\S]*?```/g, '')
+  return [...prose.matchAll(/`([^`\n]+)`/g)]
+    .map((m) => m[1] ?? '')
+    .filter((t) => /^[\w.@-][\w./@-]*\/[\w./@-]*\.\w{1,5}$/.test(t))
+    .filter((t) => !/(^|\/)(\.cache|\.venv[\w-]*|dist|target|node_modules|artifacts)(\/|$)/.test(t))
+}
+
+describe('file paths named in the docs', () => {
+  it('reads the paths it checks (a guard against an empty match)', () => {
+    expect(namedPaths('README.md')).toContain('ingest/authenticated-body.ts')
+  })
+
+  it('exist, for every backticked path in README.md and docs/*.md', () => {
+    const missing = docPages().flatMap((page) =>
+      namedPaths(page)
+        .filter((t) => !OTHER_PROJECTS.includes(t))
+        .filter(
+          (t) =>
+            ![...PATH_BASES, `${dirname(page)}/`].some((b) => existsSync(resolve(root, b + t))),
+        )
+        .map((t) => `${page}: ${t}`),
+    )
+    expect(missing).toEqual([])
+  })
+})
+
+describe('the vitest projects in the docs', () => {
+  const projects = [...read('vitest.config.ts').matchAll(/\bname: '([\w-]+)'/g)].map((m) => m[1])
+
+  it('reads the projects it checks', () => {
+    expect(projects).toContain('unit')
+  })
+
+  it('are the projects of vitest.config.ts, in docs/testing.md and in the README', () => {
+    const listed = [...read('docs/testing.md').matchAll(/^- `([\w-]+)`[ :]/gm)].map((m) => m[1])
+    expect(listed).toEqual(projects)
+    const readme = [...read('README.md').matchAll(/--project ([\w-]+)/g)].map((m) => m[1])
+    expect(readme).toEqual(projects)
   })
 })
