@@ -4,11 +4,10 @@
  * official schema (`proto/`), and the answers (ExportLogsServiceResponse, google.rpc.Status)
  * encoded back in the request's encoding.
  */
-import { existsSync } from 'node:fs'
-import { fileURLToPath } from 'node:url'
 import protobuf from 'protobufjs'
 import protojson from 'protobufjs/ext/protojson.js'
 import { ApiError } from '../errors.ts'
+import { LOGS_SCHEMA } from './logs-schema.ts'
 
 /** The two OTLP/HTTP body encodings. */
 export type OtlpEncoding = 'protobuf' | 'json'
@@ -66,12 +65,6 @@ export interface OtlpLogsRequest {
 
 const PKG = 'opentelemetry.proto.collector.logs.v1'
 
-/** Where the vendored `.proto` files are: beside this file in `src/`, also when run from `dist/`. */
-function protoDir(): string {
-  const here = fileURLToPath(new URL('./proto/', import.meta.url))
-  return existsSync(here) ? here : fileURLToPath(new URL('../../src/otlp/proto/', import.meta.url))
-}
-
 /**
  * google.rpc.Status as in googleapis `google/rpc/status.proto`, without `details` (we send none):
  * the body OTLP/HTTP servers answer errors with.
@@ -87,13 +80,11 @@ interface Schema {
 
 let loaded: Schema | undefined
 
-/** The message types, loaded once from the vendored schema. */
+/** The message types, built once from the vendored schema. */
 function schema(): Schema {
   if (loaded !== undefined) return loaded
-  const dir = protoDir()
-  const root = new protobuf.Root()
-  root.resolvePath = (_origin, target) => `${dir}${target}`
-  root.loadSync('opentelemetry/proto/collector/logs/v1/logs_service.proto')
+  // The schema is compiled into the module (logs-schema.ts): no `.proto` file is read.
+  const root = protobuf.Root.fromJSON(LOGS_SCHEMA as protobuf.INamespace)
   protobuf.parse(STATUS_PROTO, root)
   root.resolveAll()
   loaded = {
