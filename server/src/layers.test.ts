@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest'
 // any path. Type-only imports count: they tie the folders together just the same.
 const LAYERS: readonly (readonly string[])[] = [
   // Event normalisation and grouping, and what everything shares.
-  ['event', 'grouping', 'errors', 'config', 'length-prefixed', 'spawn-worker'],
+  ['event', 'grouping', 'errors', 'config', 'length-prefixed', 'spawn-worker', 'backoff'],
   // Cron arithmetic, derived ids, the failure event of a run.
   ['schedule'],
   ['store'],

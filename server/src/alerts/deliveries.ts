@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { backoffDelay } from '../backoff.ts'
 import type { AlertTiming } from '../config.ts'
 import { ApiError } from '../errors.ts'
 import { parseInput } from '../http-kit/validate.ts'
@@ -61,6 +62,5 @@ export function retryDelay(
   failures: number,
   timing: Pick<AlertTiming, 'backoffBaseMs' | 'backoffMaxMs'>,
 ): number {
-  const exp = Math.min(Math.max(failures - 1, 0), 30)
-  return Math.min(timing.backoffMaxMs, timing.backoffBaseMs * 2 ** exp)
+  return backoffDelay(failures, timing.backoffBaseMs, timing.backoffMaxMs)
 }

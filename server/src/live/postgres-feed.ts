@@ -1,5 +1,6 @@
 import pg from 'pg'
 import { z } from 'zod'
+import { backoffDelay } from '../backoff.ts'
 import { notifyStored } from '../store/postgres/live.ts'
 import type { LiveBus } from './bus.ts'
 import { FeedCore, type LiveFeed, type Stored } from './feed.ts'
@@ -42,7 +43,8 @@ export interface FeedLog {
 export async function postgresFeed(bus: LiveBus, url: string, log: FeedLog): Promise<LiveFeed> {
   let client: pg.Client | undefined
   let closed = false
-  let delay = RECONNECT_MIN_MS
+  /** Failed reconnects in a row (the back-off's attempt). */
+  let failures = 0
   let unsent: Stored[] = []
   let timer: NodeJS.Timeout | undefined
 
@@ -99,24 +101,27 @@ export async function postgresFeed(bus: LiveBus, url: string, log: FeedLog): Pro
       return
     }
     client = c
-    delay = RECONNECT_MIN_MS
+    failures = 0
     void publish([])
   }
 
   const schedule = (): void => {
     if (closed || timer !== undefined) return
-    timer = setTimeout(() => {
-      timer = undefined
-      connect().then(
-        // Notices sent while no connection listened never reached this node's streams.
-        () => core.gap(),
-        (err: unknown) => {
-          log.warn({ err }, 'live listener reconnect failed')
-          delay = Math.min(delay * 2, RECONNECT_MAX_MS)
-          schedule()
-        },
-      )
-    }, delay)
+    timer = setTimeout(
+      () => {
+        timer = undefined
+        connect().then(
+          // Notices sent while no connection listened never reached this node's streams.
+          () => core.gap(),
+          (err: unknown) => {
+            log.warn({ err }, 'live listener reconnect failed')
+            failures++
+            schedule()
+          },
+        )
+      },
+      backoffDelay(failures + 1, RECONNECT_MIN_MS, RECONNECT_MAX_MS),
+    )
     timer.unref()
   }
 

@@ -1,4 +1,5 @@
 import pg from 'pg'
+import { backoffDelay } from '../../backoff.ts'
 import { type Change, type ChangeFeed, type ChangeTopic, LocalChangeFeed } from '../change-feed.ts'
 import { run } from './db.ts'
 
@@ -40,7 +41,8 @@ export class PgChangeFeed implements ChangeFeed {
   #client: pg.Client | undefined
   #closed = false
   #timer: NodeJS.Timeout | undefined
-  #delay = RECONNECT_MIN_MS
+  /** Failed reconnects in a row (the back-off's attempt). */
+  #failures = 0
 
   private constructor(url: string, pool: pg.Pool) {
     this.#url = url
@@ -68,7 +70,7 @@ export class PgChangeFeed implements ChangeFeed {
       return
     }
     this.#client = client
-    this.#delay = RECONNECT_MIN_MS
+    this.#failures = 0
   }
 
   #lost(client: pg.Client): void {
@@ -80,16 +82,19 @@ export class PgChangeFeed implements ChangeFeed {
 
   #retry(): void {
     if (this.#closed || this.#timer !== undefined) return
-    this.#timer = setTimeout(() => {
-      this.#timer = undefined
-      this.#connect().then(
-        () => this.#local.emit({ topic: 'all' }),
-        () => {
-          this.#delay = Math.min(RECONNECT_MAX_MS, this.#delay * 2)
-          this.#retry()
-        },
-      )
-    }, this.#delay)
+    this.#timer = setTimeout(
+      () => {
+        this.#timer = undefined
+        this.#connect().then(
+          () => this.#local.emit({ topic: 'all' }),
+          () => {
+            this.#failures++
+            this.#retry()
+          },
+        )
+      },
+      backoffDelay(this.#failures + 1, RECONNECT_MIN_MS, RECONNECT_MAX_MS),
+    )
     this.#timer.unref()
   }
 
