@@ -1,5 +1,5 @@
 import { defineConfig } from 'vitest/config'
-import { SQLITE_ONLY_TESTS } from './server/test/sqlite-only.ts'
+import { SQLITE_ONLY_TESTS } from './server/test/support/sqlite-only.ts'
 
 // The tests of the storage layer and of the PostgreSQL live feed: the store contract suites
 // on both backends, each backend's own tests, the shared SQL port. They start PostgreSQL.

@@ -8,8 +8,8 @@ import { TEAM_ROLES, type TeamRole, type TokenScope } from '../src/store/team-ty
 import { accessTable, normalizeTable } from './access/access-table.ts'
 import { fillUrl, type Ids, idsOf, MISSING, type RouteSpec, SPECS } from './access/route-specs.ts'
 import { buildTeam, type Caller, callersFor, type TeamObjects } from './access/world.ts'
-import { ADMIN, eid, sendItems, testApp } from './helpers.ts'
-import { formBody } from './ui-helpers.ts'
+import { ADMIN, eid, sendItems, testApp } from './support/helpers.ts'
+import { formBody } from './support/ui-helpers.ts'
 
 /**
  * The proof of isolation: two teams with a project each; users of every role in team A, each

@@ -4,10 +4,10 @@ import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { AlertTiming } from '../src/config.ts'
-import { createProject, testApp } from './helpers.ts'
-import { startWebhookReceiver, type WebhookReceiver } from './receivers.ts'
 import { row } from './store-contract/contract.ts'
-import { call } from './triage-helpers.ts'
+import { createProject, testApp } from './support/helpers.ts'
+import { startWebhookReceiver, type WebhookReceiver } from './support/receivers.ts'
+import { call } from './support/triage-helpers.ts'
 
 const FAST: AlertTiming = {
   pollMs: 20,

@@ -5,14 +5,14 @@ import type { FastifyInstance } from 'fastify'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { AlertWorker } from '../src/alerts/worker.ts'
 import type { AlertTiming, Config, SmtpConfig } from '../src/config.ts'
-import { createProject, type TestProject, testApp } from './helpers.ts'
+import { createProject, type TestProject, testApp } from './support/helpers.ts'
 import {
   type SmtpReceiver,
   startSmtpReceiver,
   startWebhookReceiver,
   type WebhookReceiver,
-} from './receivers.ts'
-import { call, getIssue, listIssues, sendEvent } from './triage-helpers.ts'
+} from './support/receivers.ts'
+import { call, getIssue, listIssues, sendEvent } from './support/triage-helpers.ts'
 
 /** Fast timing: retries after 20, 40, 80 ms; four attempts. */
 const FAST: AlertTiming = {

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type AuditRowJson, auditRows } from './account-helpers.ts'
-import { ADMIN, createProject, testApp } from './helpers.ts'
-import { createUser, signIn, type UiClient } from './ui-helpers.ts'
+import { type AuditRowJson, auditRows } from './support/account-helpers.ts'
+import { ADMIN, createProject, testApp } from './support/helpers.ts'
+import { createUser, signIn, type UiClient } from './support/ui-helpers.ts'
 
 let app: FastifyInstance
 let admin: UiClient

@@ -8,8 +8,8 @@ import {
   sentryAuth,
   type TestProject,
   testApp,
-} from './helpers.ts'
-import { createUser, signIn, type UiClient } from './ui-helpers.ts'
+} from './support/helpers.ts'
+import { createUser, signIn, type UiClient } from './support/ui-helpers.ts'
 
 // The hostile values that once answered 500 on a read: each is stored bounded, and every read
 // of it renders.

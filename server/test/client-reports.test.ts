@@ -9,8 +9,8 @@ import {
   postEnvelope,
   type TestProject,
   testApp,
-} from './helpers.ts'
-import { outcomeMap, storedEvents } from './outcome-helpers.ts'
+} from './support/helpers.ts'
+import { outcomeMap, storedEvents } from './support/outcome-helpers.ts'
 
 const HOUR = 3_600_000
 const NOW = Date.UTC(2026, 0, 5, 10, 30, 0)

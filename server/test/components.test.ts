@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { componentKeyIds } from '../src/components/keys.ts'
-import { createProject, sentryAuth, type TestProject, testApp } from './helpers.ts'
-import { call, listIssues, sendEvent } from './triage-helpers.ts'
+import { createProject, sentryAuth, type TestProject, testApp } from './support/helpers.ts'
+import { call, listIssues, sendEvent } from './support/triage-helpers.ts'
 
 interface KeyBody {
   id: number

@@ -6,8 +6,8 @@ import type { FastifyInstance } from 'fastify'
 import type pg from 'pg'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { CronClock } from '../src/crons/clock.ts'
-import { adminGet } from './health-helpers.ts'
-import { createProject, issuesOf, sendItems, type TestProject, testApp } from './helpers.ts'
+import { adminGet } from './support/health-helpers.ts'
+import { createProject, issuesOf, sendItems, type TestProject, testApp } from './support/helpers.ts'
 
 const MINUTE = 60_000
 

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { adminGet } from './health-helpers.ts'
-import { createProject, issuesOf, sendItems, type TestProject, testApp } from './helpers.ts'
+import { adminGet } from './support/health-helpers.ts'
+import { createProject, issuesOf, sendItems, type TestProject, testApp } from './support/helpers.ts'
 
 const MINUTE = 60_000
 

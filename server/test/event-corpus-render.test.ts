@@ -1,9 +1,9 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect, it } from 'vitest'
-import { EVENT_SHAPES } from './event-shapes.ts'
-import { ADMIN, eid, sentryAuth } from './helpers.ts'
-import { readBelow500, renderingAppPerFile } from './ui-helpers.ts'
+import { EVENT_SHAPES } from './support/event-shapes.ts'
+import { ADMIN, eid, sentryAuth } from './support/helpers.ts'
+import { readBelow500, renderingAppPerFile } from './support/ui-helpers.ts'
 
 // Property over a corpus: every event, sent as a legacy `/store/` body and as an envelope item,
 // is answered 200 or 4xx with `{"detail"}`, and every page and API read of what was stored

@@ -3,10 +3,17 @@ import { join } from 'node:path'
 import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from 'node:zlib'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import { ADMIN, createProject, eid, sentryAuth, type TestProject, testApp } from './helpers.ts'
-import { fixtureEvents, mutateEvent, prng, seedFromEnv, serialise } from './mutate.ts'
-import { createUser, signIn, type UiClient } from './ui-helpers.ts'
-import { zstdCompress } from './zstd-cli.ts'
+import {
+  ADMIN,
+  createProject,
+  eid,
+  sentryAuth,
+  type TestProject,
+  testApp,
+} from './support/helpers.ts'
+import { fixtureEvents, mutateEvent, prng, seedFromEnv, serialise } from './support/mutate.ts'
+import { createUser, signIn, type UiClient } from './support/ui-helpers.ts'
+import { zstdCompress } from './support/zstd-cli.ts'
 
 // Fuzzing every ingest endpoint with mutated fixtures: bit flips, truncation, wrong `length`,
 // broken compression, deep nesting, wrong types in event fields, OTLP garbage, with valid

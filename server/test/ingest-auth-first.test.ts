@@ -2,8 +2,8 @@ import { deflateSync, gzipSync } from 'node:zlib'
 import type { FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DEFAULT_PROTECTION } from '../src/config.ts'
-import { createProject, eid, eventEnvelope, type TestProject, testApp } from './helpers.ts'
-import { openRaw, postHead, readResponse } from './raw-http.ts'
+import { createProject, eid, eventEnvelope, type TestProject, testApp } from './support/helpers.ts'
+import { openRaw, postHead, readResponse } from './support/raw-http.ts'
 
 // Over real sockets: a request without a valid key is answered before its body is sent, so
 // it never costs more than its envelope header; slow clients are cut off; Node's own parser

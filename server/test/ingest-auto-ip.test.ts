@@ -1,6 +1,13 @@
 import type { FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ADMIN, createProject, eid, sentryAuth, type TestProject, testApp } from './helpers.ts'
+import {
+  ADMIN,
+  createProject,
+  eid,
+  sentryAuth,
+  type TestProject,
+  testApp,
+} from './support/helpers.ts'
 
 // `{{auto}}` in user.ip_address and request.env.REMOTE_ADDR becomes the sender's address, on
 // the main thread and on a digest thread alike; an address the SDK gave is kept.

@@ -8,7 +8,7 @@ import {
   postEnvelope,
   sentryAuth,
   type TestProject,
-} from './helpers.ts'
+} from './support/helpers.ts'
 import { testBackend } from './support/test-backend.ts'
 import { testConfig } from './support/test-config.ts'
 

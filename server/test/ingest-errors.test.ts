@@ -9,8 +9,8 @@ import {
   issuesOf,
   type TestProject,
   testApp,
-} from './helpers.ts'
-import { zstdCompress } from './zstd-cli.ts'
+} from './support/helpers.ts'
+import { zstdCompress } from './support/zstd-cli.ts'
 
 let app: FastifyInstance
 let p: TestProject

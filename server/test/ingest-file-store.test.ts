@@ -11,7 +11,7 @@ import {
   issuesOf,
   postEnvelope,
   sendItems,
-} from './helpers.ts'
+} from './support/helpers.ts'
 import { testConfig } from './support/test-config.ts'
 
 // The server's default is a database file, whose group commits run in the writer thread: the

@@ -9,7 +9,7 @@ import {
   sentryAuth,
   type TestProject,
   testApp,
-} from './helpers.ts'
+} from './support/helpers.ts'
 
 let app: FastifyInstance
 let p: TestProject

@@ -6,8 +6,8 @@ import type { FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildApp } from '../src/app.ts'
 import { DEFAULT_PROTECTION } from '../src/config.ts'
-import { createProject, eid, eventEnvelope, type TestProject } from './helpers.ts'
-import { openRaw, postHead, readResponse } from './raw-http.ts'
+import { createProject, eid, eventEnvelope, type TestProject } from './support/helpers.ts'
+import { openRaw, postHead, readResponse } from './support/raw-http.ts'
 import { testConfig } from './support/test-config.ts'
 
 // The bound on ingest requests in flight per process, over real sockets: requests held

@@ -5,8 +5,8 @@ import type { FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildApp } from '../src/app.ts'
 import { type Config, DEFAULT_PROTECTION } from '../src/config.ts'
-import { ADMIN, createProject, eid, eventEnvelope, type TestProject } from './helpers.ts'
-import { openRaw, postHead, readResponse } from './raw-http.ts'
+import { ADMIN, createProject, eid, eventEnvelope, type TestProject } from './support/helpers.ts'
+import { openRaw, postHead, readResponse } from './support/raw-http.ts'
 import { testConfig } from './support/test-config.ts'
 
 // Real overload at a small scale, over real sockets, on a database file (real fsyncs): past

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createProject, eid, eventEnvelope, type TestProject, testApp } from './helpers.ts'
+import { createProject, eid, eventEnvelope, type TestProject, testApp } from './support/helpers.ts'
 
 // Over a real socket: what inject() cannot show (chunked bodies, answers to bodies cut off).
 let app: FastifyInstance

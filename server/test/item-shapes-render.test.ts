@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest'
-import { ADMIN, envelopeOf, postEnvelope } from './helpers.ts'
-import { readBelow500, renderingAppPerFile } from './ui-helpers.ts'
+import { ADMIN, envelopeOf, postEnvelope } from './support/helpers.ts'
+import { readBelow500, renderingAppPerFile } from './support/ui-helpers.ts'
 
 // Every envelope item type a client may send, with payloads of the wrong type and shape: the
 // server answers 200 or 4xx with `{"detail"}`, and every list and page that shows what those

@@ -13,9 +13,15 @@ import {
   sentryAuth,
   type TestProject,
   testApp,
-} from './helpers.ts'
-import { decodeResponse, decodeStatus, logRecord, logsExport, toProtobuf } from './otlp-wire.ts'
-import { setQuota } from './outcome-helpers.ts'
+} from './support/helpers.ts'
+import {
+  decodeResponse,
+  decodeStatus,
+  logRecord,
+  logsExport,
+  toProtobuf,
+} from './support/otlp-wire.ts'
+import { setQuota } from './support/outcome-helpers.ts'
 
 const TRACE = '5b8efff798038103d269b633813fc60c'
 const SPAN = 'eee19b7ec3c1b174'

@@ -12,14 +12,14 @@ import {
   sentryAuth,
   type TestProject,
   testApp,
-} from './helpers.ts'
+} from './support/helpers.ts'
 import {
   eventsEnvelope,
   outcomeMap,
   outcomeTotals,
   setQuota,
   storedEvents,
-} from './outcome-helpers.ts'
+} from './support/outcome-helpers.ts'
 
 const HOUR = 3_600_000
 const T0 = Date.UTC(2026, 0, 5, 10, 0, 0)

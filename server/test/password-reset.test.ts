@@ -1,10 +1,10 @@
 import type { FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { accountMailer } from '../src/accounts/mailer.ts'
-import { auditRows, linkPath, smtpOf, submitLinkForm } from './account-helpers.ts'
-import { testApp } from './helpers.ts'
-import { type SmtpReceiver, startSmtpReceiver } from './receivers.ts'
-import { cookieValue, createUser, formBody, signIn } from './ui-helpers.ts'
+import { auditRows, linkPath, smtpOf, submitLinkForm } from './support/account-helpers.ts'
+import { testApp } from './support/helpers.ts'
+import { type SmtpReceiver, startSmtpReceiver } from './support/receivers.ts'
+import { cookieValue, createUser, formBody, signIn } from './support/ui-helpers.ts'
 
 let smtp: SmtpReceiver
 let app: FastifyInstance

@@ -10,8 +10,8 @@ import {
   sentryAuth,
   type TestProject,
   testApp,
-} from './helpers.ts'
-import { eventsEnvelope, outcomeMap, setQuota, storedEvents } from './outcome-helpers.ts'
+} from './support/helpers.ts'
+import { eventsEnvelope, outcomeMap, setQuota, storedEvents } from './support/outcome-helpers.ts'
 
 const T0 = Date.UTC(2026, 0, 5, 10, 0, 0)
 const LIMIT = /^(\d+):error:project:quota_exceeded$/

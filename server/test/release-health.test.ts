@@ -1,7 +1,14 @@
 import type { FastifyInstance } from 'fastify'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { adminGet, type HealthJson, releasesOf, session } from './health-helpers.ts'
-import { ADMIN, createProject, eid, sendItems, type TestProject, testApp } from './helpers.ts'
+import { adminGet, type HealthJson, releasesOf, session } from './support/health-helpers.ts'
+import {
+  ADMIN,
+  createProject,
+  eid,
+  sendItems,
+  type TestProject,
+  testApp,
+} from './support/helpers.ts'
 
 const HOUR = 3_600_000
 

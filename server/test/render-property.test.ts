@@ -1,7 +1,7 @@
 import { beforeAll, expect, it } from 'vitest'
-import { ADMIN, eid, sentryAuth } from './helpers.ts'
-import { fixtureEvents, mutateEvent, prng, seedFromEnv, serialise } from './mutate.ts'
-import { readBelow500, renderingAppPerFile } from './ui-helpers.ts'
+import { ADMIN, eid, sentryAuth } from './support/helpers.ts'
+import { fixtureEvents, mutateEvent, prng, seedFromEnv, serialise } from './support/mutate.ts'
+import { readBelow500, renderingAppPerFile } from './support/ui-helpers.ts'
 
 // Property: whatever an event holds, storing it never answers 5xx, and every page and API read
 // of it renders. Seeded; `FUZZ_SEED=<n>` replays a failing run.

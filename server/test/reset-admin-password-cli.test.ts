@@ -8,9 +8,9 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { auditRows } from './account-helpers.ts'
-import { testApp } from './helpers.ts'
-import { createUser, signIn } from './ui-helpers.ts'
+import { auditRows } from './support/account-helpers.ts'
+import { testApp } from './support/helpers.ts'
+import { createUser, signIn } from './support/ui-helpers.ts'
 
 const root = resolve(import.meta.dirname, '../..')
 const cli = join(root, 'server/src/cli/reset-admin-password.ts')

@@ -1,7 +1,14 @@
 import type { FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import { ADMIN, createProject, eid, eventEnvelope, postEnvelope, testApp } from './helpers.ts'
-import { createUser, signIn, type UiClient } from './ui-helpers.ts'
+import {
+  ADMIN,
+  createProject,
+  eid,
+  eventEnvelope,
+  postEnvelope,
+  testApp,
+} from './support/helpers.ts'
+import { createUser, signIn, type UiClient } from './support/ui-helpers.ts'
 
 // Every route the app registers, read with hostile path parameters and query strings (numbers
 // past 2^53, invalid percent-encoding, NUL, lone surrogates as UTF-8, repeated keys, huge

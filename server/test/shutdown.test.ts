@@ -7,9 +7,9 @@ import { waitFor } from '../../conformance/src/harness/wait.ts'
 import { openPostgresStore } from '../src/store/postgres/index.ts'
 import { openSqliteStore } from '../src/store/sqlite/index.ts'
 import type { Store } from '../src/store/types.ts'
-import { eventEnvelope } from './helpers.ts'
-import { readResponse } from './raw-http.ts'
+import { eventEnvelope } from './support/helpers.ts'
 import { createTestDatabase, type TestDatabase } from './support/postgres-database.ts'
+import { readResponse } from './support/raw-http.ts'
 import { onPostgres } from './support/test-backend.ts'
 
 let db: TestDatabase | undefined

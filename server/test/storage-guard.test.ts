@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { buildApp } from '../src/app.ts'
 import { DEFAULT_PROTECTION } from '../src/config.ts'
 import { openSqliteStore } from '../src/store/sqlite/index.ts'
-import { ADMIN, createProject, eid, eventEnvelope, sentryAuth } from './helpers.ts'
+import { ADMIN, createProject, eid, eventEnvelope, sentryAuth } from './support/helpers.ts'
 import { testConfig } from './support/test-config.ts'
 
 // Storage that cannot take data answers 503 with Retry-After (never 500), readiness says so,

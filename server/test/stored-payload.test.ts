@@ -6,7 +6,7 @@ import pg from 'pg'
 import { afterAll, describe, expect, it } from 'vitest'
 import { fixtureEvents } from '../../scripts/payload-dictionary/corpus.ts'
 import { buildApp } from '../src/app.ts'
-import { ADMIN, createProject, postEnvelope } from './helpers.ts'
+import { ADMIN, createProject, postEnvelope } from './support/helpers.ts'
 import { testBackend } from './support/test-backend.ts'
 import { testConfig } from './support/test-config.ts'
 

@@ -3,9 +3,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { bootstrap } from '../src/bootstrap.ts'
 import { DEFAULT_TEAM_ID } from '../src/store/team-types.ts'
 import { makeToken, makeUser } from './access/world.ts'
-import { ADMIN, eid, issuesOf, sendItems, testApp } from './helpers.ts'
+import { ADMIN, eid, issuesOf, sendItems, testApp } from './support/helpers.ts'
 import { testConfig } from './support/test-config.ts'
-import { signIn } from './ui-helpers.ts'
+import { signIn } from './support/ui-helpers.ts'
 
 let app: FastifyInstance
 

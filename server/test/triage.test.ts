@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { StoredEventNotice } from '../src/alerts/triggers.ts'
-import { createProject, type TestProject, testApp } from './helpers.ts'
-import { call, getIssue, type IssueBody, listIssues, sendEvent } from './triage-helpers.ts'
+import { createProject, type TestProject, testApp } from './support/helpers.ts'
+import { call, getIssue, type IssueBody, listIssues, sendEvent } from './support/triage-helpers.ts'
 
 let app: FastifyInstance
 let p: TestProject

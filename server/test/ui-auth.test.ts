@@ -5,8 +5,8 @@ import type { FastifyInstance } from 'fastify'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { hashToken } from '../src/http-kit/tokens.ts'
 import { SESSION_IDLE_MS } from '../src/ui/session-auth.ts'
-import { ADMIN, createProject, testApp } from './helpers.ts'
-import { cookieValue, createUser, csrfOf, formBody, signIn } from './ui-helpers.ts'
+import { ADMIN, createProject, testApp } from './support/helpers.ts'
+import { cookieValue, createUser, csrfOf, formBody, signIn } from './support/ui-helpers.ts'
 
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' }
 

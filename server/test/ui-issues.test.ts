@@ -2,8 +2,8 @@ import type { FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { newPublicKey } from '../src/http-kit/tokens.ts'
 import type { EventToWrite } from '../src/store/types.ts'
-import { ADMIN, createProject, type TestProject, testApp } from './helpers.ts'
-import { createUser, ingest, signIn, type UiClient } from './ui-helpers.ts'
+import { ADMIN, createProject, type TestProject, testApp } from './support/helpers.ts'
+import { createUser, ingest, signIn, type UiClient } from './support/ui-helpers.ts'
 
 let app: FastifyInstance
 let ui: UiClient

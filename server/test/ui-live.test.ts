@@ -2,9 +2,9 @@ import type { AddressInfo } from 'node:net'
 import type { FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { REPLAY_LIMIT } from '../src/ui/live.ts'
-import { createProject, eid, eventEnvelope, sentryAuth, testApp } from './helpers.ts'
-import { openSse } from './sse-client.ts'
-import { createUser, signIn, type UiClient } from './ui-helpers.ts'
+import { createProject, eid, eventEnvelope, sentryAuth, testApp } from './support/helpers.ts'
+import { openSse } from './support/sse-client.ts'
+import { createUser, signIn, type UiClient } from './support/ui-helpers.ts'
 
 let app: FastifyInstance
 let ui: UiClient

@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ISSUE_COUNT_CAP } from '../src/store/types.ts'
-import { ADMIN, createProject, freezeDate, testApp } from './helpers.ts'
-import { SCALE, writeScaleHistory } from './scale-data.ts'
-import { createUser, signIn, type UiClient } from './ui-helpers.ts'
+import { ADMIN, createProject, freezeDate, testApp } from './support/helpers.ts'
+import { SCALE, writeScaleHistory } from './support/scale-data.ts'
+import { createUser, signIn, type UiClient } from './support/ui-helpers.ts'
 
 // The pages over a realistic-size history (50,000 events in 2,000 issues). The query plans of the
 // same reads are checked in server/src/store/sqlite/page-reads.test.ts; this checks what renders.

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ADMIN, createProject, sentryAuth, testApp } from './helpers.ts'
-import { createUser, signIn, type UiClient } from './ui-helpers.ts'
+import { ADMIN, createProject, sentryAuth, testApp } from './support/helpers.ts'
+import { createUser, signIn, type UiClient } from './support/ui-helpers.ts'
 
 let app: FastifyInstance
 let ui: UiClient

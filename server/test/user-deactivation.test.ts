@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { auditRows } from './account-helpers.ts'
-import { ADMIN, testApp } from './helpers.ts'
-import { createUser, signIn, type UiClient } from './ui-helpers.ts'
+import { auditRows } from './support/account-helpers.ts'
+import { ADMIN, testApp } from './support/helpers.ts'
+import { createUser, signIn, type UiClient } from './support/ui-helpers.ts'
 
 let app: FastifyInstance
 

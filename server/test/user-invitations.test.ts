@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify'
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
-import { auditRows, linkPath, smtpOf, submitLinkForm } from './account-helpers.ts'
-import { ADMIN, testApp } from './helpers.ts'
-import { type SmtpReceiver, startSmtpReceiver } from './receivers.ts'
-import { createUser, signIn } from './ui-helpers.ts'
+import { auditRows, linkPath, smtpOf, submitLinkForm } from './support/account-helpers.ts'
+import { ADMIN, testApp } from './support/helpers.ts'
+import { type SmtpReceiver, startSmtpReceiver } from './support/receivers.ts'
+import { createUser, signIn } from './support/ui-helpers.ts'
 
 let smtp: SmtpReceiver
 let app: FastifyInstance

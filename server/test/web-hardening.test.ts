@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { DEFAULT_PROTECTION } from '../src/config.ts'
-import { ADMIN, createProject, testApp } from './helpers.ts'
-import { cookieValue, createUser, csrfOf, formBody, signIn } from './ui-helpers.ts'
+import { ADMIN, createProject, testApp } from './support/helpers.ts'
+import { cookieValue, createUser, csrfOf, formBody, signIn } from './support/ui-helpers.ts'
 
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' }
 let app: FastifyInstance

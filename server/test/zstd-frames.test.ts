@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream'
 import { describe, expect, it } from 'vitest'
 import { ZstdDecode } from '../src/ingest/zstd-decode.ts'
-import { zstdCompress } from './zstd-cli.ts'
+import { zstdCompress } from './support/zstd-cli.ts'
 
 // The zstd body decoder against real frames from the zstd tool and hand-made hostile ones: a
 // frame header of a few bytes must not make the server allocate or shift gigabytes.

@@ -13,7 +13,7 @@ import {
   startSmtpReceiver,
   startWebhookReceiver,
   type WebhookReceiver,
-} from '../../../server/test/receivers.ts'
+} from '../../../server/test/support/receivers.ts'
 import { Api } from '../harness/api.ts'
 import { type Browser, launchBrowser, screenshot } from '../harness/browser.ts'
 import { loadDriver, runDriver } from '../harness/drivers.ts'

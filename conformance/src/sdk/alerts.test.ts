@@ -11,7 +11,7 @@ import {
   startSmtpReceiver,
   startWebhookReceiver,
   type WebhookReceiver,
-} from '../../../server/test/receivers.ts'
+} from '../../../server/test/support/receivers.ts'
 import { AlertsApi } from '../harness/alerts-api.ts'
 import { Api } from '../harness/api.ts'
 import { loadDriver, runDriver } from '../harness/drivers.ts'

@@ -5,7 +5,7 @@ import {
   logRecord,
   logsExport,
   toProtobuf,
-} from '../../test/otlp-wire.ts'
+} from '../../test/support/otlp-wire.ts'
 import { ApiError } from '../errors.ts'
 import {
   decodeLogsRequest,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { logRecord, logsExport } from '../../test/otlp-wire.ts'
+import { logRecord, logsExport } from '../../test/support/otlp-wire.ts'
 import { IngestContext } from '../ingest/context.ts'
 import { decodeLogsRequest, type OtlpLogsRequest } from './decode.ts'
 import { digestLogs, recordEventId, requestDigest } from './digest-logs.ts'

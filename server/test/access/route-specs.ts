@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify'
-import { ADMIN } from '../helpers.ts'
+import { ADMIN } from '../support/helpers.ts'
 import type { Caller, TeamObjects } from './world.ts'
 import { makeToken, makeUser } from './world.ts'
 

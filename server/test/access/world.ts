@@ -2,8 +2,8 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import { hashPassword } from '../../src/accounts/passwords.ts'
 import { hashToken } from '../../src/http-kit/tokens.ts'
 import type { TeamRole, TokenScope } from '../../src/store/team-types.ts'
-import { ADMIN, eid, sendItems } from '../helpers.ts'
-import { signIn } from '../ui-helpers.ts'
+import { ADMIN, eid, sendItems } from '../support/helpers.ts'
+import { signIn } from '../support/ui-helpers.ts'
 
 /** The ids of one team's objects, by the path parameter name that carries them. */
 export interface TeamObjects {

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { AlertsApi } from '../../../conformance/src/harness/alerts-api.ts'
 import { waitFor } from '../../../conformance/src/harness/wait.ts'
-import { startWebhookReceiver, type WebhookReceiver } from '../receivers.ts'
+import { startWebhookReceiver, type WebhookReceiver } from '../support/receivers.ts'
 import { type Cluster, clusterProject, sendEvent, startCluster } from './nodes.ts'
 
 // Coordination of three real nodes on one PostgreSQL: quotas, key revocation and alert rules

@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { loadDriver, runDriver } from '../../../conformance/src/harness/drivers.ts'
 import { HealthApi } from '../../../conformance/src/harness/health-crons.ts'
-import { envelopeOf, sentryAuth } from '../helpers.ts'
-import { openSse } from '../sse-client.ts'
+import { envelopeOf, sentryAuth } from '../support/helpers.ts'
+import { openSse } from '../support/sse-client.ts'
 import {
   type Cluster,
   type ClusterProject,

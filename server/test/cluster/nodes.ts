@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import pg from 'pg'
 import { Api, parseDsn } from '../../../conformance/src/harness/api.ts'
 import { type RunningServer, startServer } from '../../../conformance/src/harness/server.ts'
-import { eventEnvelope, sentryAuth } from '../helpers.ts'
+import { eventEnvelope, sentryAuth } from '../support/helpers.ts'
 import { createTestDatabase, type TestDatabase } from '../support/postgres-database.ts'
 import { type RoundRobinProxy, startProxy } from './proxy.ts'
 

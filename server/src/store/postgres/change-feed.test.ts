@@ -1,6 +1,12 @@
 import pg from 'pg'
 import { afterEach, describe, expect, it } from 'vitest'
-import { ADMIN, createProject, eid, eventEnvelope, postEnvelope } from '../../../test/helpers.ts'
+import {
+  ADMIN,
+  createProject,
+  eid,
+  eventEnvelope,
+  postEnvelope,
+} from '../../../test/support/helpers.ts'
 import { createTestDatabase, type TestDatabase } from '../../../test/support/postgres-database.ts'
 import { testConfig } from '../../../test/support/test-config.ts'
 import { buildApp } from '../../app.ts'

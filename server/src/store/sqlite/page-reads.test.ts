@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { SCALE, writeScaleHistory } from '../../../test/scale-data.ts'
+import { SCALE, writeScaleHistory } from '../../../test/support/scale-data.ts'
 import { type EventToWrite, ISSUE_COUNT_CAP } from '../types.ts'
 import { sqliteIngest } from './ingest.ts'
 import { sqliteIssues } from './issues.ts'

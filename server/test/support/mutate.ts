@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { parseEnvelope } from '../src/ingest/envelope.ts'
+import { parseEnvelope } from '../../src/ingest/envelope.ts'
 
 /** A seeded PRNG (mulberry32): the same seed replays the same run. */
 export function prng(seed: number): () => number {

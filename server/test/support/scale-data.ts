@@ -1,4 +1,4 @@
-import type { EventToWrite, Store, WriteUnit } from '../src/store/types.ts'
+import type { EventToWrite, Store, WriteUnit } from '../../src/store/types.ts'
 
 /** The generated history's shape: what the scale tests assert against. */
 export const SCALE = {

@@ -1,5 +1,5 @@
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
-import type { SmtpConfig } from '../src/config.ts'
+import type { SmtpConfig } from '../../src/config.ts'
 import { ADMIN } from './helpers.ts'
 import { cookieValue, csrfOf, formBody } from './ui-helpers.ts'
 

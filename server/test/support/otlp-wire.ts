@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url'
 import protobuf from 'protobufjs'
 import protojson from 'protobufjs/ext/protojson.js'
 
-const dir = fileURLToPath(new URL('../src/otlp/proto/', import.meta.url))
+const dir = fileURLToPath(new URL('../../src/otlp/proto/', import.meta.url))
 const root = new protobuf.Root()
 root.resolvePath = (_origin, target) => `${dir}${target}`
 root.loadSync('opentelemetry/proto/collector/logs/v1/logs_service.proto')

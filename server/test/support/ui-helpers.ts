@@ -1,6 +1,6 @@
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import { afterAll, beforeAll, expect } from 'vitest'
-import { hashPassword } from '../src/accounts/passwords.ts'
+import { hashPassword } from '../../src/accounts/passwords.ts'
 import {
   ADMIN,
   createProject,

@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify'
 import { afterEach, beforeEach, vi } from 'vitest'
-import { buildApp } from '../src/app.ts'
-import type { Config } from '../src/config.ts'
-import { testBackend } from './support/test-backend.ts'
-import { testConfig } from './support/test-config.ts'
+import { buildApp } from '../../src/app.ts'
+import type { Config } from '../../src/config.ts'
+import { testBackend } from './test-backend.ts'
+import { testConfig } from './test-config.ts'
 
 /** Auth header for the test admin token. */
 export const ADMIN = { authorization: 'Bearer test-admin-token' }
