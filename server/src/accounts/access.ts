@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { Principal } from '../api/principal.ts'
-import { ApiError } from '../errors.ts'
+import { ApiError, notFound } from '../errors.ts'
 import { DEFAULT_TEAM_ID, type TeamRole } from '../store/team-types.ts'
 import type { Project, Store } from '../store/types.ts'
 import { ACTIONS, type Action, allows } from './permissions.ts'
@@ -79,7 +79,6 @@ const field = (obj: unknown, name: string): unknown =>
  */
 type Target = { teamId: number; hidden: ApiError } | { missing: ApiError }
 
-const notFound = (what: string) => new ApiError('not_found', `no such ${what}`)
 const missing = (what: string): Target => ({ missing: notFound(what) })
 const found = (teamId: number, what: string): Target => ({ teamId, hidden: notFound(what) })
 

@@ -4,7 +4,7 @@ import { onProject } from '../../accounts/access.ts'
 import { monitorJson } from '../../api/monitors.ts'
 import { parseInput } from '../../api/validate.ts'
 import type { Schedule } from '../../crons/schedule.ts'
-import { ApiError } from '../../errors.ts'
+import { ApiError, notFound } from '../../errors.ts'
 import type { CheckInRecord, Monitor } from '../../store/monitor-types.ts'
 import { pageContext, projectParam, type UiDeps } from '../context.ts'
 import { isoTime, relTime } from '../format.ts'
@@ -115,7 +115,7 @@ export async function cronRoutes(app: FastifyInstance, deps: UiDeps): Promise<vo
       const project = await projectParam(deps, req.params)
       const slug = (req.params as { slug?: string }).slug ?? ''
       const monitor = await store.getMonitor(project.id, slug)
-      if (monitor === undefined) throw new ApiError('not_found', 'There is no such monitor.')
+      if (monitor === undefined) throw notFound('monitor')
       const q = parseInput(DetailQuery, req.query, 'query')
       const env = q.environment === '' ? undefined : q.environment
       const [ctx, page] = await Promise.all([
@@ -165,7 +165,7 @@ export async function cronRoutes(app: FastifyInstance, deps: UiDeps): Promise<vo
       const event = /^[0-9a-f]{32}$/.test(eventId)
         ? await store.getEvent(project.id, eventId)
         : undefined
-      if (event === undefined) throw new ApiError('not_found', 'There is no such event (yet).')
+      if (event === undefined) throw notFound('event')
       return reply.redirect(`/issues/${event.issueId}?event=${event.eventId}`, 303)
     },
   )

@@ -11,7 +11,7 @@ import {
 import { CreateTeam } from '../../accounts/team-schemas.ts'
 import { createTeam, moveProject, removeMember, setMember, teamsOf } from '../../accounts/teams.ts'
 import { parseInput, pathId } from '../../api/validate.ts'
-import { ApiError } from '../../errors.ts'
+import { ApiError, notFound } from '../../errors.ts'
 import { TEAM_ROLES, type TeamRole } from '../../store/team-types.ts'
 import { pageContext, type UiDeps } from '../context.ts'
 import { html } from '../html.ts'
@@ -65,7 +65,7 @@ export async function teamPageRoutes(app: FastifyInstance, deps: UiDeps): Promis
     async (req, reply) => {
       const teamId = pathId(req.params, 'teamId')
       const team = await store.getTeam(teamId)
-      if (team === undefined) throw new ApiError('not_found', 'no such team')
+      if (team === undefined) throw notFound('team')
       const principal = principalOf(req)
       const ctx = await pageContext(deps, req, 'account')
       const can = await actionsIn(store, principal, teamId)

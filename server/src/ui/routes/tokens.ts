@@ -4,7 +4,7 @@ import { SIGNED_IN } from '../../accounts/access.ts'
 import { hashToken, newToken } from '../../accounts/tokens.ts'
 import { parseInput, pathId } from '../../api/validate.ts'
 import { actorOf, recordAudit } from '../../audit/record.ts'
-import { ApiError } from '../../errors.ts'
+import { ApiError, notFound } from '../../errors.ts'
 import { TOKEN_SCOPES, type TokenScope } from '../../store/team-types.ts'
 import { pageContext, type UiDeps, viewerOf } from '../context.ts'
 import { isoTime } from '../format.ts'
@@ -90,7 +90,7 @@ export async function tokenRoutes(app: FastifyInstance, deps: UiDeps): Promise<v
       const userId = userOf(req)
       const tokenId = pathId(req.params, 'tokenId')
       const ok = await store.revokeToken(userId, tokenId)
-      if (!ok) throw new ApiError('not_found', 'There is no such active token.')
+      if (!ok) throw notFound('token')
       await recordAudit(store, actorOf(viewerOf(req)), 'token.revoke', {
         target: `token:${tokenId}`,
       })
