@@ -3,7 +3,7 @@
  * the pages do not depend on where the triage functions live (`server/src/triage/`).
  */
 
-import { ApiError, notFound } from '../errors.ts'
+import { notFound } from '../errors.ts'
 import type { Services } from '../services.ts'
 import type { Issue, IssueFilter } from '../store/types.ts'
 import { updateIssues } from '../triage/change.ts'

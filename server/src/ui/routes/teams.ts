@@ -11,7 +11,7 @@ import {
 import { CreateTeam } from '../../accounts/team-schemas.ts'
 import { createTeam, moveProject, removeMember, setMember, teamsOf } from '../../accounts/teams.ts'
 import { parseInput, pathId } from '../../api/validate.ts'
-import { ApiError, notFound } from '../../errors.ts'
+import { notFound } from '../../errors.ts'
 import { TEAM_ROLES, type TeamRole } from '../../store/team-types.ts'
 import { pageContext, type UiDeps } from '../context.ts'
 import { html } from '../html.ts'
