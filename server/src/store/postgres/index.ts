@@ -1,9 +1,10 @@
 import type pg from 'pg'
 import { announceChanges } from '../change-feed.ts'
+import { accountQueries } from '../queries/accounts.ts'
 import { teamQueries } from '../queries/teams.ts'
 import { uiSessionQueries } from '../queries/ui-sessions.ts'
+import { userLifecycleQueries } from '../queries/user-lifecycle.ts'
 import type { Store } from '../types.ts'
-import { pgAccounts } from './accounts.ts'
 import { pgAlertOutbox } from './alert-outbox.ts'
 import { pgAlerts } from './alerts.ts'
 import { PgChangeFeed } from './change-feed.ts'
@@ -23,7 +24,6 @@ import { pgRetention } from './retention.ts'
 import { postgresPort } from './sql-port.ts'
 import { pgTriage } from './triage.ts'
 import { pgUiReads } from './ui-reads.ts'
-import { pgUserLifecycle } from './user-lifecycle.ts'
 
 /** Connections of the store's pool unless configured (`DATABASE_POOL_SIZE`). */
 export const DEFAULT_POOL_SIZE = 10
@@ -57,7 +57,7 @@ export async function openPostgresStore(
     ...pgProjects(pool),
     ...pgIngest(pool),
     ...pgIssues(pool),
-    ...pgAccounts(pool),
+    ...accountQueries(port),
     ...uiSessionQueries(port),
     ...pgLoginFailures(pool),
     ...pgUiReads(pool),
@@ -70,7 +70,7 @@ export async function openPostgresStore(
     ...pgMonitors(pool),
     ...pgRetention(pool),
     ...pgLive(pool),
-    ...pgUserLifecycle(pool),
+    ...userLifecycleQueries(port),
     ...teamQueries(port),
     changes,
     close: async () => {

@@ -2,10 +2,11 @@ import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import type Database from 'better-sqlite3'
 import { announceChanges, LocalChangeFeed } from '../change-feed.ts'
+import { accountQueries } from '../queries/accounts.ts'
 import { teamQueries } from '../queries/teams.ts'
 import { uiSessionQueries } from '../queries/ui-sessions.ts'
+import { userLifecycleQueries } from '../queries/user-lifecycle.ts'
 import type { Store } from '../types.ts'
-import { sqliteAccounts } from './accounts.ts'
 import { sqliteAlertOutbox } from './alert-outbox.ts'
 import { sqliteAlerts } from './alerts.ts'
 import { openConnection } from './connection.ts'
@@ -24,7 +25,6 @@ import { sqliteRetention } from './retention.ts'
 import { sqlitePort } from './sql-port.ts'
 import { sqliteTriage } from './triage.ts'
 import { sqliteUiReads } from './ui-reads.ts'
-import { sqliteUserLifecycle } from './user-lifecycle.ts'
 
 /**
  * Opens (creating if needed) the embedded SQLite store: WAL journal and `synchronous=FULL`, so
@@ -52,7 +52,7 @@ export async function openSqliteStore(
     // The writer thread digests units' undigested events (ingest/digest-on-write.ts).
     ...(writer !== undefined ? { digestsOnWriter: true as const } : {}),
     ...sqliteIssues(db),
-    ...sqliteAccounts(db),
+    ...accountQueries(port),
     ...uiSessionQueries(port),
     ...sqliteLoginFailures(db),
     ...sqliteUiReads(db),
@@ -65,7 +65,7 @@ export async function openSqliteStore(
     ...sqliteMonitors(db),
     pruneBefore: writer?.pruneBefore ?? sqliteRetention(db).pruneBefore,
     ...sqliteLive(db),
-    ...sqliteUserLifecycle(db),
+    ...userLifecycleQueries(port),
     ...teamQueries(port),
     changes,
     close: async () => {

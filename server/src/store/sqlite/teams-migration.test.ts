@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3'
 import { expect, it } from 'vitest'
+import { accountQueries } from '../queries/accounts.ts'
 import { teamQueries } from '../queries/teams.ts'
-import { sqliteAccounts } from './accounts.ts'
 import { loadMigrations, migrate } from './migrations.ts'
 import { sqliteProjects } from './projects.ts'
 import { sqlitePort } from './sql-port.ts'
@@ -29,7 +29,7 @@ it('a database from before teams: projects go to Default, the first admin runs i
   expect((await store.listMembers(1)).map((m) => [m.email, m.role])).toEqual([
     ['first@example.com', 'admin'],
   ])
-  expect((await sqliteAccounts(db).findToken('h'))?.scopes).toEqual(['read', 'write', 'admin'])
+  expect((await accountQueries(sqlitePort(db)).findToken('h'))?.scopes).toEqual(['read', 'write', 'admin'])
   // New teams continue after the seeded id; new projects default to Default.
   expect((await store.createTeam('Next', 'next')).id).toBe(2)
   const made = await projects.createProject('New', 'new', 'f'.repeat(32))
