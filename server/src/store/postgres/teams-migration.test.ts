@@ -37,7 +37,11 @@ it('a database from before teams: projects go to Default, the first admin runs i
     expect((await store.listMembers(1)).map((m) => [m.email, m.role])).toEqual([
       ['first@example.com', 'admin'],
     ])
-    expect((await accountQueries(postgresPort(pool)).findToken('h'))?.scopes).toEqual(['read', 'write', 'admin'])
+    expect((await accountQueries(postgresPort(pool)).findToken('h'))?.scopes).toEqual([
+      'read',
+      'write',
+      'admin',
+    ])
     expect((await store.createTeam('Next', 'next')).id).toBe(2)
     const made = await projects.createProject('New', 'new', 'f'.repeat(32))
     expect(made.project.teamId).toBe(1)

@@ -29,7 +29,11 @@ it('a database from before teams: projects go to Default, the first admin runs i
   expect((await store.listMembers(1)).map((m) => [m.email, m.role])).toEqual([
     ['first@example.com', 'admin'],
   ])
-  expect((await accountQueries(sqlitePort(db)).findToken('h'))?.scopes).toEqual(['read', 'write', 'admin'])
+  expect((await accountQueries(sqlitePort(db)).findToken('h'))?.scopes).toEqual([
+    'read',
+    'write',
+    'admin',
+  ])
   // New teams continue after the seeded id; new projects default to Default.
   expect((await store.createTeam('Next', 'next')).id).toBe(2)
   const made = await projects.createProject('New', 'new', 'f'.repeat(32))
