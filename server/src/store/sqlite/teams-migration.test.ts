@@ -1,9 +1,9 @@
 import Database from 'better-sqlite3'
 import { expect, it } from 'vitest'
 import { accountQueries } from '../queries/accounts.ts'
+import { projectQueries } from '../queries/projects.ts'
 import { teamQueries } from '../queries/teams.ts'
 import { loadMigrations, migrate } from './migrations.ts'
-import { sqliteProjects } from './projects.ts'
 import { sqlitePort } from './sql-port.ts'
 
 it('a database from before teams: projects go to Default, the first admin runs it, tokens keep every scope', async () => {
@@ -22,7 +22,7 @@ it('a database from before teams: projects go to Default, the first admin runs i
     INSERT INTO api_tokens (user_id, name, token_hash, created_at) VALUES (1, 'ci', 'h', 1);`)
   migrate(db, all)
 
-  const projects = sqliteProjects(db)
+  const projects = projectQueries(sqlitePort(db))
   const store = teamQueries(sqlitePort(db))
   expect((await projects.listProjects()).map((p) => [p.slug, p.teamId])).toEqual([['old', 1]])
   expect((await store.listTeams()).map((t) => t.name)).toEqual(['Default'])
