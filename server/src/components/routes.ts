@@ -1,7 +1,8 @@
 import { z } from 'zod'
-import { onProject } from '../accounts/access.ts'
-import { keyJson } from '../api/format.ts'
-import type { ApiScope } from '../api/openapi.ts'
+import { actorOf, recordAudit } from '../audit/record.ts'
+import { onProject } from '../http/route-access.ts'
+import { keyJson } from '../http-kit/format.ts'
+import type { ApiScope } from '../http-kit/openapi.ts'
 import {
   bodyErrorResponses,
   ErrorBody,
@@ -9,8 +10,7 @@ import {
   KeyJson,
   PathId,
   ProjectParams,
-} from '../api/schemas.ts'
-import { actorOf, recordAudit } from '../audit/record.ts'
+} from '../http-kit/schemas.ts'
 import type { Services } from '../services.ts'
 import { createComponentKey, revokeProjectKey } from './keys.ts'
 import { LABEL_PATTERN, LABEL_RULES, MAX_LABEL_LENGTH } from './labels.ts'
