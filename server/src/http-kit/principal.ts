@@ -11,7 +11,7 @@ export interface Principal {
   userId: number | null
   isAdmin: boolean
   via: 'token' | 'admin-token' | 'session'
-  /** A token's scopes; sessions and the automation token have all (`accounts/permissions.ts`). */
+  /** A token's scopes; sessions and the automation token have all (`http/permissions.ts`). */
   scopes: readonly TokenScope[]
 }
 

@@ -1,4 +1,4 @@
-/** A role a user holds in one team (what each allows: `accounts/permissions.ts`). */
+/** A role a user holds in one team (what each allows: `http/permissions.ts`). */
 export type TeamRole = 'admin' | 'member' | 'viewer'
 
 /** Every role, most powerful first (for forms and validation). */

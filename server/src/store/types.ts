@@ -16,7 +16,7 @@ export interface Project {
   slug: string
   name: string
   createdAt: number
-  /** The team that owns the project (access: `accounts/permissions.ts`). */
+  /** The team that owns the project (access: `http/permissions.ts`). */
   teamId: number
 }
 
@@ -214,7 +214,7 @@ export interface ApiToken {
   name: string
   createdAt: number
   revokedAt: number | null
-  /** What the token may do at most, below its user's roles (`accounts/permissions.ts`). */
+  /** What the token may do at most, below its user's roles (`http/permissions.ts`). */
   scopes: TokenScope[]
 }
 
