@@ -152,6 +152,16 @@ export const SPECS: Record<string, RouteSpec> = {
     objectIds: ['issueId'],
     missingStatus: 200,
   },
+  'GET /api/0/projects/:projectId/outcomes/': {
+    query: (ids) => `key_id=${ids['keyId']}`,
+    objectIds: ['keyId'],
+    missingStatus: 200,
+  },
+  'GET /api/0/projects/:projectId/outcomes/series/': {
+    query: (ids) => `key_id=${ids['keyId']}`,
+    objectIds: ['keyId'],
+    missingStatus: 200,
+  },
   'GET /issues/:issueId': { query: (ids) => `event=${ids['eventId']}`, objectIds: ['eventId'] },
   'POST /issues/:issueId/action': { body: () => ({ action: 'resolve' }) },
   'POST /projects/:projectId/settings/keys': { body: () => ({ label: `ui-${next()}` }) },
