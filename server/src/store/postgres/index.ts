@@ -70,6 +70,15 @@ export async function openPostgresStore(
     ...pgUserLifecycle(pool),
     ...pgTeams(pool),
     changes,
+    usage: () => ({
+      pool: {
+        inUse: pool.totalCount - pool.idleCount,
+        idle: pool.idleCount,
+        waiting: pool.waitingCount,
+        size: poolSize,
+      },
+      feed: changes.stats(),
+    }),
     close: async () => {
       await changes.close()
       await pool.end()

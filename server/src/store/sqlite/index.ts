@@ -8,7 +8,7 @@ import { sqliteAlertOutbox } from './alert-outbox.ts'
 import { sqliteAlerts } from './alerts.ts'
 import { openConnection } from './connection.ts'
 import { sqliteIngest } from './ingest.ts'
-import { sqliteIngestThread } from './ingest-thread.ts'
+import { sqliteIngestThread, writerBusySeconds } from './ingest-thread.ts'
 import { sqliteIssues } from './issues.ts'
 import { sqliteLive } from './live.ts'
 import { sqliteLoginFailures } from './login-failures.ts'
@@ -65,6 +65,7 @@ export async function openSqliteStore(
     ...sqliteUserLifecycle(db),
     ...sqliteTeams(db),
     changes,
+    ...(writer !== undefined ? { usage: () => ({ writerBusySeconds: writerBusySeconds() }) } : {}),
     close: async () => {
       await writer?.close()
       await changes.close()
