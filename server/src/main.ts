@@ -31,7 +31,7 @@ async function main(): Promise<void> {
   )
   out(`Default DSN:  ${defaultDsn}`)
   const metrics = await metricsListener(app.services.metrics, config, (err) =>
-    app.log.error({ err }, 'metrics listener not started: /metrics is not served'),
+    app.log.warn({ err }, 'metrics listener not started: /metrics is not served'),
   )
   if (metrics !== undefined) out(`Metrics:      ${metrics.url}/metrics`)
   out(JSON.stringify({ msg: 'listening', url, ...(metrics ? { metricsUrl: metrics.url } : {}) }))

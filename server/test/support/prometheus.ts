@@ -56,7 +56,9 @@ export async function startPrometheus(opts: {
   const rulesFile = join(dir, 'rules.yml')
   writeFileSync(rulesFile, opts.rules ?? 'groups: []\n')
   const auth =
-    opts.bearerToken === undefined ? '' : `    authorization:\n      credentials: ${opts.bearerToken}\n`
+    opts.bearerToken === undefined
+      ? ''
+      : `    authorization:\n      credentials: ${opts.bearerToken}\n`
   writeFileSync(
     join(dir, 'prometheus.yml'),
     `global:\n  scrape_interval: 1s\n  scrape_timeout: 900ms\n  evaluation_interval: 1s\n` +
