@@ -39,7 +39,7 @@ export function sumBy(
 }
 
 /** The value of one sample (labels matched exactly as given), or undefined. */
-export function valueOf(
+export function sampleValue(
   samples: Sample[],
   name: string,
   labels: Record<string, string> = {},

@@ -12,7 +12,7 @@ import {
   type TestProject,
   testApp,
 } from './helpers.ts'
-import { parseMetrics, type Sample, sumBy, valueOf } from './metrics-text.ts'
+import { parseMetrics, type Sample, sampleValue, sumBy } from './metrics-text.ts'
 import { eventsEnvelope, outcomeTotals, setQuota } from './outcome-helpers.ts'
 
 let app: FastifyInstance | undefined
@@ -116,26 +116,26 @@ describe('GET /metrics', () => {
       'envelope 429': 1,
     })
     // Every committed write is in the histograms (at least the six ingest requests').
-    const commits = valueOf(samples, 'ingest_group_commit_units_count') ?? 0
+    const commits = sampleValue(samples, 'ingest_group_commit_units_count') ?? 0
     expect(commits).toBeGreaterThanOrEqual(6)
-    expect(valueOf(samples, 'ingest_group_commit_seconds_count')).toBe(commits)
-    expect(valueOf(samples, 'ingest_disk_guard_active')).toBe(0)
-    expect(valueOf(samples, 'ingest_requests_in_flight')).toBe(0)
-    expect(valueOf(samples, 'ingest_queued_units')).toBe(0)
-    expect(valueOf(samples, 'ingest_shed_requests_total', { stage: 'admission' })).toBe(0)
+    expect(sampleValue(samples, 'ingest_group_commit_seconds_count')).toBe(commits)
+    expect(sampleValue(samples, 'ingest_disk_guard_active')).toBe(0)
+    expect(sampleValue(samples, 'ingest_requests_in_flight')).toBe(0)
+    expect(sampleValue(samples, 'ingest_queued_units')).toBe(0)
+    expect(sampleValue(samples, 'ingest_shed_requests_total', { stage: 'admission' })).toBe(0)
     // Process metrics, and the event loop's delay.
-    expect(valueOf(samples, 'process_cpu_user_seconds_total')).toBeGreaterThan(0)
-    expect(valueOf(samples, 'nodejs_eventloop_lag_p99_seconds')).toBeGreaterThanOrEqual(0)
+    expect(sampleValue(samples, 'process_cpu_user_seconds_total')).toBeGreaterThan(0)
+    expect(sampleValue(samples, 'nodejs_eventloop_lag_p99_seconds')).toBeGreaterThanOrEqual(0)
     const backend = a.services.store.dialect
     if (backend === 'postgres') {
-      expect(valueOf(samples, 'ingest_pg_pool_size')).toBe(4)
-      expect(valueOf(samples, 'ingest_pg_pool_waiting')).toBe(0)
-      expect(valueOf(samples, 'ingest_pg_change_feed_connected')).toBe(1)
-      expect(valueOf(samples, 'ingest_pg_change_feed_reconnects_total')).toBe(0)
+      expect(sampleValue(samples, 'ingest_pg_pool_size')).toBe(4)
+      expect(sampleValue(samples, 'ingest_pg_pool_waiting')).toBe(0)
+      expect(sampleValue(samples, 'ingest_pg_change_feed_connected')).toBe(1)
+      expect(sampleValue(samples, 'ingest_pg_change_feed_reconnects_total')).toBe(0)
     } else {
       // In memory: no writer thread; and never the other backend's instruments.
-      expect(valueOf(samples, 'ingest_pg_pool_size')).toBeUndefined()
-      expect(valueOf(samples, 'ingest_sqlite_writer_busy_seconds_total')).toBeUndefined()
+      expect(sampleValue(samples, 'ingest_pg_pool_size')).toBeUndefined()
+      expect(sampleValue(samples, 'ingest_sqlite_writer_busy_seconds_total')).toBeUndefined()
     }
   })
 

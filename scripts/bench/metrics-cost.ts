@@ -1,0 +1,83 @@
+/**
+ * `npm run bench -- --metrics-cost`: what `/metrics` costs ingest. Three arms per run, their
+ * order rotated run by run so a drift of the machine's load favours none: the instruments off
+ * (`METRICS_ENABLED=0`), on and never scraped, and on with `/metrics` scraped every
+ * `scrapeMs` (1 s: a Prometheus `scrape_interval` far shorter than usual) through the measured
+ * window. Reported: events/s and p99 of each arm, the on/off events/s ratio and the p99 change
+ * of the scraped arm. One server node (its metrics listener on a free loopback port).
+ */
+import { createServer } from 'node:net'
+import { type Instance, type StartOptions, startInstance } from './instance.ts'
+import { type IngestFigures, measureIngest } from './measure.ts'
+
+/** One arm of the comparison. */
+export type MetricsArm = 'off' | 'on' | 'scraped'
+
+/** What one arm's run measured, and how many scrapes it answered meanwhile. */
+export interface MetricsArmRun {
+  arm: MetricsArm
+  ingest: IngestFigures
+  scrapes: number
+  /** The slowest scrape answer, ms. */
+  scrapeMaxMs: number
+}
+
+async function freePort(): Promise<number> {
+  const s = createServer()
+  await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve))
+  const addr = s.address()
+  const port = typeof addr === 'object' && addr !== null ? addr.port : 0
+  await new Promise<void>((resolve) => s.close(() => resolve()))
+  return port
+}
+
+/** Starts a server for `arm`, loads it, and (scraped arm) scrapes it meanwhile. */
+export async function metricsArmRun(
+  options: StartOptions,
+  shape: { seconds: number; warmupSeconds: number; connections: number },
+  arm: MetricsArm,
+  scrapeMs: number,
+): Promise<MetricsArmRun> {
+  const port = await freePort()
+  const env = {
+    ...options.env,
+    METRICS_ENABLED: arm === 'off' ? '0' : '1',
+    METRICS_PORT: String(port),
+  }
+  const inst: Instance = await startInstance({ ...options, env })
+  let scrapes = 0
+  let scrapeMaxMs = 0
+  let timer: NodeJS.Timeout | undefined
+  try {
+    if (arm === 'scraped') {
+      timer = setInterval(() => {
+        const t0 = performance.now()
+        fetch(`http://127.0.0.1:${port}/metrics`)
+          .then(async (r) => {
+            await r.text()
+            if (r.status !== 200) throw new Error(`/metrics answered ${r.status}`)
+            scrapes++
+            scrapeMaxMs = Math.max(scrapeMaxMs, performance.now() - t0)
+          })
+          .catch((err: unknown) => {
+            console.error(`bench: scrape failed: ${String(err)}`)
+          })
+      }, scrapeMs)
+    }
+    const ingest = await measureIngest(inst.target, shape)
+    if (ingest.storedTotal < ingest.answers200Total) {
+      throw new Error(`stored ${ingest.storedTotal} < acknowledged ${ingest.answers200Total}`)
+    }
+    return { arm, ingest, scrapes, scrapeMaxMs: Math.round(scrapeMaxMs) }
+  } finally {
+    clearInterval(timer)
+    await inst.stop()
+  }
+}
+
+/** The arms of run `r` (1-based), rotated so each goes first in turn. */
+export function armOrder(r: number): MetricsArm[] {
+  const arms: MetricsArm[] = ['off', 'on', 'scraped']
+  const k = (r - 1) % arms.length
+  return [...arms.slice(k), ...arms.slice(0, k)]
+}
