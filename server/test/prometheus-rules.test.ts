@@ -41,8 +41,8 @@ describe('the shipped Prometheus alert rules', () => {
 
   it('promtool test rules fails when a rule does not fire as expected (positive control)', () => {
     const broken = readFileSync(RULE_TESTS, 'utf8').replace(
-      "summary: 'a refuses events: disk space below the guard'",
-      "summary: 'something else'",
+      'a refuses events: disk space below the guard',
+      'something else',
     )
     expect(broken).not.toBe(readFileSync(RULE_TESTS, 'utf8'))
     const dir = mkdtempSync(join(tmpdir(), 'ingest-rules-'))
