@@ -14,6 +14,7 @@ import {
 } from './helpers.ts'
 import { parseMetrics, type Sample, sampleValue, sumBy } from './metrics-text.ts'
 import { eventsEnvelope, outcomeTotals, setQuota } from './outcome-helpers.ts'
+import { startWebhookReceiver } from './receivers.ts'
 
 let app: FastifyInstance | undefined
 let listener: MetricsListener | undefined
@@ -200,5 +201,52 @@ describe('GET /metrics', () => {
     const samples = await scrape()
     const categories = sumBy(samples, 'ingest_outcomes_total', (l) => l['category'] ?? '')
     expect(categories).toEqual({ error: 15, other: 15, internal: 1 })
+  })
+
+  it('counts alert delivery attempts by channel and result, and shows the cron clock', async () => {
+    const hook = await startWebhookReceiver()
+    try {
+      const { a, scrape } = await start({
+        alerts: {
+          pollMs: 20,
+          backoffBaseMs: 20,
+          backoffMaxMs: 500,
+          maxAttempts: 4,
+          leaseMs: 60_000,
+          sendTimeoutMs: 10_000,
+        },
+      })
+      await a.ready()
+      const p = await createProject(a)
+      const rule = await a.inject({
+        method: 'POST',
+        url: `/api/0/projects/${p.id}/alert-rules/`,
+        headers: ADMIN,
+        payload: {
+          name: 'new issues',
+          conditions: [{ type: 'new_issue' }],
+          channel: { type: 'webhook', url: hook.url },
+        },
+      })
+      expect(rule.statusCode).toBe(201)
+      hook.failNext(2)
+      expect((await postEnvelope(a, p.id, p.key, eventsEnvelope(1, 1))).statusCode).toBe(200)
+      await hook.waitForAccepted(1)
+      let samples = await scrape()
+      for (let i = 0; i < 100; i++) {
+        if (sampleValue(samples, 'ingest_alert_deliveries_total', { result: 'sent' }) === 1) break
+        await new Promise((r) => setTimeout(r, 20))
+        samples = await scrape()
+      }
+      expect(
+        sumBy(samples, 'ingest_alert_deliveries_total', (l) => `${l['channel']} ${l['result']}`),
+      ).toEqual({ 'webhook retry': 2, 'webhook sent': 1 })
+      expect(hook.requests).toHaveLength(3)
+      // The cron clock ticked once at start (held the lease: nothing was missed).
+      expect(sampleValue(samples, 'ingest_cron_clock_lag_seconds')).toBeGreaterThanOrEqual(0)
+      expect(sampleValue(samples, 'ingest_cron_runs_recorded_total')).toBe(0)
+    } finally {
+      await hook.close()
+    }
   })
 })

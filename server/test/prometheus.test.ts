@@ -192,6 +192,13 @@ describe('a real Prometheus scraping /metrics', () => {
       'histogram_quantile(0.99, sum by (le) (rate(ingest_group_commit_seconds_bucket[1m])))',
     )
     expect(p99.length).toBe(1)
+    // The backend's own instruments: the SQLite writer thread's busy time, or the pool.
+    if (app.services.store.dialect === 'sqlite') {
+      const [[, busy] = [{}, -1]] = await prom.query('ingest_sqlite_writer_busy_seconds_total')
+      expect(busy).toBeGreaterThan(0)
+    } else {
+      expect(await prom.query('ingest_pg_pool_size')).toEqual([[expect.anything(), 4]])
+    }
   }, 120_000)
 
   it('finds a metric that stops moving, and a target that goes away stale', async () => {
