@@ -1,8 +1,8 @@
-import { keyJson } from './api/format.ts'
 import { buildApp } from './app.ts'
 import { bootstrap } from './bootstrap.ts'
 import { type Config, loadConfig } from './config.ts'
 import { drainAndClose } from './http/shutdown.ts'
+import { keyJson } from './http-kit/format.ts'
 import { type MetricsListener, startMetricsListener } from './metrics/listener.ts'
 import type { Metrics } from './metrics/registry.ts'
 
