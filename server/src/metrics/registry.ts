@@ -324,7 +324,7 @@ export class Metrics {
   committed(units: number, seconds: number, outcomes: readonly CountedOutcome[]): void {
     this.commitUnits.observe(units)
     this.commitSeconds.observe(seconds)
-    for (const o of outcomes) this.outcomeChild(o).inc(o.quantity)
+    for (const o of outcomes) if (o.quantity > 0) this.outcomeChild(o).inc(o.quantity)
   }
 
   private outcomeChild(o: CountedOutcome): Counter.Internal {

@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
-import { PUBLIC } from '../accounts/access.ts'
+import { PUBLIC } from '../http/route-access.ts'
 import '../crons/plugin.ts'
 import '../ingest/protection.ts'
 import type { Metrics } from './registry.ts'

@@ -171,7 +171,11 @@ export class GroupCommitter {
     const seconds = (performance.now() - t0) / 1000
     let outcomes: readonly OutcomeDelta[] = NONE
     for (const r of results) if (r.outcomes !== undefined) outcomes = r.outcomes
-    observer.committed(units.length, seconds, outcomes)
+    try {
+      observer.committed(units.length, seconds, outcomes)
+    } catch {
+      // The write committed: a fault of the observer must not fail (and retry) it.
+    }
     return results
   }
 }
