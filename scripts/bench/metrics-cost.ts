@@ -81,3 +81,64 @@ export function armOrder(r: number): MetricsArm[] {
   const k = (r - 1) % arms.length
   return [...arms.slice(k), ...arms.slice(0, k)]
 }
+
+/** CPU time of the instruments themselves, measured in this process (load-robust). */
+export interface InstrumentCost {
+  /** One answered request counted (`ingest_requests_total`), ns of CPU. */
+  requestNs: number
+  /** One committed group with three outcome counters, ns of CPU. */
+  commitNs: number
+  /** One `/metrics` render (this app's instruments and the process's), ms wall: median, p99. */
+  renderMedianMs: number
+  renderP99Ms: number
+  renderBytes: number
+}
+
+/**
+ * Times the instruments in this process, off the server: CPU ns per counted request and per
+ * committed group (with three outcome counters), and the time to render `/metrics`. Per event
+ * the server does nothing more; a scrape blocks its event loop for about one render.
+ */
+export async function instrumentCost(): Promise<InstrumentCost> {
+  const { Metrics } = await import('../../server/src/metrics/registry.ts')
+  const m = new Metrics({ projectLabels: 0 })
+  m.setSources({
+    queue: () => ({ units: 3, bound: 256 }),
+    inflight: () => ({ inflight: 5, limit: 256 }),
+    shed: () => ({ early: 0, admission: 0 }),
+    diskLow: () => false,
+    cron: () => ({ lagSeconds: 1, recorded: 0 }),
+  })
+  const outcomes = [
+    { projectId: 1, outcome: 'accepted', reason: '', category: 'error', quantity: 40 },
+    { projectId: 1, outcome: 'duplicate', reason: '', category: 'error', quantity: 2 },
+    {
+      projectId: 1,
+      outcome: 'client_discard',
+      reason: 'sample_rate',
+      category: 'error',
+      quantity: 3,
+    },
+  ]
+  const cpuNs = (n: number, f: () => void): number => {
+    const t = process.cpuUsage()
+    for (let i = 0; i < n; i++) f()
+    const u = process.cpuUsage(t)
+    return Math.round(((u.user + u.system) * 1000) / n)
+  }
+  cpuNs(100_000, () => m.request('/api/:projectId/envelope/', 200))
+  const requestNs = cpuNs(1_000_000, () => m.request('/api/:projectId/envelope/', 200))
+  cpuNs(10_000, () => m.committed(40, 0.004, outcomes))
+  const commitNs = cpuNs(200_000, () => m.committed(40, 0.004, outcomes))
+  const times: number[] = []
+  let renderBytes = 0
+  for (let i = 0; i < 300; i++) {
+    const t0 = performance.now()
+    renderBytes = (await m.render()).body.length
+    times.push(performance.now() - t0)
+  }
+  times.sort((a, b) => a - b)
+  const at = (q: number) =>
+    Math.round((times[Math.floor(q * (times.length - 1))] ?? 0) * 1000) / 1000
+  return { requestNs, commitNs, renderMedianMs: at(0.5), renderP99Ms: at(0.99), renderBytes }
+}
