@@ -24,6 +24,9 @@
  *   --retention N       instead of the runs above: ingest while the retention sweep removes N
  *                       pre-filled expired events vs. the same without a sweep, interleaved
  *                       (scripts/bench/retention.ts says how each backend sweeps)
+ *   --metrics on|off    the server's Prometheus instruments (METRICS_ENABLED; on by default)
+ *   --metrics-cost      instead of the runs above: instruments off, on, and on with /metrics
+ *                       scraped every --scrape-ms (1000), interleaved (scripts/bench/metrics-cost.ts)
  *   --no-bare           skip the ceiling; --json FILE (artifacts/bench.json)
  */
 import { mkdirSync, writeFileSync } from 'node:fs'
@@ -36,6 +39,12 @@ import {
   measureBare,
   measureIngest,
 } from './bench/measure.ts'
+import {
+  armOrder,
+  instrumentCost,
+  type MetricsArmRun,
+  metricsArmRun,
+} from './bench/metrics-cost.ts'
 import { measureOverload, type OverloadFigures, startProbe } from './bench/overload.ts'
 import { formatBare, formatIngest, formatOverload, median, medianOf } from './bench/report.ts'
 import { type RetentionRun, retentionRun } from './bench/retention.ts'
@@ -67,6 +76,9 @@ const { values: opts } = parseArgs({
     json: { type: 'string', default: 'artifacts/bench.json' },
     quota: { type: 'string' },
     retention: { type: 'string' },
+    metrics: { type: 'string', default: 'on' },
+    'metrics-cost': { type: 'boolean', default: false },
+    'scrape-ms': { type: 'string', default: '1000' },
   },
 })
 
@@ -93,11 +105,17 @@ if (opts.target !== undefined && (opts.key === undefined || opts.project === und
 if (opts.target !== undefined && (opts.scale || DB !== 'sqlite' || NODES > 1)) {
   refuse('--target loads a running server: --scale, --db and --nodes apply to the built server')
 }
+if (opts.metrics !== 'on' && opts.metrics !== 'off') refuse('--metrics is on or off')
 const startOptions: StartOptions = {
   dist: opts.dist,
-  env: Object.fromEntries(
-    (opts.env ?? []).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
-  ),
+  env: {
+    METRICS_ENABLED: opts.metrics === 'off' ? '0' : '1',
+    // A free port per server (several start at once with --nodes): never a clash on 9464.
+    METRICS_PORT: '0',
+    ...Object.fromEntries(
+      (opts.env ?? []).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
+    ),
+  },
   nodeFlags:
     opts['node-flags'] === undefined
       ? SERVER_NODE_FLAGS
@@ -191,6 +209,7 @@ async function main(): Promise<void> {
     `payload ${ENVELOPE} (fresh event id per request); wrk, ${shape.connections} connections, ${shape.warmupSeconds} s warm-up + ${shape.seconds} s per run, ${RUNS} run(s); ${what}`,
   )
   if (opts.retention !== undefined) return retentionMain(Number(opts.retention))
+  if (opts['metrics-cost']) return metricsCostMain(Number(opts['scrape-ms']))
   const prefilled = opts.scale ? await prefilledDatabase(startOptions) : undefined
   const ingests: IngestFigures[] = []
   const bares: BareFigures[] = []
@@ -313,6 +332,47 @@ async function retentionMain(n: number): Promise<void> {
   writeFileSync(
     opts.json,
     `${JSON.stringify({ shape, runs: RUNS, db: DB, retention: { expired: n, without, during, ratio } }, null, 2)}\n`,
+  )
+}
+
+/** `--metrics-cost`: the three arms of scripts/bench/metrics-cost.ts, interleaved. */
+async function metricsCostMain(scrapeMs: number): Promise<void> {
+  if (opts.target !== undefined || NODES > 1) refuse('--metrics-cost runs one built server')
+  if (!(scrapeMs >= 100)) refuse('--scrape-ms is at least 100')
+  const cost = await instrumentCost()
+  console.log(
+    `instruments in-process: ${cost.requestNs} ns CPU per counted request, ${cost.commitNs} ns per committed group (3 outcome counters); /metrics render ${cost.renderMedianMs} ms median, ${cost.renderP99Ms} ms p99, ${cost.renderBytes} bytes`,
+  )
+  const runs: MetricsArmRun[] = []
+  for (let r = 1; r <= RUNS; r++) {
+    for (const arm of armOrder(r)) {
+      const run = await metricsArmRun(startOptions, shape, arm, scrapeMs)
+      runs.push(run)
+      const scraped =
+        arm === 'scraped' ? `; ${run.scrapes} scrapes, slowest ${run.scrapeMaxMs} ms` : ''
+      console.log(`run ${r} metrics ${arm.padEnd(7)}: ${formatIngest(run.ingest)}${scraped}`)
+    }
+  }
+  const of = (arm: string) => medianOf(runs.filter((x) => x.arm === arm).map((x) => x.ingest))
+  const off = of('off')
+  const on = of('on')
+  const scraped = of('scraped')
+  const m = RUNS > 1 ? 'median ' : ''
+  const ratio = Math.round((on.eventsPerSec / off.eventsPerSec) * 1000) / 1000
+  const ratioScraped = Math.round((scraped.eventsPerSec / off.eventsPerSec) * 1000) / 1000
+  console.log(`\n${m}metrics off:     ${formatIngest(off)}`)
+  console.log(`${m}metrics on:      ${formatIngest(on)}`)
+  console.log(`${m}metrics scraped: ${formatIngest(scraped)}`)
+  console.log(
+    `${m}events/s on / off: ${ratio}; scraped every ${scrapeMs} ms / off: ${ratioScraped}`,
+  )
+  console.log(
+    `${m}p99: off ${off.p99Ms} ms, on ${on.p99Ms} ms, scraped ${scraped.p99Ms} ms (scraped − on: ${Math.round((scraped.p99Ms - on.p99Ms) * 100) / 100} ms)`,
+  )
+  mkdirSync(dirname(opts.json), { recursive: true })
+  writeFileSync(
+    opts.json,
+    `${JSON.stringify({ shape, runs: RUNS, db: DB, metricsCost: { scrapeMs, cost, off, on, scraped, ratio, ratioScraped, runs } }, null, 2)}\n`,
   )
 }
 

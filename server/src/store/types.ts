@@ -158,6 +158,12 @@ export interface WriteUnitResult {
   refused?: DigestFailure
   /** Set when the unit's project has an event quota: what the charge met (quota-rules.ts). */
   quota?: UnitQuota
+  /**
+   * The outcome counters the transaction that wrote this unit added, summed for its whole
+   * group: set on one result of a committed group only. The group committer hands them to the
+   * metrics (metrics/registry.ts), so `/metrics` counts exactly what the outcomes table got.
+   */
+  outcomes?: OutcomeDelta[]
 }
 
 /** Summed outcome counters. */
@@ -604,5 +610,17 @@ export interface Store
   readonly dialect: 'sqlite' | 'postgres'
   /** Configuration changes of every node, for the caches (change-feed.ts). */
   readonly changes: ChangeFeed
+  /** What the backend's own machinery is doing now, for `/metrics` (per backend, optional). */
+  usage?(): StoreUsage
   close(): Promise<void>
+}
+
+/** Gauges of a backend's machinery that an operator watches (docs/operations.md). */
+export interface StoreUsage {
+  /** PostgreSQL: pool connections in use and idle, requests waiting for one, the pool's size. */
+  pool?: { inUse: number; idle: number; waiting: number; size: number }
+  /** PostgreSQL: reconnects of the change feed's listening connection, last notice's delay (ms). */
+  feed?: { reconnects: number; lagMs: number; connected: boolean }
+  /** SQLite: seconds the writer thread has been busy since the process started. */
+  writerBusySeconds?: number
 }

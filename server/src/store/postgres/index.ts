@@ -73,6 +73,15 @@ export async function openPostgresStore(
     ...userLifecycleQueries(port),
     ...teamQueries(port),
     changes,
+    usage: () => ({
+      pool: {
+        inUse: pool.totalCount - pool.idleCount,
+        idle: pool.idleCount,
+        waiting: pool.waitingCount,
+        size: poolSize,
+      },
+      feed: changes.stats(),
+    }),
     close: async () => {
       await changes.close()
       await pool.end()

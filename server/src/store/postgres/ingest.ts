@@ -13,7 +13,7 @@ import {
   upsertGroup,
 } from '../grouping-upsert.ts'
 import { IssueSummaries } from '../issue-summaries.ts'
-import { eventOutcome, OutcomeCounters } from '../outcome-counters.ts'
+import { eventOutcome, OutcomeCounters, withOutcomes } from '../outcome-counters.ts'
 import {
   admitReserved,
   overQuotaOutcome,
@@ -404,7 +404,8 @@ export function pgIngest(pool: pg.Pool): IngestStore {
         ),
         Date.now(),
       )
-      for (const o of counters.sorted())
+      const outcomes = counters.sorted()
+      for (const o of outcomes)
         await run(
           c,
           `INSERT INTO outcomes (project_id, key_id, hour, outcome, reason, category, quantity)
@@ -415,7 +416,7 @@ export function pgIngest(pool: pg.Pool): IngestStore {
         )
       await writeSummaries(c, summaries)
       for (const [id, n] of charged.used) stored.set(id, n)
-      return results
+      return withOutcomes(results, outcomes)
     })
   return {
     write: async (units) => {

@@ -18,7 +18,7 @@ import { userLifecycleQueries } from '../queries/user-lifecycle.ts'
 import type { Store } from '../types.ts'
 import { openConnection } from './connection.ts'
 import { sqliteIngest } from './ingest.ts'
-import { sqliteIngestThread } from './ingest-thread.ts'
+import { sqliteIngestThread, writerBusySeconds } from './ingest-thread.ts'
 import { sqliteIssues } from './issues.ts'
 import { loadMigrations, migrate } from './migrations.ts'
 import { sqliteMonitors } from './monitors.ts'
@@ -75,6 +75,7 @@ export async function openSqliteStore(
     ...userLifecycleQueries(port),
     ...teamQueries(port),
     changes,
+    ...(writer !== undefined ? { usage: () => ({ writerBusySeconds: writerBusySeconds() }) } : {}),
     close: async () => {
       await writer?.close()
       await changes.close()

@@ -12,7 +12,7 @@ import {
   upsertGroupSync,
 } from '../grouping-upsert.ts'
 import { IssueSummaries } from '../issue-summaries.ts'
-import { eventOutcome, OutcomeCounters } from '../outcome-counters.ts'
+import { eventOutcome, OutcomeCounters, withOutcomes } from '../outcome-counters.ts'
 import { admitEvents, overQuotaOutcome, type QuotaWindow, type UnitQuota } from '../quota-rules.ts'
 import {
   type EventParams,
@@ -264,11 +264,12 @@ export function sqliteIngest(db: Database.Database): IngestStore {
       u.events.map((r) => ({ projectId: unitProject(units[k]), r })),
     )
     recordAlerts(stored, Date.now())
-    for (const o of counters.sorted())
+    const outcomes = counters.sorted()
+    for (const o of outcomes)
       addOutcome.run(o.projectId, o.keyId, o.at, o.outcome, o.reason, o.category, o.quantity)
     for (const f of summaries.facets()) addFacet.run(...f)
     for (const h of summaries.hours()) addHour.run(...h)
-    return results
+    return withOutcomes(results, outcomes)
   })
 
   // IMMEDIATE takes the write lock up front: the reads inside then never race another
