@@ -517,3 +517,39 @@ export function scrubEvent(
   }
   return remarks.count === 0 ? undefined : remarks.meta
 }
+
+/** One remark read back from `_meta`: the dotted path and the rules that changed it. */
+export interface RemarkLine {
+  path: string
+  rules: string[]
+  removed: boolean
+}
+
+/**
+ * The remarks of a stored event's `_meta`, flattened for display (at most `max`). Reads
+ * untrusted-shaped JSON defensively: only `rem` entries whose rule is a string count.
+ */
+export function remarkLines(meta: unknown, max = 200): RemarkLine[] {
+  const out: RemarkLine[] = []
+  const walk = (node: unknown, path: string[], depth: number): void => {
+    if (!isObj(node) || depth > 40 || out.length >= max) return
+    for (const k of Object.keys(node)) {
+      if (out.length >= max) return
+      const v = node[k]
+      if (k === '') {
+        const rem = isObj(v) && Array.isArray(v['rem']) ? v['rem'] : []
+        const rules = rem.flatMap((r) =>
+          Array.isArray(r) && typeof r[0] === 'string' ? [r[0]] : [],
+        )
+        if (rules.length > 0)
+          out.push({
+            path: path.join('.'),
+            rules,
+            removed: rem.some((r) => Array.isArray(r) && r[1] === 'x'),
+          })
+      } else walk(v, [...path, k], depth + 1)
+    }
+  }
+  walk(meta, [], 0)
+  return out
+}
