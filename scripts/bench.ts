@@ -24,6 +24,9 @@
  *   --retention N       instead of the runs above: ingest while the retention sweep removes N
  *                       pre-filled expired events vs. the same without a sweep, interleaved
  *                       (scripts/bench/retention.ts says how each backend sweeps)
+ *   --no-privacy        the bench project with data scrubbing and inbound filters off
+ *   --privacy-compare   instead of the runs above: N runs with the default scrubbing and filters
+ *                       on and N with them off, interleaved, their medians and the ratio
  *   --no-bare           skip the ceiling; --json FILE (artifacts/bench.json)
  */
 import { mkdirSync, writeFileSync } from 'node:fs'
@@ -67,6 +70,8 @@ const { values: opts } = parseArgs({
     json: { type: 'string', default: 'artifacts/bench.json' },
     quota: { type: 'string' },
     retention: { type: 'string' },
+    'no-privacy': { type: 'boolean', default: false },
+    'privacy-compare': { type: 'boolean', default: false },
   },
 })
 
@@ -105,6 +110,7 @@ const startOptions: StartOptions = {
   db: DB,
   nodes: NODES,
   ...(opts.quota === undefined ? {} : { quota: Number(opts.quota) }),
+  ...(opts['no-privacy'] ? { privacyOff: true } : {}),
 }
 
 /** The server for one run: started fresh each time, or the given target. */
@@ -121,8 +127,11 @@ function instance(): Promise<Instance> {
   )
 }
 
-async function ingestRun(): Promise<IngestFigures> {
-  const inst = await instance()
+async function ingestRun(privacyOff?: boolean): Promise<IngestFigures> {
+  const inst =
+    privacyOff === undefined
+      ? await instance()
+      : await startInstance({ ...startOptions, privacyOff })
   try {
     const f = await measureIngest(inst.target, shape)
     // Every acknowledged event must be stored (warm-up included): a 200 is a promise.
@@ -191,6 +200,7 @@ async function main(): Promise<void> {
     `payload ${ENVELOPE} (fresh event id per request); wrk, ${shape.connections} connections, ${shape.warmupSeconds} s warm-up + ${shape.seconds} s per run, ${RUNS} run(s); ${what}`,
   )
   if (opts.retention !== undefined) return retentionMain(Number(opts.retention))
+  if (opts['privacy-compare']) return privacyMain()
   const prefilled = opts.scale ? await prefilledDatabase(startOptions) : undefined
   const ingests: IngestFigures[] = []
   const bares: BareFigures[] = []
@@ -279,6 +289,35 @@ async function main(): Promise<void> {
   }
   mkdirSync(dirname(opts.json), { recursive: true })
   writeFileSync(opts.json, `${JSON.stringify(result, null, 2)}\n`)
+}
+
+/**
+ * `--privacy-compare`: the same ingest load with the project's default data scrubbing and
+ * inbound filters on and with them off, interleaved (on, off, on, off…), and their medians.
+ */
+async function privacyMain(): Promise<void> {
+  if (opts.target !== undefined) refuse('--privacy-compare runs the built server')
+  const on: IngestFigures[] = []
+  const off: IngestFigures[] = []
+  for (let r = 1; r <= RUNS; r++) {
+    const a = await ingestRun(false)
+    on.push(a)
+    console.log(`run ${r} privacy on:  ${formatIngest(a)}`)
+    const b = await ingestRun(true)
+    off.push(b)
+    console.log(`run ${r} privacy off: ${formatIngest(b)}`)
+  }
+  const mOn = medianOf(on)
+  const mOff = medianOf(off)
+  const ratio = Math.round((mOn.eventsPerSec / mOff.eventsPerSec) * 1000) / 1000
+  console.log(`\nmedian privacy on:  ${formatIngest(mOn)}`)
+  console.log(`median privacy off: ${formatIngest(mOff)}`)
+  console.log(`events/s on / off: ${ratio}`)
+  mkdirSync(dirname(opts.json), { recursive: true })
+  writeFileSync(
+    opts.json,
+    `${JSON.stringify({ shape, runs: RUNS, db: DB, privacyOn: mOn, privacyOff: mOff, ratio, onRuns: on, offRuns: off }, null, 2)}\n`,
+  )
 }
 
 /** `--retention N`: runs without and with the sweep, interleaved, and their medians. */
