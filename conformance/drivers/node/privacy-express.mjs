@@ -38,7 +38,6 @@ app.post('/login', (req, _res) => {
   throw new Error(`login failed: card ${req.body.card} rejected (password=${password})`)
 })
 Sentry.setupExpressErrorHandler(app)
-// biome-ignore lint/correctness/noUnusedFunctionParameters: Express knows error handlers by arity.
 app.use((_err, _req, res, _next) => res.status(500).send('failed'))
 
 const server = app.listen(0, '127.0.0.1')

@@ -34,8 +34,10 @@ export const OUTCOME_DESCRIPTIONS: Record<string, string> = {
   'filtered:browser-extensions': 'Filtered: an error caused by a browser extension.',
   'filtered:legacy-browsers': 'Filtered: sent by a legacy browser.',
   'filtered:web-crawlers': 'Filtered: sent by a web crawler.',
-  'filtered:error-message': "Filtered: the message matched one of the project's error-message patterns.",
-  'filtered:release-version': "Filtered: the release matched one of the project's release patterns.",
+  'filtered:error-message':
+    "Filtered: the message matched one of the project's error-message patterns.",
+  'filtered:release-version':
+    "Filtered: the release matched one of the project's release patterns.",
   'filtered:ip-address': "Filtered: sent from one of the project's blocked client addresses.",
   unsupported: 'Dropped: this server does not store this item type.',
   'rejected:auth_missing': 'Rejected (401): the request carried no DSN key.',
