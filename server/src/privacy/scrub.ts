@@ -1,11 +1,11 @@
 import type { NormalizedEvent, Stacktrace } from '../event/types.ts'
 import {
-  anyOf,
   DEFAULT_VALUE_RULES,
   FILTERED,
   IP_RULE,
   SENSITIVE_KEY,
   SESSION_COOKIES,
+  stringFacts,
   type ValueRule,
 } from './patterns.ts'
 import type { PrivacySettings } from './settings.ts'
@@ -29,8 +29,6 @@ export interface ScrubPolicy {
   readonly safe: ReadonlySet<string>
   readonly scrubIp: boolean
   readonly valueRules: readonly ValueRule[]
-  /** True for any string one of `valueRules` could change. */
-  readonly quick: RegExp | undefined
 }
 
 /** Builds the scrub policy of a settings object. */
@@ -50,8 +48,21 @@ export function scrubPolicy(s: PrivacySettings): ScrubPolicy {
     safe: new Set(s.safeFields.map((f) => f.trim().toLowerCase())),
     scrubIp: s.scrubIp,
     valueRules,
-    quick: valueRules.length > 0 ? anyOf(valueRules) : undefined,
   }
+}
+
+/** Keys seen before and whether the default key rule filters them: keys repeat across events. */
+const keyVerdicts = new Map<string, boolean>()
+
+function defaultKeyRule(key: string): boolean {
+  let v = keyVerdicts.get(key)
+  if (v === undefined) {
+    v = SENSITIVE_KEY.test(key)
+    // Bounded: client keys are arbitrary; a full cache starts over.
+    if (keyVerdicts.size >= 10_000) keyVerdicts.clear()
+    if (key.length <= 100) keyVerdicts.set(key, v)
+  }
+  return v
 }
 
 /** Remarks kept per event; the rest are counted in one summary remark. */
@@ -106,7 +117,7 @@ class Scrubber {
   /** The rule that filters a key's whole value, if any. */
   keyRule(key: string): string | undefined {
     if (!this.p.defaults && this.p.sensitive === undefined) return undefined
-    if (this.p.defaults && SENSITIVE_KEY.test(key)) return '@password'
+    if (this.p.defaults && defaultKeyRule(key)) return '@password'
     if (this.p.sensitive?.test(key) === true) return 'sensitive_fields'
     return undefined
   }
@@ -125,10 +136,13 @@ class Scrubber {
     if (s.length < 4) return s
     if (this.p.sensitive?.test(s) === true)
       return s === FILTERED ? s : this.filtered('sensitive_fields')
-    const quick = this.p.quick
-    if (quick === undefined || !quick.test(s)) return s
+    const rules = this.p.valueRules
+    if (rules.length === 0) return s
+    const facts = stringFacts(s)
+    if (facts === 0 && !s.includes('earer') && !s.includes('EARER')) return s
     let out = s
-    for (const rule of this.p.valueRules) {
+    for (const rule of rules) {
+      if (!rule.guard(out, facts)) continue
       rule.re.lastIndex = 0
       if (!rule.re.test(out)) continue
       rule.re.lastIndex = 0
