@@ -1,12 +1,12 @@
 import { z } from 'zod'
-import { onProject } from '../accounts/access.ts'
 import { actorOf, recordAudit } from '../audit/record.ts'
 import { ApiError } from '../errors.ts'
+import { onProject } from '../http/route-access.ts'
+import type { ApiScope } from '../http-kit/openapi.ts'
+import { bodyErrorResponses, errorResponses, ProjectParams } from '../http-kit/schemas.ts'
+import { pathProject } from '../http-kit/validate.ts'
 import { type PrivacySettings, settingsProblem } from '../privacy/settings.ts'
 import type { Store } from '../store/types.ts'
-import type { ApiScope } from './openapi.ts'
-import { bodyErrorResponses, errorResponses, ProjectParams } from './schemas.ts'
-import { pathProject } from './validate.ts'
 
 const list = z.array(z.string().max(10_000)).max(10_000)
 
