@@ -27,6 +27,9 @@
  *   --metrics on|off    the server's Prometheus instruments (METRICS_ENABLED; on by default)
  *   --metrics-cost      instead of the runs above: instruments off, on, and on with /metrics
  *                       scraped every --scrape-ms (1000), interleaved (scripts/bench/metrics-cost.ts)
+ *   --no-privacy        the bench project with data scrubbing and inbound filters off
+ *   --privacy-compare   instead of the runs above: N runs with the default scrubbing and filters
+ *                       on and N with them off, interleaved, their medians and the ratio
  *   --no-bare           skip the ceiling; --json FILE (artifacts/bench.json)
  */
 import { mkdirSync, writeFileSync } from 'node:fs'
@@ -79,6 +82,8 @@ const { values: opts } = parseArgs({
     metrics: { type: 'string', default: 'on' },
     'metrics-cost': { type: 'boolean', default: false },
     'scrape-ms': { type: 'string', default: '1000' },
+    'no-privacy': { type: 'boolean', default: false },
+    'privacy-compare': { type: 'boolean', default: false },
   },
 })
 
@@ -123,6 +128,7 @@ const startOptions: StartOptions = {
   db: DB,
   nodes: NODES,
   ...(opts.quota === undefined ? {} : { quota: Number(opts.quota) }),
+  ...(opts['no-privacy'] ? { privacyOff: true } : {}),
 }
 
 /** The server for one run: started fresh each time, or the given target. */
@@ -139,8 +145,11 @@ function instance(): Promise<Instance> {
   )
 }
 
-async function ingestRun(): Promise<IngestFigures> {
-  const inst = await instance()
+async function ingestRun(privacyOff?: boolean): Promise<IngestFigures> {
+  const inst =
+    privacyOff === undefined
+      ? await instance()
+      : await startInstance({ ...startOptions, privacyOff })
   try {
     const f = await measureIngest(inst.target, shape)
     // Every acknowledged event must be stored (warm-up included): a 200 is a promise.
@@ -210,6 +219,7 @@ async function main(): Promise<void> {
   )
   if (opts.retention !== undefined) return retentionMain(Number(opts.retention))
   if (opts['metrics-cost']) return metricsCostMain(Number(opts['scrape-ms']))
+  if (opts['privacy-compare']) return privacyMain()
   const prefilled = opts.scale ? await prefilledDatabase(startOptions) : undefined
   const ingests: IngestFigures[] = []
   const bares: BareFigures[] = []
@@ -298,6 +308,35 @@ async function main(): Promise<void> {
   }
   mkdirSync(dirname(opts.json), { recursive: true })
   writeFileSync(opts.json, `${JSON.stringify(result, null, 2)}\n`)
+}
+
+/**
+ * `--privacy-compare`: the same ingest load with the project's default data scrubbing and
+ * inbound filters on and with them off, interleaved (on, off, on, off…), and their medians.
+ */
+async function privacyMain(): Promise<void> {
+  if (opts.target !== undefined) refuse('--privacy-compare runs the built server')
+  const on: IngestFigures[] = []
+  const off: IngestFigures[] = []
+  for (let r = 1; r <= RUNS; r++) {
+    const a = await ingestRun(false)
+    on.push(a)
+    console.log(`run ${r} privacy on:  ${formatIngest(a)}`)
+    const b = await ingestRun(true)
+    off.push(b)
+    console.log(`run ${r} privacy off: ${formatIngest(b)}`)
+  }
+  const mOn = medianOf(on)
+  const mOff = medianOf(off)
+  const ratio = Math.round((mOn.eventsPerSec / mOff.eventsPerSec) * 1000) / 1000
+  console.log(`\nmedian privacy on:  ${formatIngest(mOn)}`)
+  console.log(`median privacy off: ${formatIngest(mOff)}`)
+  console.log(`events/s on / off: ${ratio}`)
+  mkdirSync(dirname(opts.json), { recursive: true })
+  writeFileSync(
+    opts.json,
+    `${JSON.stringify({ shape, runs: RUNS, db: DB, privacyOn: mOn, privacyOff: mOff, ratio, onRuns: on, offRuns: off }, null, 2)}\n`,
+  )
 }
 
 /** `--retention N`: runs without and with the sweep, interleaved, and their medians. */

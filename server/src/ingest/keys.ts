@@ -1,11 +1,15 @@
 import { ApiError } from '../errors.ts'
+import type { PrivacySettings } from '../privacy/settings.ts'
+import type { PrivacyStore } from '../store/privacy-types.ts'
 import type { Project, ProjectKey, ProjectStore } from '../store/types.ts'
 import type { Credentials } from './auth.ts'
 
-/** A key that may ingest, with its project. */
+/** A key that may ingest, with its project and the project's scrubbing and filter settings. */
 export interface ResolvedKey {
   key: ProjectKey
   project: Project
+  /** Absent for events the server makes itself: a new project's defaults apply. */
+  privacy?: PrivacySettings
 }
 
 /**
@@ -18,10 +22,10 @@ export class KeyResolver {
   private readonly loading = new Map<string, Promise<ResolvedKey | null>>()
   /** Bumped by invalidate(): a read that began before it must not refill the cache. */
   private generation = 0
-  private readonly store: ProjectStore
+  private readonly store: ProjectStore & PrivacyStore
   private readonly ttlMs: number
 
-  constructor(store: ProjectStore, ttlMs = 30_000) {
+  constructor(store: ProjectStore & PrivacyStore, ttlMs = 30_000) {
     this.store = store
     this.ttlMs = ttlMs
   }
@@ -51,7 +55,14 @@ export class KeyResolver {
     const generation = this.generation
     const key = await this.store.findKey(publicKey)
     const project = key === undefined ? undefined : await this.store.getProject(key.projectId)
-    const value = key !== undefined && project !== undefined ? { key, project } : null
+    // Read with the key, so a settings change reaches ingest through the same cache and the
+    // same change-feed notice (`projects`) as a project change.
+    const privacy =
+      project === undefined ? undefined : await this.store.getPrivacySettings(project.id)
+    const value =
+      key !== undefined && project !== undefined && privacy !== undefined
+        ? { key, project, privacy }
+        : null
     if (generation !== this.generation) return value
     if (this.cache.size > 10_000) this.cache.clear()
     this.cache.set(publicKey, { value, at: Date.now() })

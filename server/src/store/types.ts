@@ -1,3 +1,4 @@
+import type { PrivacySettings } from '../privacy/settings.ts'
 import type { ChangeFeed } from './change-feed.ts'
 /**
  * The storage interface. SQLite (`sqlite/`) is the embedded default; a PostgreSQL backend
@@ -5,6 +6,7 @@ import type { ChangeFeed } from './change-feed.ts'
  * outside `store/` knows which one runs. Times are Unix milliseconds.
  */
 import type { CheckInToWrite, MonitorStore } from './monitor-types.ts'
+import type { PrivacyStore } from './privacy-types.ts'
 import type { UnitQuota } from './quota-rules.ts'
 import type { ReleaseHealthStore, SessionBucket, SessionUpdate } from './release-health-types.ts'
 import type { TeamStore, TokenScope } from './team-types.ts'
@@ -135,6 +137,8 @@ export interface UndigestedEvents {
   /** Receive time, ms. */
   received: number
   clientIp: string | null
+  /** The project's scrubbing and filter settings (privacy/settings.ts); null: a new project's. */
+  privacy?: PrivacySettings | null
   /** Each item's bytes and, when it wins over the payload's, the envelope header's event id. */
   items: { payload: Uint8Array; headerId: string | null }[]
 }
@@ -606,7 +610,8 @@ export interface Store
     LiveStore,
     UserLifecycleStore,
     AuditStore,
-    TeamStore {
+    TeamStore,
+    PrivacyStore {
   readonly dialect: 'sqlite' | 'postgres'
   /** Configuration changes of every node, for the caches (change-feed.ts). */
   readonly changes: ChangeFeed

@@ -3,6 +3,7 @@
  * user, request). The payload is read as untrusted JSON through small guards, and every value
  * is shown as text through `html`.
  */
+import { remarkLines } from '../privacy/scrub.ts'
 import { count, isoTime, truncate } from './format.ts'
 import { html, type SafeHtml } from './html.ts'
 
@@ -186,6 +187,19 @@ function contexts(event: Json): SafeHtml {
   )}</div>`
 }
 
+/**
+ * What server-side scrubbing removed from the event (its `_meta` remarks): the path and the
+ * rule, never the value, which was not stored.
+ */
+function removedData(meta: unknown): SafeHtml | string {
+  const lines = remarkLines(meta)
+  if (lines.length === 0) return ''
+  return html`<h2>Data removed</h2><p class="small muted">Scrubbed by the server before the event was stored: [Filtered] marks a replaced value.</p><div class="table-wrap"><table class="kv remarks">${lines.map(
+    (l) =>
+      html`<tr><th>${l.path === '' ? '(event)' : l.path}</th><td>${l.removed ? 'removed' : 'replaced'} by ${l.rules.join(', ')}</td></tr>`,
+  )}</table></div>`
+}
+
 /** The whole event section of the issue page. */
 export function eventBody(payload: unknown, component: string | null): SafeHtml {
   const event = obj(payload) ?? {}
@@ -200,6 +214,7 @@ export function eventBody(payload: unknown, component: string | null): SafeHtml 
   const request = obj(event['request'])
   const sdk = obj(event['sdk'])
   return html`${msg === undefined ? '' : html`<h2>Message</h2><pre>${truncate(msg, 8000)}</pre>`}
+${removedData(event['_meta'])}
 ${hasException ? html`<h2>Exception</h2><p class="small muted">Most recent call first.</p>${exceptions(event)}` : ''}
 ${st === undefined ? '' : html`<h2>Stack trace</h2>${stacktrace(st)}`}
 <div class="grid2"><div><h2>Tags</h2>${tags.length === 0 ? html`<p class="muted small">No tags.</p>` : html`<div class="table-wrap"><table class="kv">${tags.map(([k, v]) => html`<tr><th>${k}</th><td>${v}</td></tr>`)}</table></div>`}</div>

@@ -118,6 +118,7 @@ export const SPECS: Record<string, RouteSpec> = {
     body: (ids) => ({ name: `made ${next()}`, team_id: ids['teamId'] }),
   },
   'PUT /api/0/projects/:projectId/': { body: () => ({ quota: null }) },
+  'PUT /api/0/projects/:projectId/privacy/': { body: () => ({ scrub_data: true }) },
   'PUT /api/0/projects/:projectId/team/': { body: (ids) => ({ team_id: ids['teamId'] }) },
   'PUT /api/0/issues/:issueId/': { body: () => ({ status: 'resolved' }) },
   'POST /api/0/projects/:projectId/alert-rules/': {
@@ -167,6 +168,9 @@ export const SPECS: Record<string, RouteSpec> = {
   'POST /projects/:projectId/settings/keys': { body: () => ({ label: `ui-${next()}` }) },
   'POST /projects/:projectId/settings/keys/:keyId/revoke': {
     fresh: (app, t) => freshKey(app, t),
+  },
+  'POST /projects/:projectId/settings/privacy': {
+    body: () => ({ scrub_data: 'on', scrub_defaults: 'on' }),
   },
   'POST /projects/:projectId/settings/quota': {
     body: () => ({ events: '', window_seconds: '3600' }),

@@ -6,6 +6,7 @@ import { alertQueries } from '../queries/alerts.ts'
 import { liveQueries } from '../queries/live.ts'
 import { loginFailureQueries } from '../queries/login-failures.ts'
 import { outcomeQueries } from '../queries/outcomes.ts'
+import { privacyQueries } from '../queries/project-privacy.ts'
 import { projectQueries } from '../queries/projects.ts'
 import { quotaQueries } from '../queries/quotas.ts'
 import { teamQueries } from '../queries/teams.ts'
@@ -72,6 +73,7 @@ export async function openPostgresStore(
     ...liveQueries(port),
     ...userLifecycleQueries(port),
     ...teamQueries(port),
+    ...privacyQueries(port),
     changes,
     usage: () => ({
       pool: {

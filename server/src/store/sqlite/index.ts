@@ -8,6 +8,7 @@ import { alertQueries } from '../queries/alerts.ts'
 import { liveQueries } from '../queries/live.ts'
 import { loginFailureQueries } from '../queries/login-failures.ts'
 import { outcomeQueries } from '../queries/outcomes.ts'
+import { privacyQueries } from '../queries/project-privacy.ts'
 import { projectQueries } from '../queries/projects.ts'
 import { quotaQueries } from '../queries/quotas.ts'
 import { teamQueries } from '../queries/teams.ts'
@@ -74,6 +75,7 @@ export async function openSqliteStore(
     ...liveQueries(port),
     ...userLifecycleQueries(port),
     ...teamQueries(port),
+    ...privacyQueries(port),
     changes,
     ...(writer !== undefined ? { usage: () => ({ writerBusySeconds: writerBusySeconds() }) } : {}),
     close: async () => {
