@@ -54,6 +54,8 @@ export interface Issue {
   ignoreUntil: number | null
   /** Ignored until `timesSeen` reaches this, when status is `ignored`. */
   ignoreUntilSeen: number | null
+  /** Distinct users of its events (the `user` tag's values); 0 when none said who. */
+  users: number
 }
 
 /** An event ready to be written: normalised, grouped, with its indexed columns extracted. */
@@ -80,6 +82,14 @@ export interface EventToWrite {
    * as the digest threads hand it over, passed on to the store as it is.
    */
   payload: string | Uint8Array
+  /**
+   * The search tags (search/event-tags.ts), bounded by the digest; none when absent (rows
+   * built by hand, check-ins). Aggregated per issue in `issue_tags`, kept per event in
+   * `events.search`.
+   */
+  tags?: [string, string][]
+  /** The event's free text for search (search/event-tags.ts), bounded by the digest. */
+  text?: string
 }
 
 /** What writing one event did. */

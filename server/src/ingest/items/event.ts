@@ -6,6 +6,7 @@ import { repairNonFiniteJson } from '../../event/non-finite-json.ts'
 import { normalizeEvent, normalizeEventId } from '../../event/normalize.ts'
 import type { NormalizedEvent } from '../../event/types.ts'
 import { groupEvent } from '../../grouping/index.ts'
+import { eventSearchFields } from '../../search/event-tags.ts'
 import type { EventToWrite } from '../../store/types.ts'
 import type { IngestContext } from '../context.ts'
 
@@ -93,6 +94,9 @@ export function digestEvent(
     if (Object.hasOwn(raw, k) && !(k in event)) stored[k] = trimBag(raw[k], k, extraNotes, 1)
   }
   if (extraNotes.notes.length > 0) event.errors = [...(event.errors ?? []), ...extraNotes.list()]
+  // The search fields; tags dropped for their bounds are noted on the event, not refused.
+  const search = eventSearchFields(event)
+  if (search.dropped.length > 0) event.errors = [...(event.errors ?? []), ...search.dropped]
   // The one serialisation of the event (unknown keys first, then the normalised event, then the
   // labels), built in place: a spread into a fresh object cost a copy of every key per event.
   Object.assign(stored, event)
@@ -118,6 +122,8 @@ export function digestEvent(
       hash: group.hash,
       groupingVersion: group.version,
       payload,
+      tags: search.tags,
+      text: search.text,
     },
   }
 }
