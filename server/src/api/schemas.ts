@@ -88,6 +88,7 @@ export const IssueJson = z
     level: z.string(),
     status: z.enum(['unresolved', 'resolved', 'ignored']),
     count: z.number().int(),
+    user_count: z.number().int().describe('distinct users of its events (the user tag)'),
     first_seen: isoTime,
     last_seen: isoTime,
     metadata: z.object({ type: z.string().nullable(), value: z.string().nullable() }),

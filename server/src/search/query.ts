@@ -16,13 +16,14 @@ export type Comparison = '>' | '>=' | '<' | '<=' | '='
 
 /** One condition of a query; a query matches when every condition does. */
 export type SearchTerm =
-  | { kind: 'status'; status: SearchStatus; negated: boolean }
+  /** `at`: where the term starts, for the event search's refusal of issue-only terms. */
+  | { kind: 'status'; status: SearchStatus; negated: boolean; at: number }
   /** `key:value` or `key:[a, b]` (any one of the values); values may hold `*` wildcards. */
   | { kind: 'tag'; key: string; values: string[]; negated: boolean }
   | { kind: 'has'; key: string; negated: boolean }
   /** A time bound of the issue (ms since the epoch). */
   | { kind: 'time'; field: 'first_seen' | 'last_seen'; op: Comparison; at: number }
-  | { kind: 'count'; field: 'times_seen' | 'users'; op: Comparison; n: number }
+  | { kind: 'count'; field: 'times_seen' | 'users'; op: Comparison; n: number; at: number }
   /** Case-insensitive substring of the indexed text. */
   | { kind: 'text'; text: string }
 
@@ -189,10 +190,10 @@ function timeTerm(r: Reader, field: 'first_seen' | 'last_seen', v: Value, now: n
   return { kind: 'time', field, op, at }
 }
 
-function countTerm(r: Reader, field: 'times_seen' | 'users', v: Value): SearchTerm {
+function countTerm(r: Reader, field: 'times_seen' | 'users', v: Value, at: number): SearchTerm {
   const m = /^(>=|<=|>|<|=)?(\d{1,15})$/.exec(v.text)
   if (m === null) r.fail('expected a number such as >100', v.at, v.text.slice(0, 40))
-  return { kind: 'count', field, op: (m[1] ?? '=') as Comparison, n: Number(m[2]) }
+  return { kind: 'count', field, op: (m[1] ?? '=') as Comparison, n: Number(m[2]), at }
 }
 
 /** One `key:value` term; `i` is just past the colon. */
@@ -212,7 +213,7 @@ function keyed(r: Reader, key: string, keyAt: number, negated: boolean, now: num
     const s = text.toLowerCase()
     if (!(STATUSES as readonly string[]).includes(s))
       r.fail(`unknown state (is: takes ${STATUSES.join(', ')})`, v.at, text.slice(0, 40))
-    return { kind: 'status', status: s as SearchStatus, negated }
+    return { kind: 'status', status: s as SearchStatus, negated, at: keyAt }
   }
   if (lower === 'has') {
     if (!KEY.test(text) || text.length > MAX_KEY_LENGTH) r.fail('expected a tag key', v.at)
@@ -226,7 +227,7 @@ function keyed(r: Reader, key: string, keyAt: number, negated: boolean, now: num
   const count = COUNT_FIELDS[lower]
   if (count !== undefined) {
     if (negated) r.fail(`'!' does not apply to '${key}:'`, keyAt - 1)
-    return countTerm(r, count, v)
+    return countTerm(r, count, v, keyAt)
   }
   if (text === '' && !v.quoted) r.fail(`expected a value after '${key}:'`, keyAt)
   return { kind: 'tag', key, values: [text], negated }

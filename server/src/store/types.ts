@@ -7,6 +7,7 @@ import type { ChangeFeed } from './change-feed.ts'
 import type { CheckInToWrite, MonitorStore } from './monitor-types.ts'
 import type { UnitQuota } from './quota-rules.ts'
 import type { ReleaseHealthStore, SessionBucket, SessionUpdate } from './release-health-types.ts'
+import type { IssueSearchStore } from './search-types.ts'
 import type { TeamStore, TokenScope } from './team-types.ts'
 import type { AuditStore, UserLifecycleStore } from './user-lifecycle-types.ts'
 
@@ -610,7 +611,8 @@ export interface Store
     LiveStore,
     UserLifecycleStore,
     AuditStore,
-    TeamStore {
+    TeamStore,
+    IssueSearchStore {
   readonly dialect: 'sqlite' | 'postgres'
   /** Configuration changes of every node, for the caches (change-feed.ts). */
   readonly changes: ChangeFeed
