@@ -155,6 +155,7 @@ function list(r: Reader): string[] {
     out.push(checkValue(r, v))
     if (out.length > MAX_LIST_VALUES) r.fail(`more than ${MAX_LIST_VALUES} values in a list`, v.at)
     r.skipSpace()
+    if (r.done) r.fail('unterminated list', open)
     const c = r.peek()
     if (c === ',') {
       r.i++
