@@ -74,16 +74,6 @@ export const UpdateIssue = IssueUpdate.describe('issue update')
 
 const IssueParams = z.object({ issueId: PathId })
 
-/** The 400 of a query that does not parse: where and what, besides the detail. */
-const QueryErrorBody = z
-  .object({
-    detail: z.string(),
-    causes: z.array(z.string()).optional(),
-    position: z.number().int().optional().describe('0-based offset in the query'),
-    token: z.string().optional().describe('the text that could not be read'),
-  })
-  .describe('Bad request; for a query that does not parse, its position and token')
-
 /** The tags route's answer. */
 const TagsJson = z.object({
   users: z.number().int(),
@@ -116,7 +106,7 @@ export async function issueRoutes(app: ApiScope, deps: { store: Store }): Promis
           'Issues, last seen first (or by sort); query in the search language (400 with position and token when it does not parse), plus the filters status, for_review (1: the For review queue), environment, release, component; cursor paging (x-next-cursor)',
         params: ProjectParams,
         querystring: IssueQuery,
-        response: { 200: z.array(IssueJson), ...errorResponses, 400: QueryErrorBody },
+        response: { 200: z.array(IssueJson), ...errorResponses },
       },
     },
     async (req, reply) => {
@@ -178,7 +168,7 @@ export async function issueRoutes(app: ApiScope, deps: { store: Store }): Promis
           'Events of an issue, newest first; query in the search language (tags, has:, text, firstSeen/lastSeen on the receive time); cursor paging (x-next-cursor, also when a page stops after 10,000 events read)',
         params: IssueParams,
         querystring: PageQuery,
-        response: { 200: z.array(EventJson), ...errorResponses, 400: QueryErrorBody },
+        response: { 200: z.array(EventJson), ...errorResponses },
       },
     },
     async (req, reply) => {

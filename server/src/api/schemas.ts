@@ -8,7 +8,19 @@ import { z } from 'zod'
 
 /** The body of every error answer (`errors.ts`): `detail`, and `causes` for invalid input. */
 export const ErrorBody = z
-  .object({ detail: z.string(), causes: z.array(z.string()).optional() })
+  .object({
+    detail: z.string(),
+    causes: z.array(z.string()).optional(),
+    position: z
+      .number()
+      .int()
+      .optional()
+      .describe('a search query that does not parse: 0-based offset of what could not be read'),
+    token: z
+      .string()
+      .optional()
+      .describe('a search query that does not parse: the text that could not be read'),
+  })
   .meta({ id: 'Error' })
 
 const isoTime = z.string().describe('ISO 8601 time (UTC)')
