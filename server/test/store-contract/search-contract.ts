@@ -24,7 +24,20 @@ const ev = (
   received: number,
   tags: Tags,
   text: string,
-): EventToWrite => row(p, k, hash, { title, culprit, received, timestamp: received, tags, text })
+): EventToWrite => {
+  // The row's columns agree with its tags, as the digest builds them.
+  const tag = (key: string) => tags.find(([t]) => t === key)?.[1] ?? null
+  return row(p, k, hash, {
+    title,
+    culprit,
+    received,
+    timestamp: received,
+    environment: tag('environment'),
+    release: tag('release'),
+    tags,
+    text,
+  })
+}
 
 /**
  * The shared corpus: three issues whose events carry tags and text, written in several group

@@ -52,6 +52,16 @@ function textIn(d: Dialect, text: string): Statement {
     OR i.id IN (SELECT issue_id FROM issue_text WHERE body ILIKE ${like} ESCAPE '\\'))`
 }
 
+/**
+ * Tag keys answered from `issue_facets` (kept since migration 007 for every issue) rather than
+ * `issue_tags` (since migration 014): issues from before the search keep these filters.
+ */
+const FACET_KINDS = new Set(['environment', 'release', 'component'])
+
+/** The table and key column a tag key is looked up in. */
+const tagTable = (key: string) =>
+  FACET_KINDS.has(key) ? raw('issue_facets WHERE kind') : raw('issue_tags WHERE key')
+
 /** The SQL condition of one term over `issues i`. */
 function condition(d: Dialect, t: SearchTerm): Statement {
   switch (t.kind) {
@@ -76,12 +86,12 @@ function condition(d: Dialect, t: SearchTerm): Statement {
           : []),
         ...patterns,
       ]
-      const ids = sql`SELECT issue_id FROM issue_tags WHERE key = ${t.key} AND (${join(alternatives, ' OR ')})`
+      const ids = sql`SELECT issue_id FROM ${tagTable(t.key)} = ${t.key} AND (${join(alternatives, ' OR ')})`
       return t.negated ? sql`i.id NOT IN (${ids})` : sql`i.id IN (${ids})`
     }
     case 'has': {
       // A primary-key prefix lookup per issue walked: `IN` would list every value of the key.
-      const c = sql`EXISTS (SELECT 1 FROM issue_tags WHERE issue_id = i.id AND key = ${t.key})`
+      const c = sql`EXISTS (SELECT 1 FROM ${tagTable(t.key)} = ${t.key} AND issue_id = i.id)`
       return t.negated ? sql`NOT ${c}` : c
     }
     case 'time':
