@@ -3,8 +3,8 @@
  * the pages do not depend on where the triage functions live (`server/src/triage/`).
  */
 
-import { withFilters } from '../api/search-query.ts'
 import { ApiError } from '../errors.ts'
+import { withFilters } from '../http-kit/search-query.ts'
 import type { SearchQuery } from '../search/query.ts'
 import type { Services } from '../services.ts'
 import type { IssueSort } from '../store/search-types.ts'
