@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest'
 import { normalizeEvent } from '../event/normalize.ts'
-import { decodeSearch, encodeSearch, eventSearchFields, MAX_TAGS } from './event-tags.ts'
+import {
+  decodeSearch,
+  encodeSearch,
+  eventSearchFields,
+  eventSearchString,
+  MAX_TAGS,
+} from './event-tags.ts'
 import { eventMatches } from './match-event.ts'
 import { parseQuery } from './query.ts'
 
@@ -116,5 +122,34 @@ describe('eventSearchFields', () => {
     expect(m('lastSeen:-2s')).toBe(false)
     expect(m('lastSeen:-5s')).toBe(true)
     expect(eventMatches(parseQuery('has:url', 0), { search: null, received: 0 })).toBe(false)
+  })
+
+  it("keeps per event only the tags that are not the row's columns, and its type and value", () => {
+    const s = eventSearchString(
+      [
+        ['level', 'error'],
+        ['release', 'r@1'],
+        ['environment', 'production'],
+        ['component', 'web'],
+        ['browser.name', 'Chrome'],
+      ],
+      'TypeError',
+      'x is [Filtered]',
+    )
+    expect(decodeSearch(s)).toEqual({
+      tags: new Map([['browser.name', 'Chrome']]),
+      text: 'TypeError x is [Filtered]',
+    })
+    const matches = (q: string) =>
+      eventMatches(parseQuery(q, 0), {
+        search: s,
+        received: 0,
+        environment: 'production',
+        level: 'error',
+      })
+    expect([
+      matches('environment:production level:error browser.name:Chrome'),
+      matches('release:r@1'),
+    ]).toEqual([true, false])
   })
 })

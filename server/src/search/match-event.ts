@@ -1,11 +1,16 @@
 import { decodeSearch } from './event-tags.ts'
 import { type Comparison, QuerySyntaxError, type SearchQuery, valueMatches } from './query.ts'
 
-/** An event as the event search sees it: its stored search string and receive time. */
+/** An event as the event search sees it: its stored search string, columns and receive time. */
 export interface SearchableEvent {
-  /** `events.search` (event-tags.ts encodeSearch); null for events stored before it. */
+  /** `events.search` (event-tags.ts eventSearchString); null for events stored before it. */
   search: string | null
   received: number
+  /** The tags kept as the row's own columns (event-tags.ts COLUMN_TAGS). */
+  level?: string | null
+  release?: string | null
+  environment?: string | null
+  component?: string | null
 }
 
 const compare = (a: number, op: Comparison, b: number): boolean =>
@@ -32,6 +37,10 @@ export function checkEventQuery(q: SearchQuery): void {
  */
 export function eventMatches(q: SearchQuery, e: SearchableEvent): boolean {
   const { tags, text } = decodeSearch(e.search ?? '')
+  for (const k of ['level', 'release', 'environment', 'component'] as const) {
+    const v = e[k]
+    if (v !== undefined && v !== null && v !== '') tags.set(k, v)
+  }
   let lowered: string | undefined
   for (const t of q.terms) {
     switch (t.kind) {

@@ -173,8 +173,16 @@ export function issueSearchQueries(db: SqlPort): IssueSearchStore {
       let scanned = 0
       let exhausted = false
       while (found.length <= page.limit && scanned < EVENT_SCAN_LIMIT) {
-        const batch = await db.all<{ id: number; search: string | null; received: number }>(
-          sql`SELECT id, search, received FROM events WHERE issue_id = ${issueId} AND id < ${before}
+        const batch = await db.all<{
+          id: number
+          search: string | null
+          received: number
+          level: string
+          release: string | null
+          environment: string | null
+          component: string | null
+        }>(
+          sql`SELECT id, search, received, level, release, environment, component FROM events WHERE issue_id = ${issueId} AND id < ${before}
               ORDER BY id DESC LIMIT ${SCAN_BATCH}`,
         )
         for (const e of batch) {

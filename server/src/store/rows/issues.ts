@@ -3,7 +3,7 @@
  * issue list's keyset cursor; shared so the SQLite and PostgreSQL stores cannot differ.
  */
 
-import { encodeSearch } from '../../search/event-tags.ts'
+import { eventSearchString } from '../../search/event-tags.ts'
 import type { FoundIssue } from '../grouping-upsert.ts'
 import { encodePayload, readStoredPayload } from '../payload-codec.ts'
 import type { EventToWrite, Issue, IssueStatus, StoredEvent } from '../types.ts'
@@ -140,5 +140,5 @@ export const eventInsertValues = (e: EventToWrite, issueId: number): EventParams
   e.environment,
   e.component,
   typeof e.payload === 'string' ? encodePayload(e.payload) : e.payload,
-  e.tags === undefined && e.text === undefined ? null : encodeSearch(e.tags ?? [], e.text ?? ''),
+  e.tags === undefined ? null : eventSearchString(e.tags, e.type, e.value),
 ]
