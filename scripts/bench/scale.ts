@@ -29,9 +29,9 @@ const EVENTS = Number(process.env['BENCH_SCALE_EVENTS'] ?? 1_000_000)
 const ISSUES = Number(process.env['BENCH_SCALE_ISSUES'] ?? 10_000)
 // 2: payloads digested as ingest stores them (1 stored the client's JSON, which compressed to
 // 2.7× the bytes of the real stored form).
-// 3: events carry varied tags (browser, user, url, shard) and one issue has a tenth of them,
+// 3 (4: events.search without the frames): events carry varied tags (browser, user, url, shard) and one issue has a tenth of them,
 // for the search timings (search-timing.ts).
-const FILL_VERSION = 3
+const FILL_VERSION = 4
 const MIGRATIONS = 'server/src/store/sqlite/migrations'
 
 const BROWSERS = ['Chrome', 'Chrome', 'Chrome', 'Firefox', 'Safari', 'Edge']
