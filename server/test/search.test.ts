@@ -45,7 +45,8 @@ beforeAll(async () => {
   await sendEvent(app, p.id, p.key, 'queue stalled', { environment: 'staging' })
   const [issue] = await listIssues(app, p.id, '?query=feature:checkout')
   checkoutIssue = issue?.id ?? 0
-})
+  // Four ingests and a sign-in: the hooks' default 10 s is short on a loaded machine.
+}, 60_000)
 afterAll(async () => {
   await app.close()
 })
