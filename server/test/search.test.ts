@@ -148,5 +148,8 @@ describe('search on the pages', () => {
       /<b>browser\.name<\/b><ul><li><a [^>]*>Chrome<\/a>\s*<span class="muted small">67 % · 2<\/span>/,
     )
     expect(res.body).toContain('<b>feature</b>')
+    // The event's own tags table lists the SDK's tags too.
+    expect(res.body).toContain('<tr><th>payment.provider</th><td>acme</td></tr>')
+    expect(res.body).not.toContain('No tags.')
   })
 })
