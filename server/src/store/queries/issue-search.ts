@@ -1,7 +1,7 @@
 import { eventMatches } from '../../search/match-event.ts'
 import { isWildcard, type SearchTerm } from '../../search/query.ts'
 import { decodeCursor, type EventRow, type IssueRow, toEvent, toIssue } from '../rows/issues.ts'
-import type { IssueSearchStore, IssueSort } from '../search-types.ts'
+import type { IssueSearchStore, IssueSort, TagDistribution } from '../search-types.ts'
 import type { Dialect, SqlPort } from '../sql/port.ts'
 import { join, raw, type Statement, sql } from '../sql/statement.ts'
 import { substringPattern } from '../text-filter.ts'
