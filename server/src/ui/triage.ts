@@ -3,7 +3,7 @@
  * the pages do not depend on where the triage functions live (`server/src/triage/`).
  */
 
-import { ApiError } from '../errors.ts'
+import { notFound } from '../errors.ts'
 import { withFilters } from '../http-kit/search-query.ts'
 import type { SearchQuery } from '../search/query.ts'
 import type { Services } from '../services.ts'
@@ -88,8 +88,7 @@ export function triage(services: Services) {
     /** Applies an action to one issue of a project (404 when it is another project's). */
     act: async (projectId: number, issueId: number, action: TriageAction, opts?: IgnoreOptions) => {
       const updated = await updateIssues(store, projectId, [issueId], updateFor(action, opts))
-      if (updated.length === 0)
-        throw new ApiError('not_found', 'There is no such issue in this project.')
+      if (updated.length === 0) throw notFound('issue')
       return updated
     },
     /** Applies an action to those of the issues that belong to the project. */
