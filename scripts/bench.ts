@@ -52,6 +52,7 @@ import { measureOverload, type OverloadFigures, startProbe } from './bench/overl
 import { formatBare, formatIngest, formatOverload, median, medianOf } from './bench/report.ts'
 import { type RetentionRun, retentionRun } from './bench/retention.ts'
 import { prefilledDatabase, timePage, timePages, withPrefilledCopy } from './bench/scale.ts'
+import { formatSearches, timeSearches } from './bench/search-timing.ts'
 import { startBare, stopChild } from './bench/server.ts'
 import { ENVELOPE, runWrk } from './bench/wrk.ts'
 import { SERVER_NODE_FLAGS } from './server-node-flags.mjs'
@@ -171,6 +172,9 @@ async function bareRun(): Promise<BareFigures> {
   }
 }
 
+/** How long wrk loads ingest while the searches are timed (they finish well within it). */
+const SEARCH_LOAD_SECONDS = Number(process.env['BENCH_SEARCH_LOAD_SECONDS'] ?? 60)
+
 async function scaleRun(prefilled: Awaited<ReturnType<typeof prefilledDatabase>>) {
   return withPrefilledCopy(prefilled, async (copy) => {
     const inst = await startInstance({ ...startOptions, prefilled: copy })
@@ -202,7 +206,17 @@ async function scaleRun(prefilled: Awaited<ReturnType<typeof prefilledDatabase>>
         ingestMaxMs: Math.round(Math.max(...waits)),
         ingestMedianMs: Math.round(median(waits)),
       }
-      return { ingest: f, pages: pagesIdle, underLoad }
+      // The searches while wrk loads ingest for as long as they take (docs/search.md).
+      const searchLoad = runWrk({
+        url: inst.url,
+        path: inst.target.path,
+        connections: shape.connections,
+        seconds: SEARCH_LOAD_SECONDS,
+      })
+      await new Promise((r) => setTimeout(r, 1000))
+      const searches = await timeSearches(inst.url, inst.token as string, inst.projectId, 20)
+      await searchLoad
+      return { ingest: f, pages: pagesIdle, underLoad, searches }
     } finally {
       await inst.stop()
     }
@@ -237,6 +251,7 @@ async function main(): Promise<void> {
       const s = await scaleRun(prefilled)
       scales.push(s)
       console.log(`run ${r} at scale: ${formatIngest(s.ingest)}`)
+      console.log(formatSearches(s.searches))
       console.log(
         `run ${r} pages at scale: issue list ${s.pages.issueListMs} ms, issue ${s.pages.issueMs} ms (median of ${s.pages.samples}, idle server); under load the issue list took ${s.underLoad.issueListMs} ms and a probe event meanwhile waited ${s.underLoad.ingestMaxMs} ms at most (median ${s.underLoad.ingestMedianMs} ms)`,
       )

@@ -9,6 +9,7 @@ import type { CheckInToWrite, MonitorStore } from './monitor-types.ts'
 import type { PrivacyStore } from './privacy-types.ts'
 import type { UnitQuota } from './quota-rules.ts'
 import type { ReleaseHealthStore, SessionBucket, SessionUpdate } from './release-health-types.ts'
+import type { IssueSearchStore } from './search-types.ts'
 import type { TeamStore, TokenScope } from './team-types.ts'
 import type { AuditStore, UserLifecycleStore } from './user-lifecycle-types.ts'
 
@@ -56,6 +57,8 @@ export interface Issue {
   ignoreUntil: number | null
   /** Ignored until `timesSeen` reaches this, when status is `ignored`. */
   ignoreUntilSeen: number | null
+  /** Distinct users of its events (the `user` tag's values); 0 when none said who. */
+  users: number
 }
 
 /** An event ready to be written: normalised, grouped, with its indexed columns extracted. */
@@ -82,6 +85,14 @@ export interface EventToWrite {
    * as the digest threads hand it over, passed on to the store as it is.
    */
   payload: string | Uint8Array
+  /**
+   * The search tags (search/event-tags.ts), bounded by the digest; none when absent (rows
+   * built by hand, check-ins). Aggregated per issue in `issue_tags`, kept per event in
+   * `events.search`.
+   */
+  tags?: [string, string][]
+  /** The event's free text for search (search/event-tags.ts), bounded by the digest. */
+  text?: string
 }
 
 /** What writing one event did. */
@@ -611,7 +622,8 @@ export interface Store
     UserLifecycleStore,
     AuditStore,
     TeamStore,
-    PrivacyStore {
+    PrivacyStore,
+    IssueSearchStore {
   readonly dialect: 'sqlite' | 'postgres'
   /** Configuration changes of every node, for the caches (change-feed.ts). */
   readonly changes: ChangeFeed

@@ -3,7 +3,9 @@
  * user, request). The payload is read as untrusted JSON through small guards, and every value
  * is shown as text through `html`.
  */
+import type { NormalizedEvent } from '../event/types.ts'
 import { remarkLines } from '../privacy/scrub.ts'
+import { eventSearchFields } from '../search/event-tags.ts'
 import { count, isoTime, truncate } from './format.ts'
 import { html, type SafeHtml } from './html.ts'
 
@@ -173,6 +175,26 @@ export function tagsOf(event: Json): [string, string][] {
         .map(([k, v]) => [k, str(v) ?? textOf(v)])
 }
 
+/**
+ * The event's tags as the search indexes them (promoted from its fields, then the SDK's:
+ * search/event-tags.ts), so an event without SDK tags still shows its browser, user, url …,
+ * then any SDK tag the search left out; a payload of another shape shows its own `tags`.
+ */
+function indexedTagsOf(event: Json): [string, string][] {
+  const own = tagsOf(event)
+  if (!Array.isArray(event['tags'])) return own
+  let indexed: [string, string][]
+  try {
+    // The stored payload is the normalised event (ingest/items/event.ts).
+    indexed = eventSearchFields(event as unknown as NormalizedEvent).tags
+  } catch {
+    return own
+  }
+  // Every tag the SDK sent is shown, also those the search does not index (keys it refuses).
+  const keys = new Set(indexed.map(([k]) => k))
+  return [...indexed, ...own.filter(([k]) => !keys.has(k))].slice(0, MAX_ROWS)
+}
+
 function contexts(event: Json): SafeHtml {
   const ctx = obj(event['contexts'])
   if (ctx === undefined) return html``
@@ -209,7 +231,7 @@ export function eventBody(payload: unknown, component: string | null): SafeHtml 
   const crashed =
     threads.find((t) => t?.['crashed'] === true) ?? threads.find((t) => t?.['current'] === true)
   const st = event['stacktrace'] ?? (hasException ? undefined : crashed?.['stacktrace'])
-  const tags = tagsOf(event)
+  const tags = indexedTagsOf(event)
   const user = obj(event['user'])
   const request = obj(event['request'])
   const sdk = obj(event['sdk'])

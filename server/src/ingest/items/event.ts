@@ -10,6 +10,7 @@ import { type FilterReason, inboundFilter } from '../../privacy/filters.ts'
 import { policyOf } from '../../privacy/policy.ts'
 import { scrubEvent } from '../../privacy/scrub.ts'
 import type { PrivacySettings } from '../../privacy/settings.ts'
+import { eventSearchFields } from '../../search/event-tags.ts'
 import type { EventToWrite } from '../../store/types.ts'
 import type { IngestContext } from '../context.ts'
 
@@ -141,6 +142,10 @@ function digestWith(
   // Scrubbed before grouping: a secret can neither split an issue nor show in its title.
   const meta = scrubEvent(event, stored, policy.scrub)
   const group = groupEvent(event)
+  // The search fields, from the scrubbed event (a filtered value is never indexed); tags dropped
+  // for their bounds are noted on the event, not refused.
+  const search = eventSearchFields(event)
+  if (search.dropped.length > 0) event.errors = [...(event.errors ?? []), ...search.dropped]
   // The one serialisation of the event (unknown keys first, then the normalised event, then the
   // labels), built in place: a spread into a fresh object cost a copy of every key per event.
   Object.assign(stored, event)
@@ -167,6 +172,8 @@ function digestWith(
       hash: group.hash,
       groupingVersion: group.version,
       payload,
+      tags: search.tags,
+      text: search.text,
     },
   }
 }

@@ -3,6 +3,7 @@ import { announceChanges } from '../change-feed.ts'
 import { accountQueries } from '../queries/accounts.ts'
 import { alertOutboxQueries } from '../queries/alert-outbox.ts'
 import { alertQueries } from '../queries/alerts.ts'
+import { issueSearchQueries } from '../queries/issue-search.ts'
 import { liveQueries } from '../queries/live.ts'
 import { loginFailureQueries } from '../queries/login-failures.ts'
 import { outcomeQueries } from '../queries/outcomes.ts'
@@ -74,6 +75,7 @@ export async function openPostgresStore(
     ...userLifecycleQueries(port),
     ...teamQueries(port),
     ...privacyQueries(port),
+    ...issueSearchQueries(port),
     changes,
     usage: () => ({
       pool: {

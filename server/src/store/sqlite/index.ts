@@ -5,6 +5,7 @@ import { announceChanges, LocalChangeFeed } from '../change-feed.ts'
 import { accountQueries } from '../queries/accounts.ts'
 import { alertOutboxQueries } from '../queries/alert-outbox.ts'
 import { alertQueries } from '../queries/alerts.ts'
+import { issueSearchQueries } from '../queries/issue-search.ts'
 import { liveQueries } from '../queries/live.ts'
 import { loginFailureQueries } from '../queries/login-failures.ts'
 import { outcomeQueries } from '../queries/outcomes.ts'
@@ -76,6 +77,7 @@ export async function openSqliteStore(
     ...userLifecycleQueries(port),
     ...teamQueries(port),
     ...privacyQueries(port),
+    ...issueSearchQueries(port),
     changes,
     ...(writer !== undefined ? { usage: () => ({ writerBusySeconds: writerBusySeconds() }) } : {}),
     close: async () => {
