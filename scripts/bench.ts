@@ -24,6 +24,12 @@
  *   --retention N       instead of the runs above: ingest while the retention sweep removes N
  *                       pre-filled expired events vs. the same without a sweep, interleaved
  *                       (scripts/bench/retention.ts says how each backend sweeps)
+ *   --metrics on|off    the server's Prometheus instruments (METRICS_ENABLED; on by default)
+ *   --metrics-cost      instead of the runs above: instruments off, on, and on with /metrics
+ *                       scraped every --scrape-ms (1000), interleaved (scripts/bench/metrics-cost.ts)
+ *   --no-privacy        the bench project with data scrubbing and inbound filters off
+ *   --privacy-compare   instead of the runs above: N runs with the default scrubbing and filters
+ *                       on and N with them off, interleaved, their medians and the ratio
  *   --no-bare           skip the ceiling; --json FILE (artifacts/bench.json)
  */
 import { mkdirSync, writeFileSync } from 'node:fs'
@@ -36,10 +42,17 @@ import {
   measureBare,
   measureIngest,
 } from './bench/measure.ts'
+import {
+  armOrder,
+  instrumentCost,
+  type MetricsArmRun,
+  metricsArmRun,
+} from './bench/metrics-cost.ts'
 import { measureOverload, type OverloadFigures, startProbe } from './bench/overload.ts'
 import { formatBare, formatIngest, formatOverload, median, medianOf } from './bench/report.ts'
 import { type RetentionRun, retentionRun } from './bench/retention.ts'
 import { prefilledDatabase, timePage, timePages, withPrefilledCopy } from './bench/scale.ts'
+import { formatSearches, timeSearches } from './bench/search-timing.ts'
 import { startBare, stopChild } from './bench/server.ts'
 import { ENVELOPE, runWrk } from './bench/wrk.ts'
 import { SERVER_NODE_FLAGS } from './server-node-flags.mjs'
@@ -67,6 +80,11 @@ const { values: opts } = parseArgs({
     json: { type: 'string', default: 'artifacts/bench.json' },
     quota: { type: 'string' },
     retention: { type: 'string' },
+    metrics: { type: 'string', default: 'on' },
+    'metrics-cost': { type: 'boolean', default: false },
+    'scrape-ms': { type: 'string', default: '1000' },
+    'no-privacy': { type: 'boolean', default: false },
+    'privacy-compare': { type: 'boolean', default: false },
   },
 })
 
@@ -93,11 +111,17 @@ if (opts.target !== undefined && (opts.key === undefined || opts.project === und
 if (opts.target !== undefined && (opts.scale || DB !== 'sqlite' || NODES > 1)) {
   refuse('--target loads a running server: --scale, --db and --nodes apply to the built server')
 }
+if (opts.metrics !== 'on' && opts.metrics !== 'off') refuse('--metrics is on or off')
 const startOptions: StartOptions = {
   dist: opts.dist,
-  env: Object.fromEntries(
-    (opts.env ?? []).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
-  ),
+  env: {
+    METRICS_ENABLED: opts.metrics === 'off' ? '0' : '1',
+    // A free port per server (several start at once with --nodes): never a clash on 9464.
+    METRICS_PORT: '0',
+    ...Object.fromEntries(
+      (opts.env ?? []).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
+    ),
+  },
   nodeFlags:
     opts['node-flags'] === undefined
       ? SERVER_NODE_FLAGS
@@ -105,6 +129,7 @@ const startOptions: StartOptions = {
   db: DB,
   nodes: NODES,
   ...(opts.quota === undefined ? {} : { quota: Number(opts.quota) }),
+  ...(opts['no-privacy'] ? { privacyOff: true } : {}),
 }
 
 /** The server for one run: started fresh each time, or the given target. */
@@ -121,8 +146,11 @@ function instance(): Promise<Instance> {
   )
 }
 
-async function ingestRun(): Promise<IngestFigures> {
-  const inst = await instance()
+async function ingestRun(privacyOff?: boolean): Promise<IngestFigures> {
+  const inst =
+    privacyOff === undefined
+      ? await instance()
+      : await startInstance({ ...startOptions, privacyOff })
   try {
     const f = await measureIngest(inst.target, shape)
     // Every acknowledged event must be stored (warm-up included): a 200 is a promise.
@@ -143,6 +171,9 @@ async function bareRun(): Promise<BareFigures> {
     await stopChild(bare)
   }
 }
+
+/** How long wrk loads ingest while the searches are timed (they finish well within it). */
+const SEARCH_LOAD_SECONDS = Number(process.env['BENCH_SEARCH_LOAD_SECONDS'] ?? 60)
 
 async function scaleRun(prefilled: Awaited<ReturnType<typeof prefilledDatabase>>) {
   return withPrefilledCopy(prefilled, async (copy) => {
@@ -175,7 +206,17 @@ async function scaleRun(prefilled: Awaited<ReturnType<typeof prefilledDatabase>>
         ingestMaxMs: Math.round(Math.max(...waits)),
         ingestMedianMs: Math.round(median(waits)),
       }
-      return { ingest: f, pages: pagesIdle, underLoad }
+      // The searches while wrk loads ingest for as long as they take (docs/search.md).
+      const searchLoad = runWrk({
+        url: inst.url,
+        path: inst.target.path,
+        connections: shape.connections,
+        seconds: SEARCH_LOAD_SECONDS,
+      })
+      await new Promise((r) => setTimeout(r, 1000))
+      const searches = await timeSearches(inst.url, inst.token as string, inst.projectId, 20)
+      await searchLoad
+      return { ingest: f, pages: pagesIdle, underLoad, searches }
     } finally {
       await inst.stop()
     }
@@ -191,6 +232,8 @@ async function main(): Promise<void> {
     `payload ${ENVELOPE} (fresh event id per request); wrk, ${shape.connections} connections, ${shape.warmupSeconds} s warm-up + ${shape.seconds} s per run, ${RUNS} run(s); ${what}`,
   )
   if (opts.retention !== undefined) return retentionMain(Number(opts.retention))
+  if (opts['metrics-cost']) return metricsCostMain(Number(opts['scrape-ms']))
+  if (opts['privacy-compare']) return privacyMain()
   const prefilled = opts.scale ? await prefilledDatabase(startOptions) : undefined
   const ingests: IngestFigures[] = []
   const bares: BareFigures[] = []
@@ -208,6 +251,7 @@ async function main(): Promise<void> {
       const s = await scaleRun(prefilled)
       scales.push(s)
       console.log(`run ${r} at scale: ${formatIngest(s.ingest)}`)
+      console.log(formatSearches(s.searches))
       console.log(
         `run ${r} pages at scale: issue list ${s.pages.issueListMs} ms, issue ${s.pages.issueMs} ms (median of ${s.pages.samples}, idle server); under load the issue list took ${s.underLoad.issueListMs} ms and a probe event meanwhile waited ${s.underLoad.ingestMaxMs} ms at most (median ${s.underLoad.ingestMedianMs} ms)`,
       )
@@ -281,6 +325,35 @@ async function main(): Promise<void> {
   writeFileSync(opts.json, `${JSON.stringify(result, null, 2)}\n`)
 }
 
+/**
+ * `--privacy-compare`: the same ingest load with the project's default data scrubbing and
+ * inbound filters on and with them off, interleaved (on, off, on, off…), and their medians.
+ */
+async function privacyMain(): Promise<void> {
+  if (opts.target !== undefined) refuse('--privacy-compare runs the built server')
+  const on: IngestFigures[] = []
+  const off: IngestFigures[] = []
+  for (let r = 1; r <= RUNS; r++) {
+    const a = await ingestRun(false)
+    on.push(a)
+    console.log(`run ${r} privacy on:  ${formatIngest(a)}`)
+    const b = await ingestRun(true)
+    off.push(b)
+    console.log(`run ${r} privacy off: ${formatIngest(b)}`)
+  }
+  const mOn = medianOf(on)
+  const mOff = medianOf(off)
+  const ratio = Math.round((mOn.eventsPerSec / mOff.eventsPerSec) * 1000) / 1000
+  console.log(`\nmedian privacy on:  ${formatIngest(mOn)}`)
+  console.log(`median privacy off: ${formatIngest(mOff)}`)
+  console.log(`events/s on / off: ${ratio}`)
+  mkdirSync(dirname(opts.json), { recursive: true })
+  writeFileSync(
+    opts.json,
+    `${JSON.stringify({ shape, runs: RUNS, db: DB, privacyOn: mOn, privacyOff: mOff, ratio, onRuns: on, offRuns: off }, null, 2)}\n`,
+  )
+}
+
 /** `--retention N`: runs without and with the sweep, interleaved, and their medians. */
 async function retentionMain(n: number): Promise<void> {
   if (!(n >= 1000)) refuse('--retention N needs N ≥ 1000 expired events')
@@ -313,6 +386,47 @@ async function retentionMain(n: number): Promise<void> {
   writeFileSync(
     opts.json,
     `${JSON.stringify({ shape, runs: RUNS, db: DB, retention: { expired: n, without, during, ratio } }, null, 2)}\n`,
+  )
+}
+
+/** `--metrics-cost`: the three arms of scripts/bench/metrics-cost.ts, interleaved. */
+async function metricsCostMain(scrapeMs: number): Promise<void> {
+  if (opts.target !== undefined || NODES > 1) refuse('--metrics-cost runs one built server')
+  if (!(scrapeMs >= 100)) refuse('--scrape-ms is at least 100')
+  const cost = await instrumentCost()
+  console.log(
+    `instruments in-process: ${cost.requestNs} ns CPU per counted request, ${cost.commitNs} ns per committed group (3 outcome counters); /metrics render ${cost.renderMedianMs} ms median, ${cost.renderP99Ms} ms p99, ${cost.renderBytes} bytes`,
+  )
+  const runs: MetricsArmRun[] = []
+  for (let r = 1; r <= RUNS; r++) {
+    for (const arm of armOrder(r)) {
+      const run = await metricsArmRun(startOptions, shape, arm, scrapeMs)
+      runs.push(run)
+      const scraped =
+        arm === 'scraped' ? `; ${run.scrapes} scrapes, slowest ${run.scrapeMaxMs} ms` : ''
+      console.log(`run ${r} metrics ${arm.padEnd(7)}: ${formatIngest(run.ingest)}${scraped}`)
+    }
+  }
+  const of = (arm: string) => medianOf(runs.filter((x) => x.arm === arm).map((x) => x.ingest))
+  const off = of('off')
+  const on = of('on')
+  const scraped = of('scraped')
+  const m = RUNS > 1 ? 'median ' : ''
+  const ratio = Math.round((on.eventsPerSec / off.eventsPerSec) * 1000) / 1000
+  const ratioScraped = Math.round((scraped.eventsPerSec / off.eventsPerSec) * 1000) / 1000
+  console.log(`\n${m}metrics off:     ${formatIngest(off)}`)
+  console.log(`${m}metrics on:      ${formatIngest(on)}`)
+  console.log(`${m}metrics scraped: ${formatIngest(scraped)}`)
+  console.log(
+    `${m}events/s on / off: ${ratio}; scraped every ${scrapeMs} ms / off: ${ratioScraped}`,
+  )
+  console.log(
+    `${m}p99: off ${off.p99Ms} ms, on ${on.p99Ms} ms, scraped ${scraped.p99Ms} ms (scraped − on: ${Math.round((scraped.p99Ms - on.p99Ms) * 100) / 100} ms)`,
+  )
+  mkdirSync(dirname(opts.json), { recursive: true })
+  writeFileSync(
+    opts.json,
+    `${JSON.stringify({ shape, runs: RUNS, db: DB, metricsCost: { scrapeMs, cost, off, on, scraped, ratio, ratioScraped, runs } }, null, 2)}\n`,
   )
 }
 

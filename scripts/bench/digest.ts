@@ -12,6 +12,8 @@
  * run alternately in one process, so load on the machine hits them alike. Profile with
  * `node --cpu-prof --cpu-prof-dir=DIR --import tsx scripts/bench/digest.ts`. The build, not
  * the sources through tsx: tsx wraps every closure in a `__name` call that the build lacks.
+ * `--privacy-off` adds, after each root, the same root with the project's data scrubbing and
+ * inbound filters off (the default digest has them on), so their cost is a ratio of one run.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join, relative, resolve } from 'node:path'
@@ -24,6 +26,7 @@ const { values: opts } = parseArgs({
     rounds: { type: 'string', default: '7' },
     ms: { type: 'string', default: '400' },
     root: { type: 'string', multiple: true },
+    'privacy-off': { type: 'boolean', default: false },
   },
 })
 
@@ -80,7 +83,7 @@ function loadCorpus(root: string): CorpusEvent[] {
 type Digest = (events: readonly CorpusEvent[]) => number
 
 /** Loads a checkout's digest step; the loop mirrors `handleEventItem` (parse, id, digest). */
-async function loadDigest(root: string): Promise<Digest> {
+async function loadDigest(root: string, privacyOff = false): Promise<Digest> {
   const items = await import(resolve(root, 'server/dist/ingest/items/event.js'))
   const ids = await import(resolve(root, 'server/dist/event/normalize.js'))
   const { IngestContext } = await import(resolve(root, 'server/dist/ingest/context.js'))
@@ -101,7 +104,27 @@ async function loadDigest(root: string): Promise<Digest> {
     createdAt: 0,
     revokedAt: null,
   }
-  const ctx = new IngestContext({ project, key }, 1_763_800_000_000, {})
+  const off = {
+    scrub: false,
+    scrubDefaults: false,
+    sensitiveFields: [],
+    safeFields: [],
+    scrubIp: false,
+    filters: {
+      localhost: false,
+      browserExtensions: false,
+      legacyBrowsers: false,
+      webCrawlers: false,
+      errorMessages: [],
+      releases: [],
+      clientIps: [],
+    },
+  }
+  const ctx = new IngestContext(
+    { project, key, ...(privacyOff ? { privacy: off } : {}) },
+    1_763_800_000_000,
+    {},
+  )
   return (events) => {
     let bytes = 0
     for (const e of events) {
@@ -134,13 +157,20 @@ function round(digest: Digest, events: readonly CorpusEvent[], ms: number): numb
 }
 
 const here = resolve(import.meta.dirname, '../..')
-const roots = (opts.root ?? [here]).map((r) => resolve(r))
+const given = (opts.root ?? [here]).map((r) => resolve(r))
+const roots = opts['privacy-off'] ? given.flatMap((r) => [r, `${r} (privacy off)`]) : given
 const corpus = loadCorpus(here)
 const bench = corpus.filter((e) => e.file === BENCH_EVENT)
 if (bench.length !== 1) throw new Error(`${BENCH_EVENT}: expected one event item`)
 const rounds = Number(opts.rounds)
 const ms = Number(opts.ms)
-const digests = await Promise.all(roots.map(loadDigest))
+const digests = await Promise.all(
+  roots.map((r) =>
+    r.endsWith(' (privacy off)')
+      ? loadDigest(r.slice(0, -' (privacy off)'.length), true)
+      : loadDigest(r),
+  ),
+)
 // Warm-up: every version over everything, long enough for the optimising compiler.
 for (const d of digests) for (let i = 0; i < 3; i++) round(d, corpus, ms)
 

@@ -35,6 +35,8 @@ export interface StartOptions {
   nodes: number
   /** An event quota per hour for the bench project (the quota path runs on every event). */
   quota?: number
+  /** Data scrubbing and every inbound filter turned off on the bench project (`--no-privacy`). */
+  privacyOff?: boolean
   /**
    * Runs on the empty storage before the server starts (`--retention` loads expired events).
    * With it, stored events are counted only where `received` ≥ `countSince` (ms).
@@ -61,6 +63,28 @@ async function createProject(url: string, token: string): Promise<{ id: string; 
   if (!res.ok) throw new Error(`creating the bench project: ${res.status} ${await res.text()}`)
   const created = (await res.json()) as { id: number; dsn: string }
   return { id: String(created.id), key: new URL(created.dsn).username }
+}
+
+/** Turns the project's data scrubbing and inbound filters off (privacy on is the default). */
+async function setPrivacyOff(url: string, token: string, projectId: string): Promise<void> {
+  const res = await fetch(`${url}/api/0/projects/${projectId}/privacy/`, {
+    method: 'PUT',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      scrub_data: false,
+      scrub_ip_addresses: false,
+      filters: {
+        localhost: false,
+        browser_extensions: false,
+        legacy_browsers: false,
+        web_crawlers: false,
+        error_messages: [],
+        releases: [],
+        client_ips: [],
+      },
+    }),
+  })
+  if (!res.ok) throw new Error(`turning privacy off failed: ${res.status} ${await res.text()}`)
 }
 
 /** Gives the project an event quota per hour. */
@@ -144,6 +168,7 @@ export async function startInstance(o: StartOptions): Promise<Instance> {
           ? await createProject(first.url, token)
           : { id: o.prefilled.projectId, key: o.prefilled.publicKey }
       if (o.quota !== undefined) await setQuota(first.url, token, p.id, o.quota)
+      if (o.privacyOff === true) await setPrivacyOff(first.url, token, p.id)
       return {
         target: {
           url: first.url,
@@ -168,6 +193,7 @@ export async function startInstance(o: StartOptions): Promise<Instance> {
         ? await createProject(server.url, token)
         : { id: o.prefilled.projectId, key: o.prefilled.publicKey }
     if (o.quota !== undefined) await setQuota(server.url, token, p.id, o.quota)
+    if (o.privacyOff === true) await setPrivacyOff(server.url, token, p.id)
     return {
       target: {
         url: server.url,

@@ -29,8 +29,25 @@ const EVENTS = Number(process.env['BENCH_SCALE_EVENTS'] ?? 1_000_000)
 const ISSUES = Number(process.env['BENCH_SCALE_ISSUES'] ?? 10_000)
 // 2: payloads digested as ingest stores them (1 stored the client's JSON, which compressed to
 // 2.7× the bytes of the real stored form).
-const FILL_VERSION = 2
+// 3 (4: events.search without the frames): events carry varied tags (browser, user, url, shard) and one issue has a tenth of them,
+// for the search timings (search-timing.ts).
+const FILL_VERSION = 4
 const MIGRATIONS = 'server/src/store/sqlite/migrations'
+
+const BROWSERS = ['Chrome', 'Chrome', 'Chrome', 'Firefox', 'Safari', 'Edge']
+const PAGES = ['checkout', 'cart', 'search', 'account']
+
+/** Varied search fields of the i-th pre-filled event: browsers, users, urls and a shard tag. */
+function searchFields(i: number): Record<string, unknown> {
+  const browser = BROWSERS[i % BROWSERS.length] as string
+  return {
+    contexts: { browser: { name: browser, version: String(100 + (i % 20)) } },
+    request: { url: `https://shop.example/${PAGES[i % PAGES.length]}/${i % 100}`, method: 'GET' },
+    // One event in seven says nothing of its user.
+    ...(i % 7 === 0 ? {} : { user: { id: String(i % 50_000) } }),
+    tags: { shard: String(i % 16) },
+  }
+}
 
 /** A pre-filled SQLite data directory and the project in it. */
 export interface Prefilled {
@@ -104,7 +121,8 @@ export async function prefilledDatabase(o: StartOptions): Promise<Prefilled> {
       for (let u = 0; u < PER_WRITE && i < EVENTS; u++) {
         const events: EventToWrite[] = []
         for (let e = 0; e < UNIT && i < EVENTS; e++, i++) {
-          const issue = i % ISSUES
+          // Issue 0 gets a tenth of the events: the tag distribution of a big issue is timed.
+          const issue = i % 10 === 0 ? 0 : i % ISSUES
           const eventId = `${(i + 1).toString(16).padStart(12, '0')}${'b'.repeat(20)}`
           // Spread over the last ~12 days, oldest first, as a real history would arrive.
           const timestamp = now - (EVENTS - i) * 1000
@@ -116,6 +134,7 @@ export async function prefilledDatabase(o: StartOptions): Promise<Prefilled> {
             event_id: eventId,
             timestamp: timestamp / 1000,
             exception: { values: [{ ...firstException, value: `bench issue ${issue}` }] },
+            ...searchFields(i),
           }
           const scope = {
             project: { id: Number(projectId) },

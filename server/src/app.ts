@@ -23,6 +23,8 @@ import { installIngestProtection } from './ingest/protection.ts'
 import { QuotaGate } from './ingest/quota.ts'
 import { ingestRoutes } from './ingest/routes.ts'
 import { LiveBus } from './live/bus.ts'
+import { Metrics } from './metrics/registry.ts'
+import { countIngestRequests, metricsRoute, wireMetrics } from './metrics/wiring.ts'
 import { otlpRoutes } from './otlp/routes.ts'
 import { recordRoutes } from './route-table.ts'
 import type { Services } from './services.ts'
@@ -104,6 +106,9 @@ export async function buildApp(
   installMethodNotAllowed(app)
   const store = opts.store ?? (await openStore(config, { digestModule: DIGEST_ON_WRITE_MODULE }))
   let baseUrl = config.publicUrl ?? `http://${config.host}:${config.port}`
+  const metrics = config.metrics.enabled
+    ? new Metrics({ projectLabels: config.metrics.projectLabels })
+    : undefined
   const services: Services = {
     config,
     store,
@@ -113,6 +118,7 @@ export async function buildApp(
       delayMs: config.commitDelayMs,
       maxInFlight: commitConcurrency(store, config),
       startAt: commitStartAt(store),
+      observer: metrics,
     }),
     digests: new DigestPool(config.digestThreads),
     keys: new KeyResolver(store),
@@ -121,16 +127,22 @@ export async function buildApp(
     setBaseUrl: (url) => {
       if (config.publicUrl === undefined) baseUrl = url
     },
+    metrics,
   }
   app.decorate('services', services)
   dropStaleIngestCaches(app, services)
   installCronClock(app, services)
   installIngestProtection(app, config)
   healthRoutes(app, services.committer)
-  installRetention(app, store, config.retentionDays)
+  installRetention(app, store, config.retentionDays, metrics?.pruned.bind(metrics))
   errorHandler(app)
+  if (metrics !== undefined) {
+    wireMetrics(app, metrics)
+    metricsRoute(app, metrics, config.metrics.token)
+  }
 
   await app.register(async (scope) => {
+    if (metrics !== undefined) countIngestRequests(scope, metrics)
     await scope.register(cors, CORS)
     await ingestRoutes(scope, services)
     // OTLP logs: own body parser and error answers, CORS and rejection counting inherited.

@@ -55,6 +55,29 @@ export interface Config {
   retentionDays: number
   /** What SIGTERM does before exiting (`SHUTDOWN_*`, docs/deployment.md). */
   shutdown: ShutdownTiming
+  /** The Prometheus endpoint (`METRICS_*`, docs/operations.md). */
+  metrics: MetricsConfig
+}
+
+/**
+ * Who may read `GET /metrics` and what it labels. By default it is served only on its own
+ * listener on loopback, never on the public port; with a token it is also served on the public
+ * port to requests that bear it.
+ */
+export interface MetricsConfig {
+  /** `METRICS_ENABLED=0` turns the instruments off entirely (no endpoint, no counting). */
+  enabled: boolean
+  /** Address of the metrics listener (`METRICS_HOST`, default loopback). */
+  host: string
+  /** Port of the metrics listener (`METRICS_PORT`, default 9464; 0: any free port). */
+  port: number
+  /** `METRICS_TOKEN`: `/metrics` is also served on the public port to `Authorization: Bearer <token>`. */
+  token: string | undefined
+  /**
+   * `METRICS_PROJECT_LABELS`: label outcome counters by project id for at most this many
+   * projects (the first seen; later ones share `project="other"`); 0, the default: no project label.
+   */
+  projectLabels: number
 }
 
 /** SIGTERM: `/readyz` answers 503 for `drainMs` first, then the server closes within `timeoutMs`. */
@@ -246,6 +269,16 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     smtp: smtpFrom(env),
     protection: protectionFrom(env),
     retentionDays: intFrom(env['RETENTION_DAYS'], 90, 'RETENTION_DAYS'),
+    metrics: Object.freeze({
+      enabled: (env['METRICS_ENABLED'] ?? '1') !== '0',
+      host: env['METRICS_HOST'] || '127.0.0.1',
+      port: intFrom(env['METRICS_PORT'], 9464, 'METRICS_PORT'),
+      token: env['METRICS_TOKEN'] || undefined,
+      projectLabels: Math.min(
+        1000,
+        intFrom(env['METRICS_PROJECT_LABELS'], 0, 'METRICS_PROJECT_LABELS'),
+      ),
+    }),
     shutdown: Object.freeze({
       drainMs: intFrom(env['SHUTDOWN_DRAIN_MS'], 5_000, 'SHUTDOWN_DRAIN_MS'),
       timeoutMs: intFrom(env['SHUTDOWN_TIMEOUT_MS'], 30_000, 'SHUTDOWN_TIMEOUT_MS'),

@@ -1,8 +1,10 @@
 import { buildApp } from './app.ts'
 import { bootstrap } from './bootstrap.ts'
-import { loadConfig } from './config.ts'
+import { type Config, loadConfig } from './config.ts'
 import { drainAndClose } from './http/shutdown.ts'
 import { keyJson } from './http-kit/format.ts'
+import { type MetricsListener, startMetricsListener } from './metrics/listener.ts'
+import type { Metrics } from './metrics/registry.ts'
 
 /**
  * Process entry: reads the environment once, builds the app, listens, prints the ready line
@@ -28,7 +30,11 @@ async function main(): Promise<void> {
     `Admin login:  ${report.adminEmail}${report.generatedPassword !== undefined ? ` / ${report.generatedPassword} (generated, shown once)` : ''}`,
   )
   out(`Default DSN:  ${defaultDsn}`)
-  out(JSON.stringify({ msg: 'listening', url }))
+  const metrics = await metricsListener(app.services.metrics, config, (err) =>
+    app.log.warn({ err }, 'metrics listener not started: /metrics is not served'),
+  )
+  if (metrics !== undefined) out(`Metrics:      ${metrics.url}/metrics`)
+  out(JSON.stringify({ msg: 'listening', url, ...(metrics ? { metricsUrl: metrics.url } : {}) }))
   let closing = false
   // SIGTERM (a load balancer's or orchestrator's stop) drains first; SIGINT (Ctrl-C) does not.
   const close = (signal: string) => {
@@ -41,6 +47,28 @@ async function main(): Promise<void> {
   }
   process.on('SIGTERM', () => close('SIGTERM'))
   process.on('SIGINT', () => close('SIGINT'))
+}
+
+/**
+ * Starts the metrics listener (docs/operations.md). A port already taken is logged and ingest
+ * goes on without it: losing the metrics must not stop the server from taking events.
+ */
+async function metricsListener(
+  metrics: Metrics | undefined,
+  config: Config,
+  onError: (err: unknown) => void,
+): Promise<MetricsListener | undefined> {
+  if (metrics === undefined) return undefined
+  try {
+    return await startMetricsListener(metrics, {
+      host: config.metrics.host,
+      port: config.metrics.port,
+      token: config.metrics.token,
+    })
+  } catch (err) {
+    onError(err)
+    return undefined
+  }
 }
 
 main().catch((err: unknown) => {

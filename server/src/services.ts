@@ -3,6 +3,7 @@ import type { DigestPool } from './ingest/digest-pool.ts'
 import type { KeyResolver } from './ingest/keys.ts'
 import type { QuotaGate } from './ingest/quota.ts'
 import type { LiveBus } from './live/bus.ts'
+import type { Metrics } from './metrics/registry.ts'
 import type { GroupCommitter } from './store/group-commit.ts'
 import type { Store } from './store/types.ts'
 
@@ -27,6 +28,8 @@ export interface Services {
   /** Base URL written into DSNs (set by `main.ts` once the port is known). */
   baseUrl: () => string
   setBaseUrl: (url: string) => void
+  /** The Prometheus instruments (`/metrics`); undefined with `METRICS_ENABLED=0`. */
+  metrics: Metrics | undefined
 }
 
 declare module 'fastify' {

@@ -91,4 +91,40 @@ describe.each([1, 2])('ingest with %i digest thread(s)', (threads) => {
     expect(res.json<{ id: string }>().id).toBe(id)
     expect((await eventOf(id)).json<{ message: string }>().message).toBe('legacy store')
   })
+
+  it('scrubs with the project settings and counts what the filters drop', async () => {
+    const put = await app.inject({
+      method: 'PUT',
+      url: `/api/0/projects/${project.id}/privacy/`,
+      headers: ADMIN,
+      payload: { sensitive_fields: ['member_no'], filters: { releases: ['9.9.*'] } },
+    })
+    expect(put.statusCode).toBe(200)
+    const kept = eid(7000 + threads)
+    const dropped = eid(7100 + threads)
+    const res = await postEnvelope(
+      app,
+      project.id,
+      project.key,
+      envelopeOf([
+        ['event', { event_id: kept, message: 'x', extra: { member_no: '42', password: 'pw1' } }],
+        ['event', { event_id: dropped, message: 'y', release: '9.9.1' }],
+      ]),
+    )
+    expect(res.statusCode).toBe(200)
+    expect((await eventOf(kept)).json<{ extra: unknown }>().extra).toEqual({
+      member_no: '[Filtered]',
+      password: '[Filtered]',
+    })
+    expect((await eventOf(dropped)).statusCode).toBe(404)
+    const outcomes = await app.inject({
+      url: `/api/0/projects/${project.id}/outcomes/?since=0`,
+      headers: ADMIN,
+    })
+    expect(
+      outcomes
+        .json<{ totals: { outcome: string; reason: string; quantity: number }[] }>()
+        .totals.filter((t) => t.outcome === 'filtered'),
+    ).toMatchObject([{ reason: 'release-version', quantity: 1 }])
+  })
 })

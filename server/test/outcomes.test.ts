@@ -323,6 +323,7 @@ describe('GET /api/0/projects/{id}/outcomes/series/', () => {
       duplicate: 0,
       rejected: 0,
       over_quota: 0,
+      filtered: 0,
       unsupported: 0,
       client_discard: 0,
     }

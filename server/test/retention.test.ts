@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { buildApp } from '../src/app.ts'
 import { openSqliteStore } from '../src/store/sqlite/index.ts'
+import { parseMetrics, sampleValue } from './metrics-text.ts'
 import { row } from './store-contract/contract.ts'
 import { openWithProject } from './store-contract/contract-setup.ts'
 import { testConfig } from './support/test-config.ts'
@@ -31,6 +32,19 @@ describe('retention in the running server', () => {
       }
       expect(left).toBe(1)
       expect((await store.getIssue(issueId))?.timesSeen).toBe(2)
+      // `/metrics` counts what the sweep removed, once the sweep is over.
+      const removed = async () =>
+        sampleValue(
+          parseMetrics((await app.services.metrics?.render())?.body ?? ''),
+          'ingest_retention_rows_removed_total',
+          { kind: 'events' },
+        )
+      let counted = await removed()
+      while (counted !== 1 && Date.now() < deadline) {
+        await new Promise((res) => setTimeout(res, 20))
+        counted = await removed()
+      }
+      expect(counted).toBe(1)
     } finally {
       await app.close()
     }

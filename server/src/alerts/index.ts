@@ -30,11 +30,12 @@ const FREQUENCY_DRAIN_MS = 250
  * flight finish before the store closes.
  */
 export function setupAlerts(app: FastifyInstance): AlertService {
-  const { store, bus, config, baseUrl } = app.services
+  const { store, bus, config, baseUrl, metrics } = app.services
   const worker = new AlertWorker(
     store,
     {
       ...config.alerts,
+      ...(metrics !== undefined ? { onAttempt: metrics.delivery.bind(metrics) } : {}),
       smtp: config.smtp,
       allowPrivateTargets: config.protection.allowPrivateWebhooks,
     },

@@ -19,6 +19,8 @@ export interface AlertWorkerOptions extends AlertTiming {
   now?: () => number
   /** Deliveries claimed per round (default 20). */
   batch?: number
+  /** Told each attempt's result (`/metrics`): sent, will be retried, or failed for good. */
+  onAttempt?: (channel: 'webhook' | 'email', result: 'sent' | 'retry' | 'failed') => void
 }
 
 /** Where the worker reports failed attempts (a pino logger fits). */
@@ -145,9 +147,11 @@ export class AlertWorker {
         { deliveryId: d.id, attempt: failures, retryAt, error },
         retryAt === null ? 'alert delivery failed' : 'alert delivery will be retried',
       )
+      this.opts.onAttempt?.(d.channel.type, retryAt === null ? 'failed' : 'retry')
       await this.finish(d, { ok: false, at: this.now(), error, retryAt })
       return
     }
+    this.opts.onAttempt?.(d.channel.type, 'sent')
     await this.finish(d, { ok: true, at: this.now() })
   }
 

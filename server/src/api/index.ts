@@ -12,6 +12,7 @@ import { triageRoutes } from '../triage/routes.ts'
 import { issueRoutes } from './issues.ts'
 import { monitorRoutes } from './monitors.ts'
 import { outcomeRoutes } from './outcomes.ts'
+import { privacyRoutes } from './privacy.ts'
 import { projectRoutes } from './projects.ts'
 import { quotaRoutes } from './quotas.ts'
 import { REFERENCE_PATH, referenceRoute } from './reference-page.ts'
@@ -44,6 +45,7 @@ export async function apiRoutes(
   await alertRoutes(app, services)
   await componentRoutes(app, services)
   await quotaRoutes(app, services)
+  await privacyRoutes(app, services)
   await outcomeRoutes(app, services)
   await releaseRoutes(app, services)
   await monitorRoutes(app, services)

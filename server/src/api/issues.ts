@@ -12,8 +12,16 @@ import {
   PathId,
   ProjectParams,
 } from '../http-kit/schemas.ts'
+import {
+  issueSort,
+  parseEventSearch,
+  parseSearch,
+  SORTS,
+  withFilters,
+} from '../http-kit/search-query.ts'
 import { pathProject } from '../http-kit/validate.ts'
-import type { IssueFilter, Store } from '../store/types.ts'
+import { MAX_QUERY_LENGTH, type SearchQuery } from '../search/query.ts'
+import type { Store } from '../store/types.ts'
 import { IssueUpdate, toIssueChange } from '../triage/change.ts'
 import { Cursor } from './cursor.ts'
 
@@ -21,7 +29,12 @@ import { Cursor } from './cursor.ts'
 export const IssueQuery = z
   .object({
     status: z.enum(['unresolved', 'resolved', 'ignored']).optional(),
-    query: z.string().max(200).optional(),
+    query: z
+      .string()
+      .max(MAX_QUERY_LENGTH)
+      .optional()
+      .describe('search language (docs/search.md); a query that does not parse answers 400'),
+    sort: z.enum(SORTS).optional().describe('last_seen (default), first_seen, times_seen, users'),
     environment: z.string().max(256).optional(),
     release: z.string().max(256).optional(),
     component: z.string().max(64).optional(),
@@ -34,23 +47,51 @@ export const IssueQuery = z
 
 const PageQuery = z
   .object({
+    query: z
+      .string()
+      .max(MAX_QUERY_LENGTH)
+      .optional()
+      .describe('search language over the events (docs/search.md): tags, has:, text, times'),
     limit: z.coerce.number().int().min(1).max(1000).default(100),
     cursor: Cursor.optional(),
   })
   .describe('query')
 
-/** The store filter of a parsed issue-list query (the API's and the web UI's). */
-export function issueFilter(q: z.output<typeof IssueQuery>): IssueFilter {
-  const { limit: _limit, cursor: _cursor, for_review, ...rest } = q
-  return for_review === undefined
-    ? rest
-    : { ...rest, forReview: for_review === '1' || for_review === 'true' }
+/**
+ * The search of a parsed issue-list query: `query` in the search language with the separate
+ * filters (status, for_review, environment, release, component) added as its terms.
+ */
+export function issueSearch(q: z.output<typeof IssueQuery>, now: number): SearchQuery {
+  const { for_review, status, environment, release, component } = q
+  return withFilters(parseSearch(q.query, now), {
+    status,
+    environment,
+    release,
+    component,
+    forReview: for_review === undefined ? undefined : for_review === '1' || for_review === 'true',
+  })
 }
+
+/** Top values per tag key on the tags route. */
+const TOP_VALUES = 10
 
 /** Body of `PUT /api/0/issues/{id}/` (triage/change.ts). */
 export const UpdateIssue = IssueUpdate.describe('issue update')
 
 const IssueParams = z.object({ issueId: PathId })
+
+/** The tags route's answer. */
+const TagsJson = z.object({
+  users: z.number().int(),
+  tags: z.array(
+    z.object({
+      key: z.string(),
+      total: z.number().int(),
+      distinct: z.number().int(),
+      top: z.array(z.object({ value: z.string(), count: z.number().int() })),
+    }),
+  ),
+})
 const EventParams = z.object({ projectId: PathId, eventId: z.string().max(64) })
 
 /** Issue and event read routes of the management API. */
@@ -68,7 +109,7 @@ export async function issueRoutes(app: ApiScope, deps: { store: Store }): Promis
       config: { access: onProject('project:read') },
       schema: {
         summary:
-          'Issues, newest first; filters status, for_review (1: the For review queue), query, environment, release, component; cursor paging (x-next-cursor)',
+          'Issues, last seen first (or by sort); query in the search language (400 with position and token when it does not parse), plus the filters status, for_review (1: the For review queue), environment, release, component; cursor paging (x-next-cursor)',
         params: ProjectParams,
         querystring: IssueQuery,
         response: { 200: z.array(IssueJson), ...errorResponses },
@@ -77,10 +118,15 @@ export async function issueRoutes(app: ApiScope, deps: { store: Store }): Promis
     async (req, reply) => {
       const projectId = (await pathProject(store, req.params.projectId)).id
       const q = req.query
-      const page = await store.listIssues(projectId, issueFilter(q), {
-        limit: q.limit,
-        cursor: q.cursor,
-      })
+      const page = await store.searchIssues(
+        projectId,
+        issueSearch(q, Date.now()),
+        issueSort(q.sort),
+        {
+          limit: q.limit,
+          cursor: q.cursor,
+        },
+      )
       if (page.next !== undefined) reply.header('x-next-cursor', page.next)
       return page.issues.map(issueJson)
     },
@@ -124,7 +170,8 @@ export async function issueRoutes(app: ApiScope, deps: { store: Store }): Promis
     {
       config: { access: onIssue('project:read') },
       schema: {
-        summary: 'Events of an issue, newest first; cursor paging (x-next-cursor)',
+        summary:
+          'Events of an issue, newest first; query in the search language (tags, has:, text, firstSeen/lastSeen on the receive time); cursor paging (x-next-cursor, also when a page stops after 10,000 events read)',
         params: IssueParams,
         querystring: PageQuery,
         response: { 200: z.array(EventJson), ...errorResponses },
@@ -132,9 +179,40 @@ export async function issueRoutes(app: ApiScope, deps: { store: Store }): Promis
     },
     async (req, reply) => {
       const issue = await findIssue(req.params.issueId)
-      const page = await store.listIssueEvents(issue.id, req.query)
+      const { query, limit, cursor } = req.query
+      const search = parseEventSearch(query, Date.now())
+      const page =
+        search.terms.length === 0
+          ? await store.listIssueEvents(issue.id, { limit, cursor })
+          : await store.searchIssueEvents(issue.id, search, { limit, cursor })
       if (page.next !== undefined) reply.header('x-next-cursor', page.next)
       return page.events.map(eventJson)
+    },
+  )
+
+  app.get(
+    '/api/0/issues/:issueId/tags/',
+    {
+      config: { access: onIssue('project:read') },
+      schema: {
+        summary:
+          "Tag distribution of an issue: per key, the events that carried it, its distinct values and the top 10 values with their counts; and the issue's distinct users",
+        params: IssueParams,
+        response: { 200: TagsJson, ...errorResponses },
+      },
+    },
+    async (req) => {
+      const issue = await findIssue(req.params.issueId)
+      const keys = await store.tagDistribution(issue.id, TOP_VALUES)
+      return {
+        users: issue.users,
+        tags: keys.map((k) => ({
+          key: k.key,
+          total: k.total,
+          distinct: k.distinct,
+          top: k.top,
+        })),
+      }
     },
   )
 

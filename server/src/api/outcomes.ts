@@ -13,6 +13,7 @@ export const OUTCOME_KINDS = [
   'duplicate',
   'rejected',
   'over_quota',
+  'filtered',
   'unsupported',
   'client_discard',
 ] as const
@@ -27,6 +28,17 @@ export const OUTCOME_DESCRIPTIONS: Record<string, string> = {
   over_quota: "Refused with 429: the project's event quota for the window was spent.",
   'over_quota:quota_exceeded':
     "Refused with 429: the project's event quota for the window was spent.",
+  filtered:
+    "Dropped by one of the project's inbound filters (answered 200, not stored, no quota charged).",
+  'filtered:localhost': 'Filtered: sent from localhost.',
+  'filtered:browser-extensions': 'Filtered: an error caused by a browser extension.',
+  'filtered:legacy-browsers': 'Filtered: sent by a legacy browser.',
+  'filtered:web-crawlers': 'Filtered: sent by a web crawler.',
+  'filtered:error-message':
+    "Filtered: the message matched one of the project's error-message patterns.",
+  'filtered:release-version':
+    "Filtered: the release matched one of the project's release patterns.",
+  'filtered:ip-address': "Filtered: sent from one of the project's blocked client addresses.",
   unsupported: 'Dropped: this server does not store this item type.',
   'rejected:auth_missing': 'Rejected (401): the request carried no DSN key.',
   'rejected:auth_invalid': 'Rejected (401): malformed credentials.',

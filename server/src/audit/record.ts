@@ -17,6 +17,7 @@ export const AUDIT_ACTIONS = {
   'key.create': 'a component DSN key was minted',
   'key.revoke': 'a DSN key was revoked',
   'quota.change': "a project's event quota was set or removed",
+  'privacy.change': "a project's data scrubbing or inbound filters were changed",
   'alert_rule.create': 'an alert rule was created',
   'alert_rule.delete': 'an alert rule was deleted',
   'token.create': 'an API token was created',

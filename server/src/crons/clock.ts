@@ -60,6 +60,9 @@ export class CronClock {
   private timer: NodeJS.Timeout | undefined
   private queue: Promise<unknown> = Promise.resolve()
   private stopped = false
+  /** When the last tick finished (or the clock was made), real time, ms. */
+  private lastTickAt = Date.now()
+  private recordedTotal = 0
 
   constructor(deps: CronClockDeps) {
     this.deps = deps
@@ -104,18 +107,28 @@ export class CronClock {
     }
   }
 
+  /** Seconds since a tick last finished and failures recorded so far here, for `/metrics`. */
+  stats(): { lagSeconds: number; recorded: number } {
+    return { lagSeconds: (Date.now() - this.lastTickAt) / 1000, recorded: this.recordedTotal }
+  }
+
   private async process(now: number): Promise<TickResult> {
     const { store } = this.deps
     const held = await store.acquireLease(CronClock.LEASE, this.holder, this.wall(), this.leaseMs)
-    if (!held) return { held: false, now, recorded: 0, events: [] }
+    if (!held) {
+      this.lastTickAt = Date.now()
+      return { held: false, now, recorded: 0, events: [] }
+    }
     let recorded = 0
     for (let round = 0; round < MAX_ROUNDS; round++) {
       const n = await store.recordMonitorFailures(now, BATCH)
       recorded += n
       if (n === 0) break
     }
+    this.recordedTotal += recorded
     const events = await this.report(now)
     await store.noteTick(CronClock.LEASE, this.holder, now)
+    this.lastTickAt = Date.now()
     return { held: true, now, recorded, events }
   }
 

@@ -9,11 +9,20 @@ const AUTO = '{{auto}}'
  * the sender's address, as Relay does (relay-event-normalization `normalize_ip_addresses`):
  * browser SDKs send it with `sendDefaultPii`, and without this the UI showed the placeholder as
  * the user's address. With no address (an event made by the server itself) the placeholder is
- * removed. The bags may be shared with the raw payload, so they are copied, never mutated.
+ * removed. The JS SDKs' `sdk.settings.infer_ip` is honoured as Relay does: `auto` fills an absent
+ * `user.ip_address` too, `never` fills nothing (a placeholder is removed). The bags may be
+ * shared with the raw payload, so they are copied, never mutated.
  */
-export function resolveAutoIp(event: NormalizedEvent, clientIp: string | undefined): void {
+export function resolveAutoIp(
+  event: NormalizedEvent,
+  given: string | undefined,
+  inferIp?: string,
+): void {
+  const clientIp = inferIp === 'never' ? undefined : given
   const user = event.user
-  if (user !== undefined && user['ip_address'] === AUTO) {
+  if (inferIp === 'auto' && clientIp !== undefined && user?.['ip_address'] === undefined) {
+    event.user = { ...(user ?? {}), ip_address: clientIp }
+  } else if (user !== undefined && user['ip_address'] === AUTO) {
     const { ip_address: _auto, ...rest } = user
     event.user = clientIp === undefined ? rest : { ...rest, ip_address: clientIp }
   }

@@ -39,6 +39,8 @@ export const issueJson = (i: Issue) => ({
   level: i.level,
   status: i.status,
   count: i.timesSeen,
+  /** Distinct users (Sentry's `userCount`). */
+  user_count: i.users,
   first_seen: iso(i.firstSeen),
   last_seen: iso(i.lastSeen),
   metadata: { type: i.type, value: i.value },

@@ -8,7 +8,19 @@ import { z } from 'zod'
 
 /** The body of every error answer (`errors.ts`): `detail`, and `causes` for invalid input. */
 export const ErrorBody = z
-  .object({ detail: z.string(), causes: z.array(z.string()).optional() })
+  .object({
+    detail: z.string(),
+    causes: z.array(z.string()).optional(),
+    position: z
+      .number()
+      .int()
+      .optional()
+      .describe('a search query that does not parse: 0-based offset of what could not be read'),
+    token: z
+      .string()
+      .optional()
+      .describe('a search query that does not parse: the text that could not be read'),
+  })
   .meta({ id: 'Error' })
 
 const isoTime = z.string().describe('ISO 8601 time (UTC)')
@@ -88,6 +100,7 @@ export const IssueJson = z
     level: z.string(),
     status: z.enum(['unresolved', 'resolved', 'ignored']),
     count: z.number().int(),
+    user_count: z.number().int().describe('distinct users of its events (the user tag)'),
     first_seen: isoTime,
     last_seen: isoTime,
     metadata: z.object({ type: z.string().nullable(), value: z.string().nullable() }),

@@ -83,6 +83,8 @@ export class AdmissionController {
   private readonly now: () => number
   /** Requests shed before routing, by `projectId|category`, until the outcome counter takes them. */
   private early = new Map<string, number>()
+  private shedEarly = 0
+  private shedInside = 0
 
   /**
    * @param lag the main thread's lag; past its bound new requests are shed too
@@ -109,6 +111,7 @@ export class AdmissionController {
 
   /** Notes one request shed before routing, to be counted as a `rejected` outcome. */
   noteEarlyShed(projectId: number, category: string): void {
+    this.shedEarly++
     const k = `${projectId}|${category}`
     // Project ids come from the URL: a flood of made-up ones must not grow the tally without
     // bound (it is emptied every second; those ids belong to no project and count nothing).
@@ -125,6 +128,11 @@ export class AdmissionController {
     }
     this.early = new Map()
     return out
+  }
+
+  /** Requests shed since start: before routing, and here after routing (for `/metrics`). */
+  shedCounts(): { early: number; admission: number } {
+    return { early: this.shedEarly, admission: this.shedInside }
   }
 
   /** Current use and the queue bound in force, for tests and diagnostics. */
@@ -156,6 +164,7 @@ export class AdmissionController {
   }
 
   private shed(what: string): ApiError {
+    this.shedInside++
     return new ApiError(
       'overloaded',
       `server overloaded (${what}): retry after ${this.limits.retryAfterSeconds} s`,

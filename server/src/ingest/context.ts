@@ -1,3 +1,4 @@
+import type { PrivacySettings } from '../privacy/settings.ts'
 import type { EventToWrite, OutcomeDelta, WriteUnit } from '../store/types.ts'
 import type { ResolvedKey } from './keys.ts'
 
@@ -9,6 +10,7 @@ export type OutcomeKind =
   | 'over_quota'
   | 'unsupported'
   | 'client_discard'
+  | 'filtered'
 
 /**
  * Everything one ingest request accumulates while its items are handled: the write unit for
@@ -22,6 +24,8 @@ export class IngestContext {
   readonly received: number
   /** The sender's address (`req.ip`), for `{{auto}}` in events; none for server-made events. */
   readonly clientIp: string | undefined
+  /** The project's scrubbing and filter settings; absent: a new project's defaults. */
+  readonly privacy: PrivacySettings | undefined
   readonly envelopeHeader: Record<string, unknown>
   readonly unit: WriteUnit = { events: [], outcomes: [] }
   /** Event items waiting for the digest (digest-pool.ts), in envelope order. */
@@ -38,6 +42,7 @@ export class IngestContext {
     this.received = received
     this.envelopeHeader = envelopeHeader
     this.clientIp = clientIp
+    this.privacy = resolved.privacy
   }
 
   /** Counts `quantity` items of `category` under an outcome. */

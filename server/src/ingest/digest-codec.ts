@@ -9,6 +9,7 @@
  * the parts.
  */
 import { pack, unpack } from '../length-prefixed.ts'
+import type { PrivacySettings } from '../privacy/settings.ts'
 import type { EventToWrite } from '../store/types.ts'
 import { type DigestScope, digestScope } from './items/event.ts'
 
@@ -19,9 +20,13 @@ export interface DigestJob {
   headerId: string | undefined
 }
 
-/** A digest's result: the row to write, or the client error that refuses the whole request. */
+/**
+ * A digest's result: the row to write, the inbound filter that dropped the event (counted as
+ * outcome `filtered`, nothing stored), or the client error that refuses the whole request.
+ */
 export type DigestOutcome =
   | { row: EventToWrite }
+  | { filtered: string }
   | { error: { code: string; detail: string; client: boolean } }
 
 type JobMeta = [
@@ -31,6 +36,7 @@ type JobMeta = [
   received: number,
   headerId: string | null,
   clientIp: string | null,
+  privacy: PrivacySettings | null,
 ]
 
 /** Packs a batch of jobs for a digest thread. */
@@ -42,6 +48,7 @@ export function encodeJobs(jobs: readonly DigestJob[]): ArrayBuffer {
     j.scope.received,
     j.headerId ?? null,
     j.scope.clientIp ?? null,
+    j.scope.privacy ?? null,
   ])
   return pack(
     meta,
@@ -53,8 +60,8 @@ export function encodeJobs(jobs: readonly DigestJob[]): ArrayBuffer {
 export function decodeJobs(ab: ArrayBuffer): DigestJob[] {
   const { meta, parts } = unpack<JobMeta[]>(ab)
   if (parts.length !== meta.length) throw new Error('digest batch: entries do not match')
-  return meta.map(([projectId, keyId, component, received, headerId, clientIp], i) => ({
-    scope: digestScope(projectId, keyId, component, received, clientIp),
+  return meta.map(([projectId, keyId, component, received, headerId, clientIp, privacy], i) => ({
+    scope: digestScope(projectId, keyId, component, received, clientIp, privacy),
     payload: parts[i] as Buffer,
     headerId: headerId ?? undefined,
   }))
@@ -62,13 +69,14 @@ export function decodeJobs(ab: ArrayBuffer): DigestJob[] {
 
 type OutcomeMeta =
   | { row: Omit<EventToWrite, 'payload'> }
+  | { filtered: string }
   | { error: { code: string; detail: string; client: boolean } }
 
 /** Packs a batch's results in the digest thread: each row's payload travels as bytes. */
 export function encodeOutcomes(outcomes: readonly DigestOutcome[]): ArrayBuffer {
   const parts: (string | Uint8Array)[] = []
   const meta: OutcomeMeta[] = outcomes.map((o) => {
-    if ('error' in o) return o
+    if ('error' in o || 'filtered' in o) return o
     const { payload, ...row } = o.row
     parts.push(payload)
     return { row }
@@ -81,7 +89,7 @@ export function decodeOutcomes(ab: ArrayBuffer): DigestOutcome[] {
   const { meta, parts } = unpack<OutcomeMeta[]>(ab)
   let n = 0
   return meta.map((m) => {
-    if ('error' in m) return m
+    if ('error' in m || 'filtered' in m) return m
     const payload = parts[n++]
     if (payload === undefined) throw new Error('digest batch: a row without its payload')
     // The parsed object becomes the row: no copy of its fields.

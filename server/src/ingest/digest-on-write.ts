@@ -2,6 +2,7 @@ import type {
   DigestFailure,
   EventToWrite,
   IngestStore,
+  OutcomeDelta,
   WriteUnit,
   WriteUnitResult,
 } from '../store/types.ts'
@@ -10,7 +11,7 @@ import { digestScope } from './items/event.ts'
 
 /**
  * Digests every unit's `undigested` event items in place (their rows appended to `events`, in
- * item order) and returns each unit's failure: the first item of a unit that is not a valid
+ * item order; an event an inbound filter dropped becomes a `filtered` outcome) and returns each unit's failure: the first item of a unit that is not a valid
  * event fails that whole unit (its request is refused, as a handler's error would), and the
  * unit is left as it was. Pure but for the units; runs wherever the write runs.
  */
@@ -24,8 +25,10 @@ export function digestUnits(units: readonly WriteUnit[]): (DigestFailure | undef
       todo.component,
       todo.received,
       todo.clientIp,
+      todo.privacy,
     )
     const rows: EventToWrite[] = []
+    const filtered: OutcomeDelta[] = []
     for (const item of todo.items) {
       // Text payloads: the store's insert compresses them (store/rows/issues.ts).
       const o = digestJob(
@@ -33,9 +36,23 @@ export function digestUnits(units: readonly WriteUnit[]): (DigestFailure | undef
         false,
       )
       if ('error' in o) return o.error
+      if ('filtered' in o) {
+        // Dropped by an inbound filter: no row, so no quota charge; counted, never stored.
+        filtered.push({
+          projectId: todo.projectId,
+          keyId: todo.keyId,
+          at: todo.received,
+          outcome: 'filtered',
+          reason: o.filtered,
+          category: 'error',
+          quantity: 1,
+        })
+        continue
+      }
       rows.push(o.row)
     }
     for (const row of rows) u.events.push(row)
+    for (const f of filtered) u.outcomes.push(f)
     u.undigested = undefined
     return undefined
   })

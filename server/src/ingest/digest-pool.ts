@@ -179,6 +179,7 @@ export async function digestQueued(ctx: IngestContext, pool: DigestPool): Promis
       component: ctx.key.component,
       received: ctx.received,
       clientIp: ctx.clientIp ?? null,
+      privacy: ctx.privacy ?? null,
       items: ctx.digests.map((d) => ({ payload: d.payload, headerId: d.headerId ?? null })),
     }
     return
@@ -187,7 +188,10 @@ export async function digestQueued(ctx: IngestContext, pool: DigestPool): Promis
     ctx.digests.map((d) => ({ scope: ctx, payload: d.payload, headerId: d.headerId })),
   )
   for (const o of outcomes) if ('error' in o) throw digestFailureError(o.error)
-  for (const o of outcomes) if ('row' in o) ctx.addEvent(o.row)
+  for (const o of outcomes) {
+    if ('row' in o) ctx.addEvent(o.row)
+    else if ('filtered' in o) ctx.outcome('filtered', o.filtered, 'error')
+  }
 }
 
 /**

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest'
+import type { PrivacyStore } from '../store/privacy-types.ts'
 import { openSqliteStore } from '../store/sqlite/index.ts'
 import type { ProjectStore, Store } from '../store/types.ts'
 import { KeyResolver } from './keys.ts'
@@ -10,7 +11,7 @@ afterEach(async () => {
 })
 
 /** The real store's key reads, counted. */
-function counted(s: Store): { reads: () => number; projects: ProjectStore } {
+function counted(s: Store): { reads: () => number; projects: ProjectStore & PrivacyStore } {
   let n = 0
   const projects = {
     ...s,
@@ -18,7 +19,7 @@ function counted(s: Store): { reads: () => number; projects: ProjectStore } {
       n++
       return s.findKey(publicKey)
     },
-  } as ProjectStore
+  } as ProjectStore & PrivacyStore
   return { reads: () => n, projects }
 }
 

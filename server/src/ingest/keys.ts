@@ -1,12 +1,16 @@
 import { LRUCache } from 'lru-cache'
 import { ApiError } from '../errors.ts'
+import type { PrivacySettings } from '../privacy/settings.ts'
+import type { PrivacyStore } from '../store/privacy-types.ts'
 import type { Project, ProjectKey, ProjectStore } from '../store/types.ts'
 import type { Credentials } from './auth.ts'
 
-/** A key that may ingest, with its project. */
+/** A key that may ingest, with its project and the project's scrubbing and filter settings. */
 export interface ResolvedKey {
   key: ProjectKey
   project: Project
+  /** Absent for events the server makes itself: a new project's defaults apply. */
+  privacy?: PrivacySettings
 }
 
 /**
@@ -23,15 +27,24 @@ export class KeyResolver {
   // does not refill the cache (`ignoreFetchAbort`: the cleared entry is no longer its own).
   private readonly cache: LRUCache<string, { value: ResolvedKey | null }>
 
-  constructor(store: ProjectStore, ttlMs = 30_000) {
-    this.cache = new LRUCache({
+  constructor(store: ProjectStore & PrivacyStore, ttlMs = 30_000) {
+    this.cache = new LRUCache<string, { value: ResolvedKey | null }>({
       max: 10_000,
       ttl: ttlMs,
       ignoreFetchAbort: true,
       fetchMethod: async (publicKey) => {
         const key = await store.findKey(publicKey)
         const project = key === undefined ? undefined : await store.getProject(key.projectId)
-        return { value: key !== undefined && project !== undefined ? { key, project } : null }
+        // Read with the key, so a settings change reaches ingest through the same cache and the
+        // same change-feed notice (`projects`) as a project change.
+        const privacy =
+          project === undefined ? undefined : await store.getPrivacySettings(project.id)
+        return {
+          value:
+            key !== undefined && project !== undefined && privacy !== undefined
+              ? { key, project, privacy }
+              : null,
+        }
       },
     })
   }

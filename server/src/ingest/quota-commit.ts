@@ -45,8 +45,9 @@ export async function commitWithQuota(
   })
   // Undigested events the write could not digest refuse the request; nothing of it was written.
   if (result.refused !== undefined) throw digestFailureError(result.refused)
-  // A unit without events was not charged: it says nothing about the window.
-  if (ctx.unit.events.length > 0 || ctx.digests.length > 0)
+  // A unit without events was not charged (none sent, or every one filtered): it says nothing
+  // about the window.
+  if (result.quota !== undefined || result.events.length > 0)
     quota.record(ctx.project.id, result.quota)
   announceStored(bus, ctx.project.id, result.events)
   if (result.quota !== undefined && result.quota.refused > 0) {

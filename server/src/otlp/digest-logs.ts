@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import type { IngestContext } from '../ingest/context.ts'
-import { digestEvent } from '../ingest/items/event.ts'
+import { digestClientEvent } from '../ingest/items/event.ts'
 import type { EventToWrite } from '../store/types.ts'
 import type { OtlpLogRecord, OtlpLogsRequest } from './decode.ts'
 import { isErrorSeverity } from './severity.ts'
@@ -14,6 +14,8 @@ export interface LogsDigest {
   dropped: number
   /** Error records refused because their event exceeds the event size limit. */
   tooLarge: number
+  /** Error records an inbound filter dropped, by reason (outcome `filtered`). */
+  filtered: string[]
 }
 
 /**
@@ -48,7 +50,7 @@ export function digestLogs(
   ctx: IngestContext,
   opts: { maxEvent: number; requestDigest: string },
 ): LogsDigest {
-  const out: LogsDigest = { events: [], dropped: 0, tooLarge: 0 }
+  const out: LogsDigest = { events: [], dropped: 0, tooLarge: 0, filtered: [] }
   let position = 0
   for (const { resource, scopes } of request.resources) {
     for (const { scope, records } of scopes) {
@@ -64,7 +66,9 @@ export function digestLogs(
           out.tooLarge++
           continue
         }
-        out.events.push(digestEvent(raw, ctx, eventId).row)
+        const r = digestClientEvent(raw, ctx, eventId)
+        if ('filtered' in r) out.filtered.push(r.filtered)
+        else out.events.push(r.row)
       }
     }
   }

@@ -132,7 +132,8 @@ export async function otlpRoutes(app: FastifyInstance, deps: OtlpDeps): Promise<
     const body = req.otlpBody ?? Buffer.alloc(0)
     const request = decodeLogsRequest(body, encoding)
 
-    const ctx = new IngestContext(resolved, received, {})
+    // The sender's address: the client-IP inbound filter needs it.
+    const ctx = new IngestContext(resolved, received, {}, req.ip)
     const digest = digestLogs(request, ctx, {
       maxEvent: config.limits.maxEvent,
       requestDigest: requestDigest(body),
@@ -144,6 +145,7 @@ export async function otlpRoutes(app: FastifyInstance, deps: OtlpDeps): Promise<
     const admittedOnly = new IngestContext(resolved, received, {})
     if (digest.dropped > 0) admittedOnly.outcome('unsupported', 'log', 'log_item', digest.dropped)
     if (digest.tooLarge > 0) admittedOnly.outcome('rejected', 'too_large', 'error', digest.tooLarge)
+    for (const reason of digest.filtered) admittedOnly.outcome('filtered', reason, 'error')
     ctx.unit.outcomesIfAdmitted = admittedOnly.unit.outcomes
     await commitWithQuota({ quota, committer, bus, protection: app.ingestProtection }, ctx, {
       noun: 'error record(s)',

@@ -55,7 +55,13 @@ export class LocalChangeFeed implements ChangeFeed {
 /** The store methods that change what nodes cache, and the notice each one publishes. */
 type Announced = Pick<
   Store,
-  'createProject' | 'createKey' | 'revokeKey' | 'setQuota' | 'createAlertRule' | 'deleteAlertRule'
+  | 'createProject'
+  | 'createKey'
+  | 'revokeKey'
+  | 'setQuota'
+  | 'createAlertRule'
+  | 'deleteAlertRule'
+  | 'setPrivacySettings'
 >
 
 /**
@@ -79,5 +85,7 @@ export function announceChanges<S extends Announced>(store: S, feed: ChangeFeed)
       after(store.createAlertRule(...a), { topic: 'rules', projectId: a[0] }),
     deleteAlertRule: (...a) =>
       after(store.deleteAlertRule(...a), { topic: 'rules', projectId: a[0] }),
+    setPrivacySettings: (...a) =>
+      after(store.setPrivacySettings(...a), { topic: 'projects', projectId: a[0] }),
   }
 }

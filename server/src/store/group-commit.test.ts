@@ -114,6 +114,52 @@ describe('GroupCommitter', () => {
     await store.close()
   })
 
+  it('tells its observer what each committed write added, never what a failed group did', async () => {
+    const { store, project, key, counting } = await countingStore('f'.repeat(32))
+    const seen: { units: number; outcomes: Record<string, number> }[] = []
+    const committer = new GroupCommitter(counting, {
+      delayMs: 20,
+      observer: {
+        committed: (units, seconds, outcomes) => {
+          expect(seconds).toBeGreaterThanOrEqual(0)
+          const byOutcome: Record<string, number> = {}
+          for (const o of outcomes) byOutcome[o.outcome] = (byOutcome[o.outcome] ?? 0) + o.quantity
+          seen.push({ units, outcomes: byOutcome })
+        },
+      },
+    })
+    const discard = {
+      projectId: project.id,
+      keyId: key.id,
+      at: Date.now(),
+      outcome: 'client_discard',
+      reason: 'sample_rate',
+      category: 'error',
+      quantity: 2,
+    }
+    // A group of four whose last unit cannot be written: it fails as a whole, then each unit
+    // is retried alone; the failed group and the failing unit count nothing.
+    const good = Array.from({ length: 3 }, (_, i) =>
+      committer.write({ events: [row(project.id, key.id, `o${i}`)], outcomes: [discard] }),
+    )
+    const bad = committer.write({ events: [row(999_999, key.id, 'x')], outcomes: [discard] })
+    await Promise.all(good)
+    await expect(bad).rejects.toThrow(/FOREIGN KEY/)
+    expect(seen).toEqual([
+      { units: 1, outcomes: { accepted: 1, client_discard: 2 } },
+      { units: 1, outcomes: { accepted: 1, client_discard: 2 } },
+      { units: 1, outcomes: { accepted: 1, client_discard: 2 } },
+    ])
+    // A group that commits is told once, with the sums of all its units.
+    await Promise.all(
+      [3, 4].map((i) =>
+        committer.write({ events: [row(project.id, key.id, `o${i}`)], outcomes: [discard] }),
+      ),
+    )
+    expect(seen.at(-1)).toEqual({ units: 2, outcomes: { accepted: 2, client_discard: 4 } })
+    await store.close()
+  })
+
   it('keeps up to maxInFlight groups committing at once', async () => {
     let open = 0
     let peak = 0

@@ -1,4 +1,14 @@
-import type { IngestStore, WriteUnit, WriteUnitResult } from './types.ts'
+import type { IngestStore, OutcomeDelta, WriteUnit, WriteUnitResult } from './types.ts'
+
+/**
+ * Told about every committed write (metrics/registry.ts): how many units it held, how long the
+ * store took, and the outcome counters its transaction added. A group that failed and was
+ * retried unit by unit is reported per retried write that committed, never for the failed one,
+ * so nothing is counted twice.
+ */
+export interface CommitObserver {
+  committed(units: number, seconds: number, outcomes: readonly OutcomeDelta[]): void
+}
 
 interface Pending {
   unit: WriteUnit
@@ -30,6 +40,7 @@ export class GroupCommitter {
   private readonly maxBatch: number
   private readonly maxInFlight: number
   private readonly startAt: number
+  private readonly observer: CommitObserver | undefined
 
   /**
    * `startAt`: a group this large goes to the store at once when a commit slot is free, from
@@ -46,13 +57,20 @@ export class GroupCommitter {
       maxBatch?: number | undefined
       maxInFlight?: number
       startAt?: number | undefined
+      observer?: CommitObserver | undefined
     },
   ) {
+    this.observer = opts.observer
     this.store = store
     this.delayMs = opts.delayMs
     this.maxBatch = opts.maxBatch ?? 500
     this.maxInFlight = Math.max(1, opts.maxInFlight ?? 1)
     this.startAt = Math.max(1, Math.min(opts.startAt ?? this.maxBatch, this.maxBatch))
+  }
+
+  /** Units waiting for a group (not those of groups being committed). */
+  queued(): number {
+    return this.queue.length
   }
 
   /** Queues a unit; resolves with its results once committed. */
@@ -120,7 +138,7 @@ export class GroupCommitter {
   private async commit(batch: Pending[]): Promise<void> {
     let results: WriteUnitResult[]
     try {
-      results = await this.store.write(batch.map((p) => p.unit))
+      results = await this.storeWrite(batch.map((p) => p.unit))
     } catch (err) {
       if (batch.length === 1) {
         batch[0]?.reject(err)
@@ -128,7 +146,7 @@ export class GroupCommitter {
       }
       for (const p of batch) {
         try {
-          const [r] = await this.store.write([p.unit])
+          const [r] = await this.storeWrite([p.unit])
           if (r === undefined) p.reject(new Error('store returned no result for the unit'))
           else p.resolve(r)
         } catch (own) {
@@ -143,4 +161,23 @@ export class GroupCommitter {
       else p.resolve(r)
     })
   }
+
+  /** One store write, reported to the observer once it committed. */
+  private async storeWrite(units: WriteUnit[]): Promise<WriteUnitResult[]> {
+    const observer = this.observer
+    if (observer === undefined) return this.store.write(units)
+    const t0 = performance.now()
+    const results = await this.store.write(units)
+    const seconds = (performance.now() - t0) / 1000
+    let outcomes: readonly OutcomeDelta[] = NONE
+    for (const r of results) if (r.outcomes !== undefined) outcomes = r.outcomes
+    try {
+      observer.committed(units.length, seconds, outcomes)
+    } catch {
+      // The write committed: a fault of the observer must not fail (and retry) it.
+    }
+    return results
+  }
 }
+
+const NONE: readonly OutcomeDelta[] = []

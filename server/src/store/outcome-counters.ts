@@ -1,4 +1,4 @@
-import type { EventToWrite, EventWriteResult, OutcomeDelta } from './types.ts'
+import type { EventToWrite, EventWriteResult, OutcomeDelta, WriteUnitResult } from './types.ts'
 
 const HOUR = 3_600_000
 
@@ -42,3 +42,17 @@ export const eventOutcome = (e: EventToWrite, r: EventWriteResult): OutcomeDelta
   category: 'error',
   quantity: 1,
 })
+
+/**
+ * Puts a group's summed counters on its first result (`WriteUnitResult.outcomes`): the group
+ * committer counts them for `/metrics` once the transaction committed, so the endpoint and the
+ * outcomes table are fed by the same sums and cannot disagree.
+ */
+export function withOutcomes(
+  results: WriteUnitResult[],
+  outcomes: OutcomeDelta[],
+): WriteUnitResult[] {
+  const first = results[0]
+  if (first !== undefined && outcomes.length > 0) first.outcomes = outcomes
+  return results
+}

@@ -59,12 +59,17 @@ export function installRetention(
   app: FastifyInstance,
   store: RetentionStore & LeaseStore,
   days: number,
+  onPruned?: (r: PruneResult) => void,
 ): void {
   if (days <= 0) return
   const job = new LeasedJob(store, {
     name: RETENTION_LEASE,
     intervalMs: SWEEP_INTERVAL_MS,
-    run: (now) => sweepRetention(store, days, now),
+    run: async (now) => {
+      const r = await sweepRetention(store, days, now)
+      onPruned?.(r)
+      return r
+    },
     onError: (err: unknown) => app.log.error({ err }, 'retention sweep failed'),
   })
   app.addHook('onReady', async () => job.start())

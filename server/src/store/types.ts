@@ -1,3 +1,4 @@
+import type { PrivacySettings } from '../privacy/settings.ts'
 import type { ChangeFeed } from './change-feed.ts'
 /**
  * The storage interface. SQLite (`sqlite/`) is the embedded default; a PostgreSQL backend
@@ -5,8 +6,10 @@ import type { ChangeFeed } from './change-feed.ts'
  * outside `store/` knows which one runs. Times are Unix milliseconds.
  */
 import type { CheckInToWrite, MonitorStore } from './monitor-types.ts'
+import type { PrivacyStore } from './privacy-types.ts'
 import type { UnitQuota } from './quota-rules.ts'
 import type { ReleaseHealthStore, SessionBucket, SessionUpdate } from './release-health-types.ts'
+import type { IssueSearchStore } from './search-types.ts'
 import type { TeamStore, TokenScope } from './team-types.ts'
 import type { AuditStore, UserLifecycleStore } from './user-lifecycle-types.ts'
 
@@ -54,6 +57,8 @@ export interface Issue {
   ignoreUntil: number | null
   /** Ignored until `timesSeen` reaches this, when status is `ignored`. */
   ignoreUntilSeen: number | null
+  /** Distinct users of its events (the `user` tag's values); 0 when none said who. */
+  users: number
 }
 
 /** An event ready to be written: normalised, grouped, with its indexed columns extracted. */
@@ -80,6 +85,14 @@ export interface EventToWrite {
    * as the digest threads hand it over, passed on to the store as it is.
    */
   payload: string | Uint8Array
+  /**
+   * The search tags (search/event-tags.ts), bounded by the digest; none when absent (rows
+   * built by hand, check-ins). Aggregated per issue in `issue_tags`, kept per event in
+   * `events.search`.
+   */
+  tags?: [string, string][]
+  /** The event's free text for search (search/event-tags.ts), bounded by the digest. */
+  text?: string
 }
 
 /** What writing one event did. */
@@ -135,6 +148,8 @@ export interface UndigestedEvents {
   /** Receive time, ms. */
   received: number
   clientIp: string | null
+  /** The project's scrubbing and filter settings (privacy/settings.ts); null: a new project's. */
+  privacy?: PrivacySettings | null
   /** Each item's bytes and, when it wins over the payload's, the envelope header's event id. */
   items: { payload: Uint8Array; headerId: string | null }[]
 }
@@ -158,6 +173,12 @@ export interface WriteUnitResult {
   refused?: DigestFailure
   /** Set when the unit's project has an event quota: what the charge met (quota-rules.ts). */
   quota?: UnitQuota
+  /**
+   * The outcome counters the transaction that wrote this unit added, summed for its whole
+   * group: set on one result of a committed group only. The group committer hands them to the
+   * metrics (metrics/registry.ts), so `/metrics` counts exactly what the outcomes table got.
+   */
+  outcomes?: OutcomeDelta[]
 }
 
 /** Summed outcome counters. */
@@ -600,9 +621,23 @@ export interface Store
     LiveStore,
     UserLifecycleStore,
     AuditStore,
-    TeamStore {
+    TeamStore,
+    PrivacyStore,
+    IssueSearchStore {
   readonly dialect: 'sqlite' | 'postgres'
   /** Configuration changes of every node, for the caches (change-feed.ts). */
   readonly changes: ChangeFeed
+  /** What the backend's own machinery is doing now, for `/metrics` (per backend, optional). */
+  usage?(): StoreUsage
   close(): Promise<void>
+}
+
+/** Gauges of a backend's machinery that an operator watches (docs/operations.md). */
+export interface StoreUsage {
+  /** PostgreSQL: pool connections in use and idle, requests waiting for one, the pool's size. */
+  pool?: { inUse: number; idle: number; waiting: number; size: number }
+  /** PostgreSQL: reconnects of the change feed's listening connection, last notice's delay (ms). */
+  feed?: { reconnects: number; lagMs: number; connected: boolean }
+  /** SQLite: seconds the writer thread has been busy since the process started. */
+  writerBusySeconds?: number
 }

@@ -3,6 +3,9 @@
  * user, request). The payload is read as untrusted JSON through small guards, and every value
  * is shown as text through `html`.
  */
+import type { NormalizedEvent } from '../event/types.ts'
+import { remarkLines } from '../privacy/scrub.ts'
+import { eventSearchFields } from '../search/event-tags.ts'
 import { count, isoTime, truncate } from './format.ts'
 import { html, type SafeHtml } from './html.ts'
 
@@ -172,6 +175,26 @@ export function tagsOf(event: Json): [string, string][] {
         .map(([k, v]) => [k, str(v) ?? textOf(v)])
 }
 
+/**
+ * The event's tags as the search indexes them (promoted from its fields, then the SDK's:
+ * search/event-tags.ts), so an event without SDK tags still shows its browser, user, url …,
+ * then any SDK tag the search left out; a payload of another shape shows its own `tags`.
+ */
+function indexedTagsOf(event: Json): [string, string][] {
+  const own = tagsOf(event)
+  if (!Array.isArray(event['tags'])) return own
+  let indexed: [string, string][]
+  try {
+    // The stored payload is the normalised event (ingest/items/event.ts).
+    indexed = eventSearchFields(event as unknown as NormalizedEvent).tags
+  } catch {
+    return own
+  }
+  // Every tag the SDK sent is shown, also those the search does not index (keys it refuses).
+  const keys = new Set(indexed.map(([k]) => k))
+  return [...indexed, ...own.filter(([k]) => !keys.has(k))].slice(0, MAX_ROWS)
+}
+
 function contexts(event: Json): SafeHtml {
   const ctx = obj(event['contexts'])
   if (ctx === undefined) return html``
@@ -186,6 +209,19 @@ function contexts(event: Json): SafeHtml {
   )}</div>`
 }
 
+/**
+ * What server-side scrubbing removed from the event (its `_meta` remarks): the path and the
+ * rule, never the value, which was not stored.
+ */
+function removedData(meta: unknown): SafeHtml | string {
+  const lines = remarkLines(meta)
+  if (lines.length === 0) return ''
+  return html`<h2>Data removed</h2><p class="small muted">Scrubbed by the server before the event was stored: [Filtered] marks a replaced value.</p><div class="table-wrap"><table class="kv remarks">${lines.map(
+    (l) =>
+      html`<tr><th>${l.path === '' ? '(event)' : l.path}</th><td>${l.removed ? 'removed' : 'replaced'} by ${l.rules.join(', ')}</td></tr>`,
+  )}</table></div>`
+}
+
 /** The whole event section of the issue page. */
 export function eventBody(payload: unknown, component: string | null): SafeHtml {
   const event = obj(payload) ?? {}
@@ -195,11 +231,12 @@ export function eventBody(payload: unknown, component: string | null): SafeHtml 
   const crashed =
     threads.find((t) => t?.['crashed'] === true) ?? threads.find((t) => t?.['current'] === true)
   const st = event['stacktrace'] ?? (hasException ? undefined : crashed?.['stacktrace'])
-  const tags = tagsOf(event)
+  const tags = indexedTagsOf(event)
   const user = obj(event['user'])
   const request = obj(event['request'])
   const sdk = obj(event['sdk'])
   return html`${msg === undefined ? '' : html`<h2>Message</h2><pre>${truncate(msg, 8000)}</pre>`}
+${removedData(event['_meta'])}
 ${hasException ? html`<h2>Exception</h2><p class="small muted">Most recent call first.</p>${exceptions(event)}` : ''}
 ${st === undefined ? '' : html`<h2>Stack trace</h2>${stacktrace(st)}`}
 <div class="grid2"><div><h2>Tags</h2>${tags.length === 0 ? html`<p class="muted small">No tags.</p>` : html`<div class="table-wrap"><table class="kv">${tags.map(([k, v]) => html`<tr><th>${k}</th><td>${v}</td></tr>`)}</table></div>`}</div>

@@ -78,6 +78,10 @@ tr.on td { background: #f7f9ff; }
 .flash.error { background: var(--red-bg); border-color: #f3c1bb; color: var(--red); }
 .live-note { font-size: 12.5px; color: var(--muted); }
 .live-note.on::before { content: "●"; color: var(--green); margin-right: .3rem; }
+.tag-grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(16rem, 1fr)); gap: .75rem 1.5rem; margin-top: .5rem; }
+.tag-dist ul { list-style: none; padding: 0; margin: .25rem 0 0; }
+.tag-dist li { display: grid; grid-template-columns: 1fr auto; gap: 0 .5rem; margin-bottom: .3rem; overflow-wrap: anywhere; }
+.tag-dist meter { grid-column: 1 / -1; width: 100%; height: .4rem; }
 .stats { display: flex; gap: 1.5rem; flex-wrap: wrap; margin: .75rem 0; }
 .stats div b { display: block; font-size: 1.25rem; }
 .stats div span { color: var(--muted); font-size: 12.5px; }

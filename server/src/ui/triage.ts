@@ -4,8 +4,11 @@
  */
 
 import { notFound } from '../errors.ts'
+import { withFilters } from '../http-kit/search-query.ts'
+import type { SearchQuery } from '../search/query.ts'
 import type { Services } from '../services.ts'
-import type { Issue, IssueFilter } from '../store/types.ts'
+import type { IssueSort } from '../store/search-types.ts'
+import type { Issue } from '../store/types.ts'
 import { updateIssues } from '../triage/change.ts'
 
 /** The issue list's tabs. */
@@ -62,16 +65,18 @@ export function triage(services: Services) {
       projectId: number,
       tab: Tab,
       q: {
-        filter: Omit<IssueFilter, 'status' | 'forReview'>
+        /** The parsed search box with the page's separate filters as its terms. */
+        search: SearchQuery
+        sort: IssueSort
         limit: number
         cursor?: string | undefined
       },
     ): Promise<TabPage> => {
-      const filter: IssueFilter =
-        tab === 'review'
-          ? { ...q.filter, status: 'unresolved', forReview: true }
-          : { ...q.filter, status: tab }
-      return store.listIssues(projectId, filter, { limit: q.limit, cursor: q.cursor })
+      const search = withFilters(
+        q.search,
+        tab === 'review' ? { status: 'unresolved', forReview: true } : { status: tab },
+      )
+      return store.searchIssues(projectId, search, q.sort, { limit: q.limit, cursor: q.cursor })
     },
     tabCounts: async (projectId: number): Promise<Record<Tab, number>> => {
       const [c, review] = await Promise.all([

@@ -118,6 +118,7 @@ export const SPECS: Record<string, RouteSpec> = {
     body: (ids) => ({ name: `made ${next()}`, team_id: ids['teamId'] }),
   },
   'PUT /api/0/projects/:projectId/': { body: () => ({ quota: null }) },
+  'PUT /api/0/projects/:projectId/privacy/': { body: () => ({ scrub_data: true }) },
   'PUT /api/0/projects/:projectId/team/': { body: (ids) => ({ team_id: ids['teamId'] }) },
   'PUT /api/0/issues/:issueId/': { body: () => ({ status: 'resolved' }) },
   'POST /api/0/projects/:projectId/alert-rules/': {
@@ -152,11 +153,24 @@ export const SPECS: Record<string, RouteSpec> = {
     objectIds: ['issueId'],
     missingStatus: 200,
   },
+  'GET /api/0/projects/:projectId/outcomes/': {
+    query: (ids) => `key_id=${ids['keyId']}`,
+    objectIds: ['keyId'],
+    missingStatus: 200,
+  },
+  'GET /api/0/projects/:projectId/outcomes/series/': {
+    query: (ids) => `key_id=${ids['keyId']}`,
+    objectIds: ['keyId'],
+    missingStatus: 200,
+  },
   'GET /issues/:issueId': { query: (ids) => `event=${ids['eventId']}`, objectIds: ['eventId'] },
   'POST /issues/:issueId/action': { body: () => ({ action: 'resolve' }) },
   'POST /projects/:projectId/settings/keys': { body: () => ({ label: `ui-${next()}` }) },
   'POST /projects/:projectId/settings/keys/:keyId/revoke': {
     fresh: (app, t) => freshKey(app, t),
+  },
+  'POST /projects/:projectId/settings/privacy': {
+    body: () => ({ scrub_data: 'on', scrub_defaults: 'on' }),
   },
   'POST /projects/:projectId/settings/quota': {
     body: () => ({ events: '', window_seconds: '3600' }),

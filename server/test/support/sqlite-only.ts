@@ -26,4 +26,8 @@ export const SQLITE_ONLY_TESTS: { file: string; reason: string }[] = [
     reason: 'the disk guard of the SQLite data directory',
   },
   { file: 'server/test/docs-drift.test.ts', reason: 'reads docs and config only, no database' },
+  {
+    file: 'server/test/prometheus-rules.test.ts',
+    reason: 'runs promtool on the shipped rule files only, no database',
+  },
 ]

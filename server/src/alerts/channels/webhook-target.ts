@@ -1,5 +1,7 @@
+import { type LookupAddress, lookup as lookupCallback } from 'node:dns'
 import { lookup } from 'node:dns/promises'
-import { BlockList, isIP } from 'node:net'
+import { BlockList, isIP, type LookupFunction } from 'node:net'
+import { Agent } from 'undici'
 
 /**
  * Ranges an alert webhook may not reach unless the operator allows it: loopback, private
@@ -70,4 +72,52 @@ export async function webhookTargetProblem(
   return bad === undefined
     ? undefined
     : `webhook target ${host} is a private, loopback or link-local address (${bad}); set ALERT_ALLOW_PRIVATE_TARGETS=1 to allow it`
+}
+
+/** The error a guarded lookup fails a connection with (shown in the delivery log). */
+export class PrivateTargetError extends Error {
+  readonly code = 'EPRIVATETARGET'
+}
+
+/**
+ * A `lookup` for sockets that refuses private, loopback and link-local answers (unless the
+ * operator allows them): the socket connects to the address checked here, so a name whose DNS
+ * answer changes between the check before a send and the connection (DNS rebinding) cannot
+ * reach the inside.
+ */
+export function guardedLookup(allowPrivate: boolean): LookupFunction {
+  return (hostname, options, callback) => {
+    lookupCallback(hostname, { ...options, all: true }, (err, found) => {
+      if (err !== null) return callback(err, '', 0)
+      const list = found as LookupAddress[]
+      const bad = allowPrivate ? undefined : list.find((a) => isPrivateAddress(a.address))
+      if (bad !== undefined)
+        return callback(
+          new PrivateTargetError(
+            `webhook target ${hostname} resolves to a private, loopback or link-local address (${bad.address})`,
+          ),
+          '',
+          0,
+        )
+      const first = list[0]
+      if (first === undefined) return callback(new Error(`no address for ${hostname}`), '', 0)
+      if (options.all === true) callback(null, list)
+      else callback(null, first.address, first.family)
+    })
+  }
+}
+
+const agents = new Map<boolean, Agent>()
+
+/**
+ * The dispatcher webhook requests go through: every connection resolves its host with
+ * {@link guardedLookup}. One per setting, kept for the process (it pools connections).
+ */
+export function webhookDispatcher(allowPrivate: boolean): Agent {
+  let a = agents.get(allowPrivate)
+  if (a === undefined) {
+    a = new Agent({ connect: { lookup: guardedLookup(allowPrivate) } })
+    agents.set(allowPrivate, a)
+  }
+  return a
 }

@@ -1,7 +1,8 @@
+import { fetch } from 'undici'
 import type { AlertChannel } from '../../store/types.ts'
 import { type AlertMessage, facts, summary } from '../message.ts'
 import { describeError, SendError } from './send-error.ts'
-import { webhookTargetProblem } from './webhook-target.ts'
+import { webhookDispatcher, webhookTargetProblem } from './webhook-target.ts'
 
 type WebhookChannel = Extract<AlertChannel, { type: 'webhook' }>
 
@@ -43,7 +44,12 @@ const RETRYABLE_4XX = new Set([408, 425, 429])
 
 /**
  * POSTs the alert to the webhook. Resolves on a 2xx; throws `SendError`, permanent for a 4xx
- * (other than 408/425/429), retryable for 5xx, timeouts and network errors.
+ * (other than 408/425/429) and for a 3xx, retryable for 5xx, timeouts and network errors.
+ *
+ * The target cannot be turned against the inside: its address is checked before the send and
+ * the connection goes to the address that was checked (`webhookDispatcher`'s guarded lookup),
+ * and redirects are not followed — a public URL answering `302 Location: http://169.254.169.254/`
+ * is a failed delivery, never a request to the metadata service.
  */
 export async function sendWebhook(
   channel: WebhookChannel,
@@ -53,10 +59,12 @@ export async function sendWebhook(
 ): Promise<void> {
   const problem = await webhookTargetProblem(channel.url, opts.allowPrivate)
   if (problem !== undefined) throw new SendError(problem, true)
-  let res: Response
+  let res: Awaited<ReturnType<typeof fetch>>
   try {
     res = await fetch(channel.url, {
       method: 'POST',
+      redirect: 'manual',
+      dispatcher: webhookDispatcher(opts.allowPrivate),
       headers: {
         'content-type': 'application/json',
         'user-agent': 'ingest-alerts/1',
@@ -72,6 +80,13 @@ export async function sendWebhook(
   }
   const text = await res.text().catch(() => '')
   if (res.ok) return
+  if (res.status >= 300 && res.status < 400) {
+    const location = (res.headers.get('location') ?? '').slice(0, 200)
+    throw new SendError(
+      `webhook answered HTTP ${res.status} (redirects are not followed${location === '' ? '' : `: ${location}`})`,
+      true,
+    )
+  }
   const detail = `webhook answered HTTP ${res.status}${text === '' ? '' : `: ${text.slice(0, 200)}`}`
   throw new SendError(detail, res.status < 500 && !RETRYABLE_4XX.has(res.status))
 }

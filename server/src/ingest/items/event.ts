@@ -6,6 +6,11 @@ import { repairNonFiniteJson } from '../../event/non-finite-json.ts'
 import { normalizeEvent, normalizeEventId } from '../../event/normalize.ts'
 import type { NormalizedEvent } from '../../event/types.ts'
 import { groupEvent } from '../../grouping/index.ts'
+import { type FilterReason, inboundFilter } from '../../privacy/filters.ts'
+import { policyOf } from '../../privacy/policy.ts'
+import { scrubEvent } from '../../privacy/scrub.ts'
+import type { PrivacySettings } from '../../privacy/settings.ts'
+import { eventSearchFields } from '../../search/event-tags.ts'
 import type { EventToWrite } from '../../store/types.ts'
 import type { IngestContext } from '../context.ts'
 
@@ -20,6 +25,8 @@ export interface DigestScope {
   readonly received: number
   /** The sender's address as the server sees it (`req.ip`), for `{{auto}}`; none off-request. */
   readonly clientIp?: string | undefined
+  /** The project's scrubbing and filter settings (privacy/); absent: a new project's. */
+  readonly privacy?: PrivacySettings | undefined
 }
 
 /**
@@ -32,12 +39,14 @@ export function digestScope(
   component: string | null,
   received: number,
   clientIp: string | null,
+  privacy?: PrivacySettings | null,
 ): DigestScope {
   return {
     project: { id: projectId },
     key: { id: keyId, component },
     received,
     clientIp: clientIp ?? undefined,
+    privacy: privacy ?? undefined,
   }
 }
 
@@ -67,37 +76,82 @@ function parseRepaired(text: string, what: string): unknown {
   throw new ApiError('invalid_json', `invalid ${what} payload: not JSON`)
 }
 
+/** An event an inbound filter dropped: counted as outcome `filtered` with this reason. */
+export interface FilteredEvent {
+  filtered: FilterReason
+}
+
 /**
- * Normalises and groups one event and builds the row to write (the digest step). Shared by
- * envelope `event` items, `/store/`, cron failures and OTLP error records.
+ * Normalises, scrubs and groups one event and builds the row to write (the digest step), for
+ * events the server makes itself (cron failures): scrubbed, never filtered. Shared by cron
+ * failures and check-in failure events; client events go through {@link digestClientEvent}.
  */
 export function digestEvent(
   raw: Record<string, unknown>,
   ctx: DigestScope,
   eventId?: string,
 ): { row: EventToWrite; event: NormalizedEvent } {
+  const r = digestWith(raw, ctx, eventId, false)
+  if ('filtered' in r) throw new Error('an unfiltered digest filtered an event')
+  return r
+}
+
+/**
+ * The digest of a client's event (envelope `event` items, `/store/`, OTLP error records): the
+ * project's inbound filters first (a filtered event is neither scrubbed nor stored), then as
+ * {@link digestEvent}.
+ */
+export function digestClientEvent(
+  raw: Record<string, unknown>,
+  ctx: DigestScope,
+  eventId?: string,
+): { row: EventToWrite; event: NormalizedEvent } | FilteredEvent {
+  return digestWith(raw, ctx, eventId, true)
+}
+
+function digestWith(
+  raw: Record<string, unknown>,
+  ctx: DigestScope,
+  eventId: string | undefined,
+  filter: boolean,
+): { row: EventToWrite; event: NormalizedEvent } | FilteredEvent {
   const event = normalizeEvent(raw, {
     ...(eventId !== undefined ? { eventId } : {}),
     received: ctx.received / 1000,
   })
-  resolveAutoIp(event, ctx.clientIp)
-  const group = groupEvent(event)
+  const policy = policyOf(ctx.privacy)
+  // A project that stores no IP addresses gets none filled in from the connection either.
+  resolveAutoIp(event, policy.scrub.scrubIp ? undefined : ctx.clientIp, inferIp(raw))
+  if (filter) {
+    const filtered = inboundFilter(event, ctx.clientIp, policy.filters)
+    if (filtered !== undefined) return { filtered }
+  }
   const component = ctx.key.component
   if (component !== null && !event.tags.some(([k]) => k === 'component')) {
     event.tags.push(['component', component])
   }
-  // Unknown top-level keys are kept for display, trimmed like every other databag.
+  // Unknown top-level keys are kept for display, trimmed like every other databag. A client's
+  // own `_meta` is not: remarks are the server's (below), never taken from the sender.
   const extraNotes = new TrimNotes()
   const stored: Record<string, unknown> = {}
   for (const k in raw) {
-    if (Object.hasOwn(raw, k) && !(k in event)) stored[k] = trimBag(raw[k], k, extraNotes, 1)
+    if (Object.hasOwn(raw, k) && !(k in event) && k !== '_meta')
+      stored[k] = trimBag(raw[k], k, extraNotes, 1)
   }
   if (extraNotes.notes.length > 0) event.errors = [...(event.errors ?? []), ...extraNotes.list()]
+  // Scrubbed before grouping: a secret can neither split an issue nor show in its title.
+  const meta = scrubEvent(event, stored, policy.scrub)
+  const group = groupEvent(event)
+  // The search fields, from the scrubbed event (a filtered value is never indexed); tags dropped
+  // for their bounds are noted on the event, not refused.
+  const search = eventSearchFields(event)
+  if (search.dropped.length > 0) event.errors = [...(event.errors ?? []), ...search.dropped]
   // The one serialisation of the event (unknown keys first, then the normalised event, then the
   // labels), built in place: a spread into a fresh object cost a copy of every key per event.
   Object.assign(stored, event)
   stored['title'] = group.title
   stored['culprit'] = group.culprit
+  if (meta !== undefined) stored['_meta'] = meta
   const payload = JSON.stringify(stored)
   return {
     event,
@@ -118,8 +172,20 @@ export function digestEvent(
       hash: group.hash,
       groupingVersion: group.version,
       payload,
+      tags: search.tags,
+      text: search.text,
     },
   }
+}
+
+/** The JS SDKs' `sdk.settings.infer_ip` ("auto" | "never"), when sent. */
+function inferIp(raw: Record<string, unknown>): string | undefined {
+  const sdk = raw['sdk']
+  if (sdk === null || typeof sdk !== 'object' || Array.isArray(sdk)) return undefined
+  const settings = (sdk as Record<string, unknown>)['settings']
+  if (settings === null || typeof settings !== 'object' || Array.isArray(settings)) return undefined
+  const v = (settings as Record<string, unknown>)['infer_ip']
+  return typeof v === 'string' ? v : undefined
 }
 
 /**
@@ -131,11 +197,12 @@ export function digestPayload(
   payload: Uint8Array,
   scope: DigestScope,
   headerId: string | undefined,
-): EventToWrite {
+): EventToWrite | FilteredEvent {
   const raw = resolveLegacyAliases(
     parseEventJson(Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength)),
   )
-  return digestEvent(raw, scope, headerId ?? normalizeEventId(raw['event_id'])).row
+  const r = digestClientEvent(raw, scope, headerId ?? normalizeEventId(raw['event_id']))
+  return 'filtered' in r ? r : r.row
 }
 
 /**

@@ -118,14 +118,24 @@ describe('configuration changes reach every node on PostgreSQL', () => {
     feed.onChange((c) => seen.push(c))
     const pid = feed.listenerPid()
     expect(pid).toBeTypeOf('number')
+    expect(feed.stats()).toMatchObject({ reconnects: 0, connected: true })
     const admin = new pg.Client(db.url)
     await admin.connect()
     closers.push(() => admin.end())
     await admin.query('SELECT pg_terminate_backend($1)', [pid])
     await within(10_000, async () => seen.some((c) => c.topic === 'all'))
     expect(feed.listenerPid()).not.toBe(pid)
+    // `/metrics` sees the reconnect (ingest_pg_change_feed_reconnects_total).
+    expect(feed.stats()).toMatchObject({ reconnects: 1, connected: true })
     // The new connection listens: a notice from another session arrives.
     await admin.query(`SELECT pg_notify('ingest_changes', '{"topic":"keys","projectId":7}')`)
     await within(2000, async () => seen.some((c) => c.topic === 'keys' && c.projectId === 7))
+    // A notice that says when it was sent gives the feed's delay: one sent 1.5 s "ago".
+    const sentAt = Date.now() - 1500
+    await admin.query(
+      `SELECT pg_notify('ingest_changes', '{"topic":"keys","projectId":8,"sentAt":${sentAt}}')`,
+    )
+    await within(2000, async () => seen.some((c) => c.topic === 'keys' && c.projectId === 8))
+    expect(feed.stats().lagMs).toBeGreaterThanOrEqual(1500)
   })
 })

@@ -26,6 +26,12 @@ function parseChange(payload: string | undefined): Change {
   }
 }
 
+/** How long a notice took from its sender's clock to this node's, ms (0 when it says nothing). */
+function lagOf(payload: string | undefined): number {
+  const m = /"sentAt":(\d{1,15})/.exec(payload ?? '')
+  return m === null ? 0 : Math.max(0, Date.now() - Number(m[1]))
+}
+
 /**
  * The change feed of the PostgreSQL store: one dedicated connection per node LISTENs on
  * `ingest_changes` (outside the pool, which would hand it to queries), notices are sent with
@@ -43,6 +49,8 @@ export class PgChangeFeed implements ChangeFeed {
   #timer: NodeJS.Timeout | undefined
   /** Failed reconnects in a row (the back-off's attempt). */
   #failures = 0
+  #reconnects = 0
+  #lagMs = 0
 
   private constructor(url: string, pool: pg.Pool) {
     this.#url = url
@@ -59,7 +67,9 @@ export class PgChangeFeed implements ChangeFeed {
   async #connect(): Promise<void> {
     const client = new pg.Client({ connectionString: this.#url })
     client.on('notification', (n) => {
-      if (n.channel === CHANNEL) this.#local.emit(parseChange(n.payload))
+      if (n.channel !== CHANNEL) return
+      this.#lagMs = lagOf(n.payload)
+      this.#local.emit(parseChange(n.payload))
     })
     client.on('error', () => this.#lost(client))
     client.on('end', () => this.#lost(client))
@@ -86,7 +96,10 @@ export class PgChangeFeed implements ChangeFeed {
       () => {
         this.#timer = undefined
         this.#connect().then(
-          () => this.#local.emit({ topic: 'all' }),
+          () => {
+            this.#reconnects++
+            this.#local.emit({ topic: 'all' })
+          },
           () => {
             this.#failures++
             this.#retry()
@@ -103,6 +116,15 @@ export class PgChangeFeed implements ChangeFeed {
     return (this.#client as (pg.Client & { processID?: number }) | undefined)?.processID
   }
 
+  /** Reconnects so far, the last notice's delay (ms) and whether it listens now, for `/metrics`. */
+  stats(): { reconnects: number; lagMs: number; connected: boolean } {
+    return {
+      reconnects: this.#reconnects,
+      lagMs: this.#lagMs,
+      connected: this.#client !== undefined,
+    }
+  }
+
   onChange(cb: (c: Change) => void): () => void {
     return this.#local.onChange(cb)
   }
@@ -110,7 +132,9 @@ export class PgChangeFeed implements ChangeFeed {
   async publish(c: Change): Promise<void> {
     // This node at once; the others (and this one again, harmlessly) through NOTIFY.
     this.#local.emit(c)
-    await run(this.#pool, 'SELECT pg_notify($1, $2)', [CHANNEL, JSON.stringify(c)])
+    // `sentAt` lets the receivers measure the feed's delay (parseChange ignores it).
+    const payload = JSON.stringify({ ...c, sentAt: Date.now() })
+    await run(this.#pool, 'SELECT pg_notify($1, $2)', [CHANNEL, payload])
   }
 
   async close(): Promise<void> {

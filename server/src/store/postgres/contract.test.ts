@@ -4,6 +4,7 @@ import { storeContract } from '../../../test/store-contract/contract.ts'
 import { healthAndCronContract } from '../../../test/store-contract/health-crons-contract.ts'
 import { quotaOutcomeContract } from '../../../test/store-contract/quota-outcome-contract.ts'
 import { retentionContract } from '../../../test/store-contract/retention-contract.ts'
+import { searchContract } from '../../../test/store-contract/search-contract.ts'
 import { triageAlertContract } from '../../../test/store-contract/triage-alerts-contract.ts'
 import { uiStoreContract } from '../../../test/store-contract/ui-contract.ts'
 import { userLifecycleContract } from '../../../test/store-contract/user-lifecycle-contract.ts'
@@ -46,3 +47,4 @@ triageAlertContract('postgres', open)
 uiStoreContract('postgres', open)
 retentionContract('postgres', open)
 userLifecycleContract('postgres', open)
+searchContract('postgres', open)

@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { row } from '../../../test/store-contract/contract.ts'
 import { openWithProject } from '../../../test/store-contract/contract-setup.ts'
 import { createTestDatabase, type TestDatabase } from '../../../test/support/postgres-database.ts'
+import { parseQuery } from '../../search/query.ts'
 import { openSqliteStore } from '../sqlite/index.ts'
 import { CopyRefusedError, copySqliteToPostgres } from './copy-from-sqlite.ts'
 import { openPostgresStore } from './index.ts'
@@ -35,7 +36,7 @@ describe('copy SQLite → PostgreSQL', () => {
     await store.write([
       {
         events: [
-          row(project.id, key.id, 'x'),
+          row(project.id, key.id, 'x', { tags: [['feature', 'copy']], text: 'copied words' }),
           row(project.id, key.id, 'x'),
           row(project.id, key.id, 'y', { payload: ENCODED }),
         ],
@@ -72,6 +73,8 @@ describe('copy SQLite → PostgreSQL', () => {
     const count = (t: string) => report.find((r) => r.table === t)
     expect(count('events')).toEqual({ table: 'events', sqlite: 3, postgres: 3 })
     expect(count('issues')?.postgres).toBe(2)
+    expect(count('issue_tags')).toEqual({ table: 'issue_tags', sqlite: 1, postgres: 1 })
+    expect(count('issue_text')).toEqual({ table: 'issue_text', sqlite: 2, postgres: 2 })
     expect(count('outcomes')?.postgres).toBeGreaterThanOrEqual(1)
     expect(report.every((r) => r.sqlite === r.postgres)).toBe(true)
     const copied = await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM event_ids')
@@ -81,6 +84,14 @@ describe('copy SQLite → PostgreSQL', () => {
     try {
       const read = await Promise.all(ids.map((r) => pgStore.getEvent(project.id, r.event_id)))
       expect(read.map((e) => e?.payload)).toEqual([LEGACY, '{}', ENCODED])
+      // The search indexes came along: a tag and a word of the issue's text find it.
+      const found = await pgStore.searchIssues(
+        project.id,
+        parseQuery('feature:copy copied', 0),
+        'last_seen',
+        { limit: 5 },
+      )
+      expect(found.issues.map((i) => i.title)).toEqual(['title x'])
     } finally {
       await pgStore.close()
     }

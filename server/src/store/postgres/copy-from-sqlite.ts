@@ -9,7 +9,13 @@ import { loadPgMigrations, migratePg } from './migrations.ts'
  * Every table of the schema, parents before children (foreign keys), with whether it has an
  * identity `id` whose sequence must continue after the copied rows.
  */
-const TABLES: readonly { name: string; identity: boolean; seeded?: boolean }[] = [
+const TABLES: readonly {
+  name: string
+  identity: boolean
+  seeded?: boolean
+  /** Read otherwise than `SELECT <its columns>`: SQLite's FTS5 table keys rows by rowid. */
+  source?: { cols: string[]; select: string }
+}[] = [
   { name: 'users', identity: true },
   // Seeded by the migration (the default team): emptied before the copy, not refused.
   { name: 'teams', identity: true, seeded: true },
@@ -26,6 +32,12 @@ const TABLES: readonly { name: string; identity: boolean; seeded?: boolean }[] =
   { name: 'events', identity: true },
   { name: 'issue_facets', identity: false },
   { name: 'issue_hours', identity: false },
+  { name: 'issue_tags', identity: false },
+  {
+    name: 'issue_text',
+    identity: false,
+    source: { cols: ['issue_id', 'body'], select: 'SELECT rowid, body FROM issue_text' },
+  },
   { name: 'outcomes', identity: false },
   { name: 'health_sessions', identity: false },
   { name: 'health_hours', identity: false },
@@ -83,10 +95,12 @@ export async function copySqliteToPostgres(sqlitePath: string, pool: pg.Pool): P
       for (const t of TABLES) if (t.seeded === true) await client.query(`DELETE FROM ${t.name}`)
       const report: CopyReport = []
       for (const t of TABLES) {
-        const cols = src
-          .prepare<[], { name: string }>(`PRAGMA table_info(${t.name})`)
-          .all()
-          .map((c) => c.name)
+        const cols =
+          t.source?.cols ??
+          src
+            .prepare<[], { name: string }>(`PRAGMA table_info(${t.name})`)
+            .all()
+            .map((c) => c.name)
         const perBatch = Math.max(1, Math.min(MAX_ROWS, Math.floor(MAX_PARAMS / cols.length)))
         let batch: unknown[][] = []
         const flush = async () => {
@@ -100,7 +114,9 @@ export async function copySqliteToPostgres(sqlitePath: string, pool: pg.Pool): P
           )
           batch = []
         }
-        const select = src.prepare(`SELECT ${cols.join(', ')} FROM ${t.name}`).raw()
+        const select = src
+          .prepare(t.source?.select ?? `SELECT ${cols.join(', ')} FROM ${t.name}`)
+          .raw()
         // Encoded payloads (BLOBs) are copied as they are: both backends store the codec's
         // bytes. A row from before the codec is TEXT on SQLite; it is encoded on the way, since
         // a string sent for a `bytea` parameter would be parsed as bytea escapes.

@@ -3,9 +3,11 @@ import { announceChanges } from '../change-feed.ts'
 import { accountQueries } from '../queries/accounts.ts'
 import { alertOutboxQueries } from '../queries/alert-outbox.ts'
 import { alertQueries } from '../queries/alerts.ts'
+import { issueSearchQueries } from '../queries/issue-search.ts'
 import { liveQueries } from '../queries/live.ts'
 import { loginFailureQueries } from '../queries/login-failures.ts'
 import { outcomeQueries } from '../queries/outcomes.ts'
+import { privacyQueries } from '../queries/project-privacy.ts'
 import { projectQueries } from '../queries/projects.ts'
 import { quotaQueries } from '../queries/quotas.ts'
 import { teamQueries } from '../queries/teams.ts'
@@ -72,7 +74,18 @@ export async function openPostgresStore(
     ...liveQueries(port),
     ...userLifecycleQueries(port),
     ...teamQueries(port),
+    ...privacyQueries(port),
+    ...issueSearchQueries(port),
     changes,
+    usage: () => ({
+      pool: {
+        inUse: pool.totalCount - pool.idleCount,
+        idle: pool.idleCount,
+        waiting: pool.waitingCount,
+        size: poolSize,
+      },
+      feed: changes.stats(),
+    }),
     close: async () => {
       await changes.close()
       await pool.end()

@@ -13,7 +13,7 @@ import {
   upsertGroup,
 } from '../grouping-upsert.ts'
 import { IssueSummaries } from '../issue-summaries.ts'
-import { eventOutcome, OutcomeCounters } from '../outcome-counters.ts'
+import { eventOutcome, OutcomeCounters, withOutcomes } from '../outcome-counters.ts'
 import {
   admitReserved,
   overQuotaOutcome,
@@ -26,6 +26,7 @@ import {
   type HashedIssueRow,
   toFoundIssue,
 } from '../rows/issues.ts'
+import { newUsers, SearchSummaries } from '../search-summaries.ts'
 import type {
   EventToWrite,
   EventWriteResult,
@@ -104,14 +105,14 @@ const groupingIo = (c: Db): GroupingIo => ({
 })
 
 const EVENT_COLUMNS =
-  'project_id, event_id, issue_id, key_id, timestamp, received, level, release, environment, component, payload'
+  'project_id, event_id, issue_id, key_id, timestamp, received, level, release, environment, component, payload, search'
 const EVENT_TYPES =
-  'bigint[], text[], bigint[], bigint[], bigint[], bigint[], text[], text[], text[], text[], bytea[]'
+  'bigint[], text[], bigint[], bigint[], bigint[], bigint[], text[], text[], text[], text[], bytea[], text[]'
 
 /** Inserts events with one statement (arrays unnested), whatever their number. */
 async function insertEvents(c: Db, rows: { e: EventToWrite; issueId: number }[]): Promise<void> {
   if (rows.length === 0) return
-  const cols: unknown[][] = Array.from({ length: 11 }, () => [])
+  const cols: unknown[][] = Array.from({ length: 12 }, () => [])
   for (const { e, issueId } of rows) {
     for (const [i, v] of eventInsertValues(e, issueId).entries()) cols[i]?.push(v)
   }
@@ -340,11 +341,13 @@ export function pgIngest(pool: pg.Pool): IngestStore {
       stored.clear()
       const counters = new OutcomeCounters()
       const summaries = new IssueSummaries()
+      const search = new SearchSummaries()
       const writeHealth = pgHealthWriter(c)
       const countedEvent = async (e: EventToWrite): Promise<EventWriteResult> => {
         const r = (await writeEvents(c, [e], await claimIds(c, [e])))[0] as EventWriteResult
         counters.add(eventOutcome(e, r))
         summaries.add(e, r)
+        search.add(e, r)
         return r
       }
       // Monitors before issues: every group takes its locks in this one order.
@@ -375,6 +378,7 @@ export function pgIngest(pool: pg.Pool): IngestStore {
         const r = written[n] as EventWriteResult
         counters.add(eventOutcome(e, r))
         summaries.add(e, r)
+        search.add(e, r)
         const list = events[unit]
         if (list !== undefined) list[index] = r
       })
@@ -404,7 +408,8 @@ export function pgIngest(pool: pg.Pool): IngestStore {
         ),
         Date.now(),
       )
-      for (const o of counters.sorted())
+      const outcomes = counters.sorted()
+      for (const o of outcomes)
         await run(
           c,
           `INSERT INTO outcomes (project_id, key_id, hour, outcome, reason, category, quantity)
@@ -414,8 +419,9 @@ export function pgIngest(pool: pg.Pool): IngestStore {
           [o.projectId, o.keyId, o.at, o.outcome, o.reason, o.category, o.quantity],
         )
       await writeSummaries(c, summaries)
+      await writeSearch(c, search)
       for (const [id, n] of charged.used) stored.set(id, n)
-      return results
+      return withOutcomes(results, outcomes)
     })
   return {
     write: async (units) => {
@@ -467,5 +473,46 @@ async function writeSummaries(c: Db, s: IssueSummaries): Promise<void> {
        SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bigint[])
        ON CONFLICT (issue_id, hour) DO UPDATE SET events = issue_hours.events + excluded.events`,
       [0, 1, 2].map((i) => hours.map((h) => h[i])),
+    )
+}
+
+/**
+ * The group's search index rows (migration 009): one upsert of every distinct (issue, key,
+ * value) as SQLite's, batched with unnest; the users of each issue counted from the `user`
+ * rows the upsert inserted (search-summaries.ts).
+ */
+async function writeSearch(c: Db, s: SearchSummaries): Promise<void> {
+  const rows = s.tags()
+  if (rows.length > 0) {
+    const after = await all<{ issue_id: string; key: string; value: string; times_seen: string }>(
+      c,
+      `INSERT INTO issue_tags (issue_id, key, value, times_seen, first_seen, last_seen)
+       SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::bigint[], $5::bigint[], $6::bigint[])
+       ON CONFLICT (issue_id, key, value) DO UPDATE SET
+         times_seen = issue_tags.times_seen + excluded.times_seen,
+         first_seen = LEAST(issue_tags.first_seen, excluded.first_seen),
+         last_seen = GREATEST(issue_tags.last_seen, excluded.last_seen)
+       RETURNING issue_id, key, value, times_seen`,
+      [0, 1, 2, 3, 4, 5].map((i) => rows.map((r) => r[i])),
+    )
+    const users = newUsers(
+      rows,
+      after.filter((a) => a.key === 'user'),
+    )
+    if (users.length > 0)
+      await run(
+        c,
+        `UPDATE issues SET users = issues.users + u.n
+         FROM unnest($1::bigint[], $2::bigint[]) AS u(id, n) WHERE issues.id = u.id`,
+        [users.map((u) => u[0]), users.map((u) => u[1])],
+      )
+  }
+  const texts = s.issueTexts()
+  if (texts.length > 0)
+    await run(
+      c,
+      `INSERT INTO issue_text (issue_id, body) SELECT * FROM unnest($1::bigint[], $2::text[])
+       ON CONFLICT (issue_id) DO UPDATE SET body = excluded.body`,
+      [texts.map((t) => t[0]), texts.map((t) => t[1])],
     )
 }

@@ -2,6 +2,8 @@
  * Issue and event rows as both stores read them, their mapping to the store types, and the
  * issue list's keyset cursor; shared so the SQLite and PostgreSQL stores cannot differ.
  */
+
+import { eventSearchString } from '../../search/event-tags.ts'
 import type { FoundIssue } from '../grouping-upsert.ts'
 import { encodePayload, readStoredPayload } from '../payload-codec.ts'
 import type { EventToWrite, Issue, IssueStatus, StoredEvent } from '../types.ts'
@@ -23,6 +25,8 @@ export interface IssueRow {
   for_review: number
   ignore_until: number | null
   ignore_until_seen: number | null
+  /** Distinct users (migration 014 / 009); bigint text on PostgreSQL. */
+  users: number | string
 }
 
 /** An `events` row as the event reads return it. */
@@ -54,6 +58,7 @@ export const toIssue = (r: IssueRow): Issue => ({
   forReview: r.for_review === 1,
   ignoreUntil: r.ignore_until,
   ignoreUntilSeen: r.ignore_until_seen,
+  users: Number(r.users ?? 0),
 })
 
 /** Maps an event row to the store's `StoredEvent`: the one place a stored payload is decoded. */
@@ -113,11 +118,13 @@ export type EventParams = [
   environment: string | null,
   component: string | null,
   payload: Uint8Array,
+  search: string | null,
 ]
 
 /**
  * One stored event's values in the column order both backends insert (`project_id, event_id,
- * issue_id, key_id, timestamp, received, level, release, environment, component, payload`).
+ * issue_id, key_id, timestamp, received, level, release, environment, component, payload,
+ * search`).
  * A JSON payload is encoded here (events the main thread digests: cron failures, OTLP error
  * records); event items come already encoded from the digest threads (ingest/digest-pool.ts).
  */
@@ -133,4 +140,5 @@ export const eventInsertValues = (e: EventToWrite, issueId: number): EventParams
   e.environment,
   e.component,
   typeof e.payload === 'string' ? encodePayload(e.payload) : e.payload,
+  e.tags === undefined ? null : eventSearchString(e.tags, e.type, e.value),
 ]

@@ -5,9 +5,11 @@ import { announceChanges, LocalChangeFeed } from '../change-feed.ts'
 import { accountQueries } from '../queries/accounts.ts'
 import { alertOutboxQueries } from '../queries/alert-outbox.ts'
 import { alertQueries } from '../queries/alerts.ts'
+import { issueSearchQueries } from '../queries/issue-search.ts'
 import { liveQueries } from '../queries/live.ts'
 import { loginFailureQueries } from '../queries/login-failures.ts'
 import { outcomeQueries } from '../queries/outcomes.ts'
+import { privacyQueries } from '../queries/project-privacy.ts'
 import { projectQueries } from '../queries/projects.ts'
 import { quotaQueries } from '../queries/quotas.ts'
 import { teamQueries } from '../queries/teams.ts'
@@ -18,7 +20,7 @@ import { userLifecycleQueries } from '../queries/user-lifecycle.ts'
 import type { Store } from '../types.ts'
 import { openConnection } from './connection.ts'
 import { sqliteIngest } from './ingest.ts'
-import { sqliteIngestThread } from './ingest-thread.ts'
+import { sqliteIngestThread, writerBusySeconds } from './ingest-thread.ts'
 import { sqliteIssues } from './issues.ts'
 import { loadMigrations, migrate } from './migrations.ts'
 import { sqliteMonitors } from './monitors.ts'
@@ -74,7 +76,10 @@ export async function openSqliteStore(
     ...liveQueries(port),
     ...userLifecycleQueries(port),
     ...teamQueries(port),
+    ...privacyQueries(port),
+    ...issueSearchQueries(port),
     changes,
+    ...(writer !== undefined ? { usage: () => ({ writerBusySeconds: writerBusySeconds() }) } : {}),
     close: async () => {
       await writer?.close()
       await changes.close()

@@ -52,15 +52,19 @@ interface Writer {
   waiting: Map<number, Waiting>
   /** Database ids opened in this worker (a restarted worker opens them again). */
   opened: Set<number>
+  /** Its busy time as last read, ms (kept for when it has exited). */
+  busyMs: number
 }
 
 let writer: Writer | undefined
+/** Busy time of writer threads that stopped, ms (a restarted thread counts from zero). */
+let pastBusyMs = 0
 let nextId = 1
 let nextDb = 1
 
 function startWriter(): Writer {
   const worker = spawnWorker(import.meta.url, 'ingest-worker', undefined)
-  const w: Writer = { worker, waiting: new Map(), opened: new Set() }
+  const w: Writer = { worker, waiting: new Map(), opened: new Set(), busyMs: 0 }
   const failAll = (err: Error): void => {
     for (const entry of w.waiting.values()) entry.reject(err)
     w.waiting.clear()
@@ -78,10 +82,28 @@ function startWriter(): Writer {
   worker.on('error', failAll)
   worker.on('exit', () => {
     if (writer === w) writer = undefined
+    pastBusyMs += w.busyMs
     failAll(new Error('the ingest writer thread stopped'))
   })
   worker.unref()
   return w
+}
+
+/**
+ * Seconds the writer thread(s) of this process have spent running (not waiting for work),
+ * read from the thread's event-loop utilisation; for `/metrics`, whose rate() of it is the
+ * thread's busy share.
+ */
+export function writerBusySeconds(): number {
+  const w = writer
+  if (w !== undefined) {
+    try {
+      w.busyMs = w.worker.performance.eventLoopUtilization().active
+    } catch {
+      // An exiting thread has no loop to read: its last reading stands.
+    }
+  }
+  return (pastBusyMs + (w?.busyMs ?? 0)) / 1000
 }
 
 /** Sends one request to the writer thread (started, or restarted, on demand). */

@@ -12,7 +12,7 @@ import {
   upsertGroupSync,
 } from '../grouping-upsert.ts'
 import { IssueSummaries } from '../issue-summaries.ts'
-import { eventOutcome, OutcomeCounters } from '../outcome-counters.ts'
+import { eventOutcome, OutcomeCounters, withOutcomes } from '../outcome-counters.ts'
 import { admitEvents, overQuotaOutcome, type QuotaWindow, type UnitQuota } from '../quota-rules.ts'
 import {
   type EventParams,
@@ -21,6 +21,7 @@ import {
   type HashedIssueRow,
   toFoundIssue,
 } from '../rows/issues.ts'
+import { type IssueTagRow, newUsers, SearchSummaries } from '../search-summaries.ts'
 import type { EventToWrite, EventWriteResult, IngestStore, WriteUnit } from '../types.ts'
 import { sqliteCheckInWriter } from './monitors.ts'
 import { sqliteHealthWriter } from './release-health.ts'
@@ -66,8 +67,8 @@ export function sqliteIngest(db: Database.Database): IngestStore {
   )
   // Positional parameters: binding by name costs a lookup per parameter on the hottest insert.
   const insertEvent = db.prepare<EventParams>(
-    `INSERT INTO events (project_id, event_id, issue_id, key_id, timestamp, received, level, release, environment, component, payload)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO events (project_id, event_id, issue_id, key_id, timestamp, received, level, release, environment, component, payload, search)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   )
   const addOutcome = db.prepare<[number, number, number, string, string, string, number]>(
     `INSERT INTO outcomes (project_id, key_id, hour, outcome, reason, category, quantity)
@@ -142,6 +143,30 @@ export function sqliteIngest(db: Database.Database): IngestStore {
     `INSERT INTO issue_hours (issue_id, hour, events) VALUES (?, ?, ?)
      ON CONFLICT (issue_id, hour) DO UPDATE SET events = events + excluded.events`,
   )
+
+  // The search indexes (migration 014): one upsert per distinct (issue, key, value) per group.
+  const addTag = db.prepare<IssueTagRow, { times_seen: number }>(
+    `INSERT INTO issue_tags (issue_id, key, value, times_seen, first_seen, last_seen)
+     VALUES (?, ?, ?, ?, ?, ?)
+     ON CONFLICT (issue_id, key, value) DO UPDATE SET times_seen = times_seen + excluded.times_seen,
+       first_seen = min(first_seen, excluded.first_seen), last_seen = max(last_seen, excluded.last_seen)
+     RETURNING times_seen`,
+  )
+  const addUsers = db.prepare<[number, number]>('UPDATE issues SET users = users + ? WHERE id = ?')
+  const addText = db.prepare<[number, string]>(
+    'INSERT OR REPLACE INTO issue_text (rowid, body) VALUES (?, ?)',
+  )
+  const writeSearch = (s: SearchSummaries) => {
+    const rows = s.tags()
+    const users: { issue_id: number; value: string; times_seen: number }[] = []
+    for (const r of rows) {
+      const after = addTag.get(...r)
+      if (r[1] === 'user' && after !== undefined)
+        users.push({ issue_id: r[0], value: r[2], times_seen: after.times_seen })
+    }
+    for (const [issueId, n] of newUsers(rows, users)) addUsers.run(n, issueId)
+    for (const [issueId, text] of s.issueTexts()) addText.run(issueId, text)
+  }
 
   const rulesOf = db.prepare<[number], RuleConditionsRow>(
     'SELECT id, project_id, conditions FROM alert_rules WHERE project_id = ? AND deleted_at IS NULL',
@@ -229,9 +254,11 @@ export function sqliteIngest(db: Database.Database): IngestStore {
   const writeAll = db.transaction((units: WriteUnit[]) => {
     const counters = new OutcomeCounters()
     const summaries = new IssueSummaries()
+    const search = new SearchSummaries()
     const counted = (e: EventToWrite, r: EventWriteResult): EventWriteResult => {
       counters.add(eventOutcome(e, r))
       summaries.add(e, r)
+      search.add(e, r)
       return r
     }
     const countedEvent = (e: EventToWrite): EventWriteResult =>
@@ -264,11 +291,13 @@ export function sqliteIngest(db: Database.Database): IngestStore {
       u.events.map((r) => ({ projectId: unitProject(units[k]), r })),
     )
     recordAlerts(stored, Date.now())
-    for (const o of counters.sorted())
+    const outcomes = counters.sorted()
+    for (const o of outcomes)
       addOutcome.run(o.projectId, o.keyId, o.at, o.outcome, o.reason, o.category, o.quantity)
     for (const f of summaries.facets()) addFacet.run(...f)
     for (const h of summaries.hours()) addHour.run(...h)
-    return results
+    writeSearch(search)
+    return withOutcomes(results, outcomes)
   })
 
   // IMMEDIATE takes the write lock up front: the reads inside then never race another

@@ -20,6 +20,7 @@ const issue = (over: Partial<Issue> = {}): Issue => ({
   forReview: true,
   ignoreUntil: null,
   ignoreUntilSeen: null,
+  users: 0,
   ...over,
 })
 

@@ -3,11 +3,12 @@ import { z } from 'zod'
 import { notFound } from '../../errors.ts'
 import { onIssue, onProject } from '../../http/route-access.ts'
 import { parseInput, pathId } from '../../http-kit/validate.ts'
+import type { TagDistribution } from '../../store/search-types.ts'
 import type { Issue, StoredEvent } from '../../store/types.ts'
 import { barChart, bucketStarts } from '../chart.ts'
 import { pageContext, type UiDeps } from '../context.ts'
 import { eventBody } from '../event-view.ts'
-import { count, isoTime, relTime } from '../format.ts'
+import { count, isoTime, relTime, truncate } from '../format.ts'
 import { html, type SafeHtml } from '../html.ts'
 import { layout, type PageContext, postForm, projectUrl, sendPage } from '../layout.ts'
 import { type IgnoreOptions, triage } from '../triage.ts'
@@ -113,6 +114,29 @@ function eventNav(
 }
 
 /** The issue page: summary, chart, actions and one event at a time. */
+/** Top values shown per tag key on the issue page. */
+const TOP_TAG_VALUES = 5
+
+/** Per tag key, the top values with their share of the events that carried the key. */
+function tagCard(issue: Issue, tags: TagDistribution[]): SafeHtml {
+  if (tags.length === 0)
+    return html`<div class="card"><b>Tags</b><p class="muted small">No tags.</p></div>`
+  const rows = tags.map((t) => {
+    const values = t.top.map((v) => {
+      const share = t.total === 0 ? 0 : Math.round((v.count / t.total) * 100)
+      const search = `${t.key}:"${v.value.replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`
+      return html`<li><a href="${projectUrl(issue.projectId, 'issues')}?query=${encodeURIComponent(search)}">${truncate(v.value, 80)}</a>
+<span class="muted small">${share} % · ${count(v.count)}</span><meter min="0" max="100" value="${share}"></meter></li>`
+    })
+    const more =
+      t.distinct > t.top.length
+        ? html`<li class="muted small">${count(t.distinct - t.top.length)} more values</li>`
+        : ''
+    return html`<div class="tag-dist"><b>${t.key}</b><ul>${values}${more}</ul></div>`
+  })
+  return html`<div class="card"><b>Tags</b><div class="tag-grid">${rows}</div></div>`
+}
+
 export async function issueDetailRoutes(app: FastifyInstance, deps: UiDeps): Promise<void> {
   const { store } = deps.services
   const findIssue = async (params: unknown) => {
@@ -137,9 +161,10 @@ export async function issueDetailRoutes(app: FastifyInstance, deps: UiDeps): Pro
         event = (await store.listIssueEvents(issue.id, { limit: 1 })).events[0]
       }
       const now = Date.now()
-      const [svg, neighbours] = await Promise.all([
+      const [svg, neighbours, tags] = await Promise.all([
         chart(deps, issue, q.period, now),
         event === undefined ? {} : store.eventNeighbours(issue.id, event.eventId),
+        store.tagDistribution(issue.id, TOP_TAG_VALUES),
       ])
       let payload: unknown = {}
       try {
@@ -161,8 +186,10 @@ ${issue.forReview ? html` <span class="badge review">for review</span>` : ''}${i
 ${actions(ctx, issue)}</div>
 <div class="stats"><div><b>${count(issue.timesSeen)}</b><span>events</span></div>
 <div><b title="${isoTime(issue.firstSeen)}">${relTime(issue.firstSeen, now)}</b><span>first seen</span></div>
-<div><b title="${isoTime(issue.lastSeen)}">${relTime(issue.lastSeen, now)}</b><span>last seen</span></div></div>
+<div><b title="${isoTime(issue.lastSeen)}">${relTime(issue.lastSeen, now)}</b><span>last seen</span></div>
+<div><b>${count(issue.users)}</b><span>users affected</span></div></div>
 <div class="card"><div class="spread"><b>Events over time</b><span class="row small">${periodLinks}</span></div>${svg}</div>
+${tagCard(issue, tags)}
 <div class="card">${
         event === undefined
           ? html`<p class="muted">No events stored for this issue.</p>`

@@ -2,7 +2,9 @@ import type { FastifyInstance } from 'fastify'
 import { z } from 'zod'
 import { Cursor } from '../../api/cursor.ts'
 import { onProject } from '../../http/route-access.ts'
+import { parseSearch, QueryError, withFilters } from '../../http-kit/search-query.ts'
 import { parseInput } from '../../http-kit/validate.ts'
+import { MAX_QUERY_LENGTH } from '../../search/query.ts'
 import { ISSUE_COUNT_CAP, type Issue, type Project } from '../../store/types.ts'
 import { pageContext, projectParam, type UiDeps } from '../context.ts'
 import { count, relTime, truncate } from '../format.ts'
@@ -16,7 +18,8 @@ export const PAGE_SIZE = 50
 /** Query of the issue list page and its live fragment. */
 export const ListQuery = z.object({
   tab: z.enum(['review', 'unresolved', 'resolved', 'ignored']).default('unresolved'),
-  query: z.string().trim().max(200).default(''),
+  query: z.string().trim().max(MAX_QUERY_LENGTH).default(''),
+  sort: z.enum(['last_seen', 'first_seen', 'times_seen', 'users']).default('last_seen'),
   environment: z.string().max(256).default(''),
   release: z.string().max(256).default(''),
   component: z.string().max(64).default(''),
@@ -27,7 +30,8 @@ type ListQuery = z.infer<typeof ListQuery>
 /** The list URL for a query (empty values left out). */
 export function listUrl(projectId: number, q: Partial<ListQuery>, path = 'issues'): string {
   const params = new URLSearchParams()
-  for (const [k, v] of Object.entries(q)) if (typeof v === 'string' && v !== '') params.set(k, v)
+  for (const [k, v] of Object.entries(q))
+    if (typeof v === 'string' && v !== '' && !(k === 'sort' && v === 'last_seen')) params.set(k, v)
   const s = params.toString()
   return `${projectUrl(projectId, path)}${s === '' ? '' : `?${s}`}`
 }
@@ -52,38 +56,61 @@ function issueRows(
 <div class="culprit">${truncate(i.culprit, 200)}</div></td>
 <td><span class="badge ${i.level}">${i.level}</span></td>
 <td class="num">${count(i.timesSeen)}</td>
+<td class="num">${count(i.users)}</td>
 <td class="nowrap small" title="${new Date(i.lastSeen).toISOString()}">${relTime(i.lastSeen, now)}</td>
 <td class="nowrap small muted" title="${new Date(i.firstSeen).toISOString()}">${relTime(i.firstSeen, now)}</td></tr>`,
   )
-  const empty = html`<tr><td colspan="6" class="empty">No issues match.</td></tr>`
+  const empty = html`<tr><td colspan="7" class="empty">No issues match.</td></tr>`
   const pager = html`<div class="pager">${
     q.cursor === undefined
       ? ''
       : html`<a class="button" href="${listUrl(project.id, { ...q, cursor: '' })}">« First page</a>`
   }${next === undefined ? '' : html`<a class="button" href="${listUrl(project.id, { ...q, cursor: next })}" rel="next">Next page »</a>`}</div>`
   return html`<table class="issues"><thead><tr><th><input type="checkbox" data-select-all aria-label="Select all"></th>
-<th>Issue</th><th>Level</th><th class="num">Events</th><th>Last seen</th><th>First seen</th></tr></thead>
+<th>Issue</th><th>Level</th><th class="num">Events</th><th class="num">Users</th><th>Last seen</th><th>First seen</th></tr></thead>
 <tbody>${rows.length === 0 ? empty : rows}</tbody></table>${pager}`
 }
 
-/** One page of issues for a query. */
-async function loadPage(deps: UiDeps, project: Project, q: ListQuery) {
-  return triage(deps.services).listIssues(project.id, q.tab, {
-    filter: {
-      query: q.query,
+/**
+ * One page of issues for a query; a search box that does not parse gives no issues and its
+ * error (shown next to the box, with a 400), never a list of something else.
+ */
+async function loadPage(
+  deps: UiDeps,
+  project: Project,
+  q: ListQuery,
+): Promise<{ issues: Issue[]; next?: string; error?: QueryError }> {
+  let search: ReturnType<typeof parseSearch>
+  try {
+    search = withFilters(parseSearch(q.query, Date.now()), {
       environment: q.environment,
       release: q.release,
       component: q.component,
-    },
+    })
+  } catch (err) {
+    if (err instanceof QueryError) return { issues: [], error: err }
+    throw err
+  }
+  return triage(deps.services).listIssues(project.id, q.tab, {
+    search,
+    sort: q.sort,
     limit: PAGE_SIZE,
     cursor: q.cursor,
   })
 }
 
+const SORT_LABELS = [
+  ['last_seen', 'Last seen'],
+  ['first_seen', 'First seen'],
+  ['times_seen', 'Events'],
+  ['users', 'Users'],
+] as const
+
 function filterForm(
   project: Project,
   q: ListQuery,
   facets: { environments: string[]; releases: string[]; components: string[] },
+  error: QueryError | undefined,
 ): SafeHtml {
   const select = (
     name: 'environment' | 'release' | 'component',
@@ -98,11 +125,16 @@ function filterForm(
   }
   return html`<form class="filters" method="get" action="${projectUrl(project.id, 'issues')}">
 <input type="hidden" name="tab" value="${q.tab}">
-<input type="search" name="query" value="${q.query}" placeholder="Search titles and culprits" aria-label="Search">
+<input type="search" name="query" value="${q.query}" placeholder="is:unresolved browser.name:Chrome TypeError" aria-label="Search"${error === undefined ? '' : html` aria-invalid="true" aria-describedby="query-error"`}>
+<select name="sort" aria-label="Sort">${SORT_LABELS.map(
+    ([v, label]) =>
+      html`<option value="${v}"${v === q.sort ? html` selected` : ''}>${label}</option>`,
+  )}</select>
 ${select('environment', 'environment', facets.environments)}
 ${select('release', 'release', facets.releases)}
 ${select('component', 'component', facets.components)}
 <button type="submit">Filter</button>
+${error === undefined ? '' : html`<p class="error" id="query-error" role="alert">${error.message}</p>`}
 ${q.query !== '' || q.environment !== '' || q.release !== '' || q.component !== '' ? html`<a href="${listUrl(project.id, { tab: q.tab })}">Clear</a>` : ''}
 </form>`
 }
@@ -149,7 +181,7 @@ export async function issueListRoutes(app: FastifyInstance, deps: UiDeps): Promi
       )}</div>`
       const fragment = listUrl(project.id, q, 'issues/fragment')
       const body = html`<div class="spread"><h1>${project.name}: issues</h1><span class="live-note" data-live-note>Live updates</span></div>
-${filterForm(project, q, facets)}${tabs}
+${filterForm(project, q, facets, page.error)}${tabs}
 ${postForm(
   ctx,
   `/projects/${project.id}/issues/bulk`,
@@ -157,7 +189,11 @@ ${postForm(
 <div id="issue-list" data-project="${project.id}" data-fragment="${fragment}">${issueRows(page.issues, q, project, page.next, now)}</div>`,
   { className: 'table-wrap', id: 'bulk-form' },
 )}`
-      return sendPage(reply, layout(ctx, `${project.name} issues`, body))
+      return sendPage(
+        reply,
+        layout(ctx, `${project.name} issues`, body),
+        page.error === undefined ? 200 : 400,
+      )
     },
   )
 
@@ -171,6 +207,7 @@ ${postForm(
         loadPage(deps, project, q),
         triage(deps.services).tabCounts(project.id),
       ])
+      if (page.error !== undefined) throw page.error
       // The page script updates the tab counts from this header.
       return reply
         .header('x-tab-counts', JSON.stringify(counts))

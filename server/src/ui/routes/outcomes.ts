@@ -34,6 +34,7 @@ const COLORS: Record<string, string> = {
   duplicate: '#9aa5b5',
   rejected: '#d14b3d',
   over_quota: '#e0a21b',
+  filtered: '#6b7b8c',
   unsupported: '#8c4ad6',
   client_discard: '#4a90c2',
 }
@@ -43,6 +44,7 @@ const LABELS: Record<string, string> = {
   duplicate: 'duplicate',
   rejected: 'rejected',
   over_quota: 'over quota',
+  filtered: 'filtered',
   unsupported: 'unsupported',
   client_discard: 'never arrived',
 }
@@ -114,7 +116,7 @@ export async function outcomeRoutes(app: FastifyInstance, deps: UiDeps): Promise
         return `${projectUrl(project.id, 'outcomes')}?${p}`
       }
       const body = html`<h1>${project.name}: outcomes</h1>
-<p class="muted">What happened to everything the SDKs sent: stored, refused and why, over quota, dropped as unsupported, or never arrived (from the SDKs' own client reports).</p>
+<p class="muted">What happened to everything the SDKs sent: stored, refused and why, over quota, filtered by an inbound filter, dropped as unsupported, or never arrived (from the SDKs' own client reports).</p>
 <form class="filters" method="get" action="${projectUrl(project.id, 'outcomes')}">
 <input type="hidden" name="range" value="${q.range}">
 <select name="component" aria-label="Component"><option value="">All keys and components</option>${components.map(

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { z } from 'zod'
 import { listAlertDeliveries } from '../../alerts/deliveries.ts'
 import { createAlertRule, deleteAlertRule, listAlertRules } from '../../alerts/rules.ts'
+import { savePrivacy } from '../../api/privacy.ts'
 import { actorOf, recordAudit } from '../../audit/record.ts'
 import { createComponentKey, revokeProjectKey } from '../../components/keys.ts'
 import { LABEL_RULES, MAX_LABEL_LENGTH } from '../../components/labels.ts'
@@ -9,6 +10,7 @@ import { ApiError } from '../../errors.ts'
 import { onProject } from '../../http/route-access.ts'
 import { keyJson } from '../../http-kit/format.ts'
 import { parseInput, pathId } from '../../http-kit/validate.ts'
+import type { PrivacySettings } from '../../privacy/settings.ts'
 import type { AlertCondition, AlertRule, Project } from '../../store/types.ts'
 import { pageContext, projectParam, type UiDeps, viewerOf } from '../context.ts'
 import { count, isoTime, relTime, truncate } from '../format.ts'
@@ -21,6 +23,7 @@ const DONE: Record<string, string> = {
   key: 'Component DSN created.',
   revoked: 'Key revoked: events sent with it are refused from now on.',
   quota: 'Quota saved.',
+  privacy: 'Data scrubbing and inbound filters saved: in force on every node within moments.',
   rule: 'Alert rule created.',
   deleted: 'Alert rule deleted.',
 }
@@ -34,6 +37,78 @@ const QuotaForm = z.object({
     .max(31 * 86_400)
     .default(3600),
 })
+
+const lines = z.string().max(100_000).default('')
+const PrivacyForm = z.object({
+  scrub_data: z.string().optional(),
+  scrub_defaults: z.string().optional(),
+  scrub_ip_addresses: z.string().optional(),
+  sensitive_fields: lines,
+  safe_fields: lines,
+  localhost: z.string().optional(),
+  browser_extensions: z.string().optional(),
+  legacy_browsers: z.string().optional(),
+  web_crawlers: z.string().optional(),
+  error_messages: lines,
+  releases: lines,
+  client_ips: lines,
+})
+
+/** A textarea's entries: one per line, blank lines dropped. */
+const entries = (text: string): string[] =>
+  text
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter((l) => l !== '')
+
+/** The settings a submitted privacy form asks for (a checkbox left out is off). */
+function privacyFromForm(f: z.infer<typeof PrivacyForm>): PrivacySettings {
+  return {
+    scrub: f.scrub_data !== undefined,
+    scrubDefaults: f.scrub_defaults !== undefined,
+    sensitiveFields: entries(f.sensitive_fields),
+    safeFields: entries(f.safe_fields),
+    scrubIp: f.scrub_ip_addresses !== undefined,
+    filters: {
+      localhost: f.localhost !== undefined,
+      browserExtensions: f.browser_extensions !== undefined,
+      legacyBrowsers: f.legacy_browsers !== undefined,
+      webCrawlers: f.web_crawlers !== undefined,
+      errorMessages: entries(f.error_messages),
+      releases: entries(f.releases),
+      clientIps: entries(f.client_ips),
+    },
+  }
+}
+
+/** The data scrubbing and inbound filter form. */
+function privacySection(ctx: PageContext, project: Project, s: PrivacySettings): SafeHtml {
+  const box = (name: string, on: boolean, label: string) =>
+    html`<div><input type="checkbox" id="pv-${name}" name="${name}" value="on"${on ? html` checked` : ''}> <label class="inline-label" for="pv-${name}">${label}</label></div>`
+  const area = (name: string, list: readonly string[], label: string, hint: string) =>
+    html`<div><label for="pv-${name}">${label}</label><textarea id="pv-${name}" name="${name}" rows="3" placeholder="${hint}">${list.join('\n')}</textarea></div>`
+  return html`<div class="card"><h2>Data scrubbing and inbound filters</h2>
+<p class="muted">Scrubbing replaces passwords, secrets, tokens, card numbers, private keys and session cookies with [Filtered] before an event is stored or grouped; the issue page says what was removed. Filtered events are not stored, cost no quota and are counted as filtered in Outcomes.</p>
+${postForm(
+  ctx,
+  `/projects/${project.id}/settings/privacy`,
+  html`<div class="grid2"><div><h3>Scrubbing</h3>
+${box('scrub_data', s.scrub, 'Scrub data on the server')}
+${box('scrub_defaults', s.scrubDefaults, 'Use the default rules')}
+${box('scrub_ip_addresses', s.scrubIp, 'Do not store IP addresses')}
+${area('sensitive_fields', s.sensitiveFields, 'Additional sensitive fields (one per line)', 'member_no')}
+${area('safe_fields', s.safeFields, 'Safe fields (one per line)', 'auth_mode')}</div>
+<div><h3>Inbound filters</h3>
+${box('localhost', s.filters.localhost, 'Events from localhost')}
+${box('browser_extensions', s.filters.browserExtensions, 'Errors caused by browser extensions')}
+${box('legacy_browsers', s.filters.legacyBrowsers, 'Legacy browsers')}
+${box('web_crawlers', s.filters.webCrawlers, 'Web crawlers')}
+${area('error_messages', s.filters.errorMessages, 'Error messages (globs, one per line)', 'ChunkLoadError: Loading chunk *')}
+${area('releases', s.filters.releases, 'Releases (globs, one per line)', '1.2.*')}
+${area('client_ips', s.filters.clientIps, 'Client IP addresses or CIDR blocks (one per line)', '203.0.113.0/24')}</div></div>
+<p><button class="primary" type="submit">Save scrubbing and filters</button></p>`,
+)}</div>`
+}
 
 const RuleForm = z.object({
   name: z.string().max(200).default(''),
@@ -111,7 +186,10 @@ function rulesSection(ctx: PageContext, project: Project, rules: AlertRule[]): S
 <h3>New rule</h3>${form}</div>`
 }
 
-/** The settings page: DSN keys (component DSNs), quota, alert rules and their delivery log. */
+/**
+ * The settings page: DSN keys (component DSNs), quota, data scrubbing and inbound filters,
+ * alert rules and their delivery log.
+ */
 export async function settingsRoutes(app: FastifyInstance, deps: UiDeps): Promise<void> {
   const { services } = deps
   const { store } = services
@@ -123,10 +201,11 @@ export async function settingsRoutes(app: FastifyInstance, deps: UiDeps): Promis
     flash?: { text: string; error?: boolean },
     status = 200,
   ) => {
-    const [ctx, keys, quota, rules, deliveries] = await Promise.all([
+    const [ctx, keys, quota, privacy, rules, deliveries] = await Promise.all([
       pageContext(deps, req, 'settings', project),
       store.listKeys(project.id),
       store.getQuota(project.id),
+      store.getPrivacySettings(project.id),
       listAlertRules(store, project.id),
       listAlertDeliveries(store, project.id, { limit: '50' }),
     ])
@@ -170,6 +249,7 @@ ${postForm(
       : ''
   }</select><button type="submit">Save quota</button><span class="small muted">Leave empty for no quota.</span></div>`,
 )}</div>
+${privacySection(ctx, project, privacy)}
 ${rulesSection(ctx, project, rules)}
 <div class="card"><h2>Alert deliveries</h2>
 <div class="table-wrap"><table><thead><tr><th>When</th><th>Rule</th><th>Trigger</th><th>Issue</th><th>To</th><th>Status</th><th class="num">Tries</th><th>Last error</th></tr></thead>
@@ -266,6 +346,18 @@ ${rulesSection(ctx, project, rules)}
               quota === null ? null : { events: quota.events, window_seconds: quota.windowSeconds },
           },
         })
+      })
+    },
+  )
+
+  app.post(
+    '/projects/:projectId/settings/privacy',
+    { config: { access: onProject('project:admin') } },
+    async (req, reply) => {
+      const project = await projectParam(deps, req.params)
+      return change(req, reply, project, 'privacy', async () => {
+        const form = parseInput(PrivacyForm, req.body, 'privacy settings')
+        await savePrivacy(store, project.id, privacyFromForm(form), actorOf(viewerOf(req)))
       })
     },
   )

@@ -1,0 +1,226 @@
+import { describe, expect, it } from 'vitest'
+import { normalizeEvent } from '../event/normalize.ts'
+import { ibanValid, luhn } from './patterns.ts'
+import { scrubEvent, scrubPolicy } from './scrub.ts'
+import { NEW_PROJECT_PRIVACY, type PrivacySettings } from './settings.ts'
+
+const policy = (over: Partial<PrivacySettings> = {}) =>
+  scrubPolicy({ ...NEW_PROJECT_PRIVACY, ...over })
+
+/** Scrubs `extra.value` and returns what is left of it and the remarks. */
+function scrubExtra(value: unknown, over: Partial<PrivacySettings> = {}) {
+  const event = normalizeEvent({ extra: { value } }, { received: 1 })
+  const meta = scrubEvent(event, {}, policy(over))
+  return { value: event.extra?.['value'], meta }
+}
+
+describe('value rules', () => {
+  const cases: [string, string, string, string | undefined][] = [
+    [
+      'card with spaces',
+      'paid with 4111 1111 1111 1111 today',
+      'paid with [Filtered] today',
+      '@creditcard',
+    ],
+    ['card with dashes', '5555-5555-5555-4444', '[Filtered]', '@creditcard'],
+    ['digits failing Luhn', 'order 4111 1111 1111 1112', 'order 4111 1111 1111 1112', undefined],
+    [
+      'bearer token',
+      'Authorization: Bearer abc.def.ghi',
+      'Authorization: Bearer [Filtered]',
+      '@bearer',
+    ],
+    [
+      'url password',
+      'postgres://app:s3cr3tpw@db:5432/x',
+      'postgres://app:[Filtered]@db:5432/x',
+      '@urlauth',
+    ],
+    ['url without password', 'https://user@example.com/', 'https://user@example.com/', undefined],
+    [
+      'pem key',
+      '-----BEGIN RSA PRIVATE KEY-----\nMIIEow\n-----END RSA PRIVATE KEY-----',
+      '[Filtered]',
+      '@pemkey',
+    ],
+    ['iban', 'send to DE89 3704 0044 0532 0130 00 now', 'send to [Filtered] now', '@iban'],
+    ['iban with bad checksum', 'DE00370400440532013000', 'DE00370400440532013000', undefined],
+    ['us ssn', 'ssn 078-05-1120', 'ssn [Filtered]', '@usssn'],
+    [
+      'password pair',
+      'login failed password=hunter2 for bob',
+      'login failed password=[Filtered] for bob',
+      '@password',
+    ],
+    ['token in query', 'GET /cb?token=abc123&x=1', 'GET /cb?token=[Filtered]&x=1', '@password'],
+    ['plain text', 'nothing secret here', 'nothing secret here', undefined],
+  ]
+  it.each(cases)('%s', (_name, input, output, rule) => {
+    const { value, meta } = scrubExtra(input)
+    expect(value).toBe(output)
+    if (rule === undefined) expect(meta).toBeUndefined()
+    else expect(meta).toEqual({ extra: { value: { '': { rem: [[rule, 's']] } } } })
+  })
+
+  it('checks Luhn and IBAN checksums', () => {
+    expect(luhn('4111111111111111')).toBe(true)
+    expect(luhn('4111111111111112')).toBe(false)
+    expect(ibanValid('GB82 WEST 1234 5698 7654 32')).toBe(true)
+    expect(ibanValid('GB82 WEST 1234 5698 7654 33')).toBe(false)
+  })
+
+  it('leaves values alone with the defaults off', () => {
+    expect(scrubExtra('4111 1111 1111 1111', { scrubDefaults: false }).value).toBe(
+      '4111 1111 1111 1111',
+    )
+    expect(scrubExtra({ password: 'x1' }, { scrub: false }).value).toEqual({ password: 'x1' })
+  })
+
+  it('scrubs a card number sent as a JSON number', () => {
+    expect(scrubExtra(4111111111111111).value).toBe('[Filtered]')
+  })
+})
+
+describe('key rules', () => {
+  const keys: [string, boolean][] = [
+    ['password', true],
+    ['user_password', true],
+    ['Secret', true],
+    ['passwd', true],
+    ['api_key', true],
+    ['apiKey', true],
+    ['X-Api-Key', true],
+    ['authorization', true],
+    ['credentials', true],
+    ['mysql_pwd', true],
+    ['private_key', true],
+    ['privatekey', true],
+    ['access_token', true],
+    ['csrfToken', true],
+    ['otp', true],
+    ['username', false],
+    ['email', false],
+    ['count', false],
+  ]
+  it.each(keys)('%s filtered: %s', (key, filtered) => {
+    const { value } = scrubExtra({ [key]: 'v4lue' })
+    expect(value).toEqual({ [key]: filtered ? '[Filtered]' : 'v4lue' })
+  })
+
+  it('filters a whole object under a sensitive key, and records the path', () => {
+    const { value, meta } = scrubExtra({ auth: { user: 'a', pass: 'b' } })
+    expect(value).toEqual({ auth: '[Filtered]' })
+    expect(meta).toEqual({ extra: { value: { auth: { '': { rem: [['@password', 's']] } } } } })
+  })
+
+  it('adds sensitive fields (key or value) and keeps safe fields', () => {
+    expect(
+      scrubExtra({ member_no: '42', note: 'ok' }, { sensitiveFields: ['member_no'] }).value,
+    ).toEqual({ member_no: '[Filtered]', note: 'ok' })
+    expect(
+      scrubExtra({ note: 'my member_no is 42' }, { sensitiveFields: ['member_no'] }).value,
+    ).toEqual({ note: '[Filtered]' })
+    expect(
+      scrubExtra({ token_count: 3, auth_mode: 'oauth' }, { safeFields: ['auth_mode'] }).value,
+    ).toEqual({ token_count: '[Filtered]', auth_mode: 'oauth' })
+  })
+})
+
+describe('scrubEvent over every field', () => {
+  const SECRET = 'hunter2'
+  const raw = {
+    message: 'user logged in with password=hunter2',
+    logentry: { message: 'login %s', params: [{ password: SECRET }] },
+    exception: {
+      values: [
+        {
+          type: 'Error',
+          value: 'bad card 4111 1111 1111 1111',
+          stacktrace: {
+            frames: [
+              {
+                filename: '/home/app/secret_token.js',
+                abs_path: '/home/app/secret_token.js',
+                function: 'login',
+                vars: { password: SECRET, ok: 1 },
+                context_line: 'const apiKey = "Bearer hunter2"',
+              },
+            ],
+          },
+        },
+      ],
+    },
+    breadcrumbs: [{ message: 'token=hunter2', data: { secret: SECRET } }],
+    extra: { db: 'mysql://root:hunter2@db/app' },
+    contexts: { app: { api_key: SECRET } },
+    tags: { auth_token: SECRET, release_stage: 'prod' },
+    user: { id: '7', password: SECRET, ip_address: '10.1.2.3' },
+    request: {
+      url: 'https://example.com/login?token=hunter2',
+      method: 'POST',
+      headers: {
+        Authorization: `Bearer ${SECRET}`,
+        Cookie: `sessionid=${SECRET}; theme=dark`,
+        'User-Agent': 'Mozilla/5.0',
+      },
+      cookies: { csrftoken: SECRET, _csrf: SECRET, lang: 'en' },
+      query_string: `a=1&password=${SECRET}`,
+      data: JSON.stringify({ username: 'bob', password: SECRET, card: '4111111111111111' }),
+      env: { REMOTE_ADDR: '10.1.2.3' },
+    },
+    debug_meta: { images: [{ code_file: '/secret/password.so' }] },
+  }
+
+  it('leaves no secret and keeps file names, debug_meta and the user agent', () => {
+    const event = normalizeEvent(structuredClone(raw), { received: 1 })
+    const unknown: Record<string, unknown> = { debug_meta: raw.debug_meta }
+    const meta = scrubEvent(event, unknown, policy())
+    const text = JSON.stringify({ event, unknown })
+    expect(text).not.toContain(SECRET)
+    expect(text).not.toContain('4111')
+    expect(text).toContain('/home/app/secret_token.js')
+    expect(text).toContain('/secret/password.so')
+    expect(text).toContain('Mozilla/5.0')
+    expect(text).toContain('theme=dark')
+    expect(text).toContain('"lang":"en"')
+    expect(meta).toMatchObject({
+      request: {
+        data: { password: { '': { rem: [['@password', 's']] } } },
+        cookies: { _csrf: { '': { rem: [['@cookie', 's']] } } },
+        headers: { Cookie: { sessionid: { '': { rem: [['@cookie', 's']] } } } },
+      },
+      exception: { values: { 0: { value: { '': { rem: [['@creditcard', 's']] } } } } },
+    })
+    expect(JSON.stringify(meta)).not.toContain(SECRET)
+    // No IP scrubbing unless asked.
+    expect(event.user?.['ip_address']).toBe('10.1.2.3')
+  })
+
+  it('removes IP fields and masks addresses when asked', () => {
+    const event = normalizeEvent(structuredClone(raw), { received: 1 })
+    event.extra = { seen: 'from 192.168.1.20 and 2001:db8::7, not std::io or 1.2.3' }
+    const meta = scrubEvent(event, {}, policy({ scrubIp: true }))
+    expect(event.user?.['ip_address']).toBeUndefined()
+    const env = event.request?.['env'] as Record<string, unknown> | undefined
+    expect(env).toEqual({})
+    expect(event.extra['seen']).toBe('from [ip] and [ip], not std::io or 1.2.3')
+    expect(meta).toMatchObject({ user: { ip_address: { '': { rem: [['@ip', 'x']] } } } })
+  })
+
+  it('does not mutate the raw bags it was given', () => {
+    const copy = structuredClone(raw)
+    const event = normalizeEvent(copy, { received: 1 })
+    scrubEvent(event, {}, policy())
+    expect(copy.extra.db).toBe('mysql://root:hunter2@db/app')
+    expect(copy.request.cookies.csrftoken).toBe(SECRET)
+  })
+
+  it('scrubs a form-encoded body by key', () => {
+    const event = normalizeEvent(
+      { request: { data: `user=bob&password=${SECRET}&card=4111+1111+1111+1111` } },
+      { received: 1 },
+    )
+    scrubEvent(event, {}, policy())
+    expect(event.request?.['data']).toBe('user=bob&password=%5BFiltered%5D&card=%5BFiltered%5D')
+  })
+})

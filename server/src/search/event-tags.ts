@@ -1,0 +1,224 @@
+/**
+ * What the search indexes of one event, built by the digest (ingest/items/event.ts) into the
+ * row it writes: the tags, as Sentry promotes them from the event's fields plus every tag the
+ * SDK sent, and the free text (message, exception types and values, frame functions and
+ * files). Values are bounded here, once; the stores write them as they are.
+ */
+import type { TrimNote } from '../event/bounds.ts'
+import type { Frame, NormalizedEvent } from '../event/types.ts'
+import { MAX_KEY_LENGTH, MAX_VALUE_LENGTH } from './query.ts'
+
+/** Most tags indexed per event (promoted ones first, then the SDK's in the order sent). */
+export const MAX_TAGS = 50
+/** Longest free text indexed per event (characters). */
+export const MAX_TEXT_LENGTH = 1024
+/** The value the scrubbers leave in place of a secret: never indexed. */
+export const FILTERED = '[Filtered]'
+
+const KEY = /^[A-Za-z0-9_.-]+$/
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the separators of encodeSearch
+const SEPARATORS = /[\x1d-\x1f]/
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the separators of encodeSearch
+const SEPARATORS_ALL = /[\x1d-\x1f]/g
+
+/** The search fields of one event, and what was dropped for its bounds. */
+export interface EventSearchFields {
+  /** (key, value) pairs, one per key, in the order collected. */
+  tags: [string, string][]
+  /** The free text, space-separated, at most {@link MAX_TEXT_LENGTH} characters. */
+  text: string
+  /** Tags not indexed (key or value too long, over the count): noted on the event. */
+  dropped: TrimNote[]
+}
+
+const str = (v: unknown): string | undefined =>
+  typeof v === 'string' && v !== ''
+    ? v
+    : typeof v === 'number' && Number.isFinite(v)
+      ? String(v)
+      : undefined
+
+const obj = (v: unknown): Record<string, unknown> | undefined =>
+  v !== null && typeof v === 'object' && !Array.isArray(v)
+    ? (v as Record<string, unknown>)
+    : undefined
+
+/** "Name Version" of a browser/os/runtime context, as Sentry's `browser` tag. */
+const nameVersion = (c: Record<string, unknown> | undefined): string | undefined => {
+  const name = str(c?.['name'])
+  if (name === undefined) return undefined
+  const version = str(c?.['version'])
+  return version === undefined ? name : `${name} ${version}`
+}
+
+/** The `user` tag: id, email, username or IP, the first present, prefixed as Sentry's. */
+function userTag(user: Record<string, unknown> | undefined): string | undefined {
+  for (const [field, prefix] of [
+    ['id', 'id'],
+    ['email', 'email'],
+    ['username', 'username'],
+    ['ip_address', 'ip'],
+  ] as const) {
+    const v = str(user?.[field])
+    if (v !== undefined && v !== FILTERED) return `${prefix}:${v}`
+  }
+  return undefined
+}
+
+/** The promoted tags of an event, before the SDK's own. */
+function promoted(e: NormalizedEvent): [string, string | undefined][] {
+  const ctx = obj(e.contexts)
+  const browser = obj(ctx?.['browser'])
+  const os = obj(ctx?.['os'])
+  const runtime = obj(ctx?.['runtime'])
+  const device = obj(ctx?.['device'])
+  const exceptions = e.exception?.values ?? []
+  const top = exceptions[exceptions.length - 1]
+  const mechanism = top?.mechanism
+  const user = obj(e.user)
+  const url = str(obj(e.request)?.['url'])
+  return [
+    ['level', e.level],
+    ['release', e.release],
+    ['dist', e.dist],
+    ['environment', e.environment],
+    ['transaction', e.transaction],
+    ['server_name', e.server_name],
+    ['url', url],
+    ['browser', nameVersion(browser)],
+    ['browser.name', str(browser?.['name'])],
+    ['os', nameVersion(os)],
+    ['os.name', str(os?.['name'])],
+    ['runtime', nameVersion(runtime)],
+    ['device', str(device?.['model']) ?? str(device?.['family'])],
+    ['user', userTag(user)],
+    ['user.id', str(user?.['id'])],
+    ['user.email', str(user?.['email'])],
+    ['user.username', str(user?.['username'])],
+    ['user.ip', str(user?.['ip_address'])],
+    ['handled', mechanism?.handled === undefined ? undefined : mechanism.handled ? 'yes' : 'no'],
+    ['mechanism', mechanism?.type],
+  ]
+}
+
+/** The frames of every exception and thread, innermost last. */
+function framesOf(e: NormalizedEvent): Frame[] {
+  const out: Frame[] = []
+  for (const x of e.exception?.values ?? []) out.push(...(x.stacktrace?.frames ?? []))
+  for (const t of e.threads?.values ?? []) out.push(...(t.stacktrace?.frames ?? []))
+  out.push(...(e.stacktrace?.frames ?? []))
+  return out
+}
+
+/** The free text of an event: message, exception types and values, then frame names. */
+function textOf(e: NormalizedEvent): string {
+  const parts = new Set<string>()
+  const add = (v: string | undefined) => {
+    if (v !== undefined && v !== '' && v !== FILTERED) parts.add(v.replace(SEPARATORS_ALL, ' '))
+  }
+  add(e.logentry?.formatted)
+  add(e.logentry?.message)
+  for (const x of e.exception?.values ?? []) {
+    add(x.type)
+    add(x.value)
+  }
+  // Innermost frames first: they say most about the error.
+  for (const f of framesOf(e).reverse()) {
+    add(f.function)
+    add(f.filename ?? f.abs_path)
+  }
+  let text = ''
+  for (const p of parts) {
+    const next = text === '' ? p : `${text} ${p}`
+    if (next.length > MAX_TEXT_LENGTH) {
+      text = next.slice(0, MAX_TEXT_LENGTH)
+      break
+    }
+    text = next
+  }
+  return text
+}
+
+/**
+ * The search fields of a normalised event (`component`, when the key has one, is among its
+ * tags already). One value per key: a promoted tag wins over an SDK tag of the same key.
+ */
+export function eventSearchFields(e: NormalizedEvent): EventSearchFields {
+  const tags: [string, string][] = []
+  const seen = new Set<string>()
+  const dropped: TrimNote[] = []
+  const add = (key: string, value: string | undefined) => {
+    if (value === undefined || value === '' || value === FILTERED || seen.has(key)) return
+    if (key.length > MAX_KEY_LENGTH || !KEY.test(key)) {
+      dropped.push({ type: 'invalid_data', name: `tags.${key.slice(0, MAX_KEY_LENGTH)}` })
+      return
+    }
+    if (SEPARATORS.test(value)) {
+      dropped.push({ type: 'invalid_data', name: `tags.${key}` })
+      return
+    }
+    if (value.length > MAX_VALUE_LENGTH) {
+      dropped.push({ type: 'value_too_long', name: `tags.${key}` })
+      return
+    }
+    if (tags.length >= MAX_TAGS) {
+      dropped.push({ type: 'too_many_items', name: `tags.${key}` })
+      return
+    }
+    seen.add(key)
+    tags.push([key, value])
+  }
+  for (const [k, v] of promoted(e)) add(k, v)
+  for (const [k, v] of e.tags) add(k, v)
+  return { tags, text: textOf(e), dropped }
+}
+
+/**
+ * The compact per-event form of the tags, stored in `events.search`: `\x1ekey\x1fvalue` per
+ * tag, then `\x1d` and the text. Separators are control characters that a normalised tag
+ * never holds (KEY forbids them; values with them are dropped by eventSearchFields).
+ */
+export function encodeSearch(tags: readonly [string, string][], text: string): string {
+  let s = ''
+  for (const [k, v] of tags) s += `\x1e${k}\x1f${v}`
+  return `${s}\x1d${text}`
+}
+
+/** Tags every event row holds as its own columns: left out of `events.search`. */
+export const COLUMN_TAGS = new Set(['level', 'release', 'environment', 'component'])
+/** Longest text kept per event in `events.search` (characters). */
+export const MAX_EVENT_TEXT_LENGTH = 256
+
+/**
+ * The per-event search string of a digested row: its tags but those in its own columns, and
+ * its exception type and value (or message) — the frames are the issue's, indexed once in
+ * `issue_text`. Measured on the bench event: 238 → about 150 characters.
+ */
+export function eventSearchString(
+  tags: readonly [string, string][],
+  type: string | null,
+  value: string | null,
+): string {
+  const text = [type, value]
+    .filter((v): v is string => v !== null && v !== '' && v !== FILTERED)
+    .join(' ')
+    .replace(SEPARATORS_ALL, ' ')
+    .slice(0, MAX_EVENT_TEXT_LENGTH)
+  return encodeSearch(
+    tags.filter(([k]) => !COLUMN_TAGS.has(k)),
+    text,
+  )
+}
+
+/** Reads {@link encodeSearch}'s form back. */
+export function decodeSearch(s: string): { tags: Map<string, string>; text: string } {
+  const cut = s.indexOf('\x1d')
+  const head = cut < 0 ? s : s.slice(0, cut)
+  const tags = new Map<string, string>()
+  for (const part of head.split('\x1e')) {
+    if (part === '') continue
+    const i = part.indexOf('\x1f')
+    if (i > 0) tags.set(part.slice(0, i), part.slice(i + 1))
+  }
+  return { tags, text: cut < 0 ? '' : s.slice(cut + 1) }
+}

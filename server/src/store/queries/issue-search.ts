@@ -1,0 +1,216 @@
+import { eventMatches } from '../../search/match-event.ts'
+import { isWildcard, type SearchTerm } from '../../search/query.ts'
+import { decodeCursor, type EventRow, type IssueRow, toEvent, toIssue } from '../rows/issues.ts'
+import type { IssueSearchStore, IssueSort, TagDistribution } from '../search-types.ts'
+import type { Dialect, SqlPort } from '../sql/port.ts'
+import { join, raw, type Statement, sql } from '../sql/statement.ts'
+import { substringPattern } from '../text-filter.ts'
+
+/** Most events one event search reads before it answers with a cursor to continue. */
+export const EVENT_SCAN_LIMIT = 10_000
+/** Events read per batch of the event search. */
+const SCAN_BATCH = 500
+
+const SORT_COLUMN: Record<IssueSort, string> = {
+  last_seen: 'i.last_seen',
+  first_seen: 'i.first_seen',
+  times_seen: 'i.times_seen',
+  users: 'i.users',
+}
+
+/**
+ * A tag value pattern with `*` wildcards, per dialect: SQLite's `GLOB` and PostgreSQL's
+ * `LIKE` are both case-sensitive, as tag values are (SQLite's `LIKE` folds ASCII case, so it
+ * would answer differently). Each escapes its own special characters.
+ */
+function wildcard(d: Dialect, pattern: string): Statement {
+  if (d === 'sqlite') {
+    const glob = pattern.replace(/[[?]/g, (c) => `[${c}]`)
+    return sql`value GLOB ${glob}`
+  }
+  const like = pattern.replace(/[\\%_]/g, (c) => `\\${c}`).replaceAll('*', '%')
+  return sql`value LIKE ${like} ESCAPE '\\'`
+}
+
+/**
+ * Free text over the issue's indexed text, per dialect: SQLite's FTS5 trigram table answers a
+ * quoted phrase of 3 or more characters from its index (`LIKE … ESCAPE` would scan it), a
+ * shorter one by `LIKE`; PostgreSQL's `ILIKE` is served by the pg_trgm GIN index. Both are a
+ * case-insensitive substring match (SQLite folds ASCII and the FTS5 Unicode case folding).
+ */
+function textIn(d: Dialect, text: string): Statement {
+  const like = substringPattern(text)
+  if (d === 'sqlite') {
+    const found =
+      text.length >= 3
+        ? sql`SELECT rowid FROM issue_text WHERE issue_text MATCH ${`"${text.replaceAll('"', '""')}"`}`
+        : sql`SELECT rowid FROM issue_text WHERE body LIKE ${like} ESCAPE '\\'`
+    return sql`(i.title LIKE ${like} ESCAPE '\\' OR i.culprit LIKE ${like} ESCAPE '\\' OR i.id IN (${found}))`
+  }
+  return sql`(i.title ILIKE ${like} ESCAPE '\\' OR i.culprit ILIKE ${like} ESCAPE '\\'
+    OR i.id IN (SELECT issue_id FROM issue_text WHERE body ILIKE ${like} ESCAPE '\\'))`
+}
+
+/**
+ * Tag keys answered from `issue_facets` (kept since migration 007 for every issue) rather than
+ * `issue_tags` (since migration 014): issues from before the search keep these filters.
+ */
+const FACET_KINDS = new Set(['environment', 'release', 'component'])
+
+/** The table and key column a tag key is looked up in. */
+const tagTable = (key: string) =>
+  FACET_KINDS.has(key) ? raw('issue_facets WHERE kind') : raw('issue_tags WHERE key')
+
+/** The SQL condition of one term over `issues i`. */
+function condition(d: Dialect, t: SearchTerm): Statement {
+  switch (t.kind) {
+    case 'status': {
+      const c =
+        t.status === 'for_review'
+          ? sql`(i.for_review = 1 AND i.status = 'unresolved')`
+          : sql`i.status = ${t.status}`
+      return t.negated ? sql`NOT ${c}` : c
+    }
+    case 'tag': {
+      const exact = t.values.filter((v) => !isWildcard(v))
+      const patterns = t.values.filter(isWildcard).map((v) => wildcard(d, v))
+      const alternatives = [
+        ...(exact.length > 0
+          ? [
+              sql`value IN (${join(
+                exact.map((v) => sql`${v}`),
+                ', ',
+              )})`,
+            ]
+          : []),
+        ...patterns,
+      ]
+      const ids = sql`SELECT issue_id FROM ${tagTable(t.key)} = ${t.key} AND (${join(alternatives, ' OR ')})`
+      return t.negated ? sql`i.id NOT IN (${ids})` : sql`i.id IN (${ids})`
+    }
+    case 'has': {
+      // A primary-key prefix lookup per issue walked: `IN` would list every value of the key.
+      const c = sql`EXISTS (SELECT 1 FROM ${tagTable(t.key)} = ${t.key} AND issue_id = i.id)`
+      return t.negated ? sql`NOT ${c}` : c
+    }
+    case 'time':
+      return sql`${raw(`i.${t.field}`)} ${raw(t.op)} ${t.at}`
+    case 'count':
+      return sql`${raw(`i.${t.field}`)} ${raw(t.op)} ${t.n}`
+    case 'text':
+      return textIn(d, t.text)
+  }
+}
+
+/** The search reads, written once; only the wildcard and text conditions differ per dialect. */
+export function issueSearchQueries(db: SqlPort): IssueSearchStore {
+  return {
+    searchIssues: async (projectId, query, sort, page) => {
+      const col = raw(SORT_COLUMN[sort])
+      const where = [
+        sql`i.project_id = ${projectId}`,
+        ...query.terms.map((t) => condition(db.dialect, t)),
+      ]
+      const after = decodeCursor(page.cursor)
+      if (after !== undefined)
+        where.push(sql`(${col} < ${after[0]} OR (${col} = ${after[0]} AND i.id < ${after[1]}))`)
+      const rows = await db.all<IssueRow>(
+        sql`SELECT i.* FROM issues i WHERE ${join(where, ' AND ')}
+            ORDER BY ${col} DESC, i.id DESC LIMIT ${page.limit + 1}`,
+      )
+      const issues = rows.slice(0, page.limit).map(toIssue)
+      const last = issues[issues.length - 1]
+      if (rows.length <= page.limit || last === undefined) return { issues }
+      const key =
+        sort === 'last_seen'
+          ? last.lastSeen
+          : sort === 'first_seen'
+            ? last.firstSeen
+            : sort === 'times_seen'
+              ? last.timesSeen
+              : last.users
+      return { issues, next: `${key}:${last.id}` }
+    },
+
+    tagDistribution: async (issueId, top) => {
+      const rows = await db.all<{
+        key: string
+        value: string
+        times_seen: number
+        total: number
+        distinct_values: number
+      }>(
+        sql`SELECT key, value, times_seen, total, distinct_values FROM (
+              SELECT key, value, times_seen,
+                SUM(times_seen) OVER (PARTITION BY key) AS total,
+                COUNT(*) OVER (PARTITION BY key) AS distinct_values,
+                ROW_NUMBER() OVER (PARTITION BY key ORDER BY times_seen DESC, value) AS rn
+              FROM issue_tags WHERE issue_id = ${issueId}) t
+            WHERE rn <= ${top} ORDER BY key, rn`,
+      )
+      const out: TagDistribution[] = []
+      for (const r of rows) {
+        let d = out[out.length - 1]
+        if (d === undefined || d.key !== r.key) {
+          d = {
+            key: r.key,
+            total: Number(r.total),
+            distinct: Number(r.distinct_values),
+            top: [],
+          }
+          out.push(d)
+        }
+        d.top.push({ value: r.value, count: Number(r.times_seen) })
+      }
+      return out
+    },
+
+    searchIssueEvents: async (issueId, query, page) => {
+      const start = page.cursor !== undefined ? Number(page.cursor) : Number.MAX_SAFE_INTEGER
+      let before = Number.isSafeInteger(start) ? start : 0
+      const found: number[] = []
+      let scanned = 0
+      let exhausted = false
+      while (found.length <= page.limit && scanned < EVENT_SCAN_LIMIT) {
+        const batch = await db.all<{
+          id: number
+          search: string | null
+          received: number
+          level: string
+          release: string | null
+          environment: string | null
+          component: string | null
+        }>(
+          sql`SELECT id, search, received, level, release, environment, component FROM events WHERE issue_id = ${issueId} AND id < ${before}
+              ORDER BY id DESC LIMIT ${SCAN_BATCH}`,
+        )
+        for (const e of batch) {
+          before = e.id
+          scanned++
+          if (eventMatches(query, e)) {
+            found.push(e.id)
+            if (found.length > page.limit) break
+          }
+        }
+        if (batch.length < SCAN_BATCH) {
+          exhausted = found.length <= page.limit
+          break
+        }
+      }
+      const ids = found.slice(0, page.limit)
+      const rows =
+        ids.length === 0
+          ? []
+          : await db.all<EventRow>(
+              sql`SELECT * FROM events WHERE issue_id = ${issueId} AND id IN (${join(
+                ids.map((id) => sql`${id}`),
+                ', ',
+              )}) ORDER BY id DESC`,
+            )
+      const events = rows.map(toEvent)
+      if (found.length > page.limit) return { events, next: String(ids[ids.length - 1]) }
+      // The scan budget ran out before the page filled: continue from the last event read.
+      return exhausted ? { events } : { events, next: String(before) }
+    },
+  }
+}

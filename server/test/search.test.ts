@@ -1,0 +1,155 @@
+import type { FastifyInstance } from 'fastify'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createProject, type TestProject, testApp } from './support/helpers.ts'
+import { call, listIssues, sendEvent } from './support/triage-helpers.ts'
+import { createUser, signIn, type UiClient } from './support/ui-helpers.ts'
+
+let app: FastifyInstance
+let p: TestProject
+let ui: UiClient
+let checkoutIssue = 0
+
+/** An Express-like error: SDK tags, a browser, a user, an exception with frames. */
+const expressError = (browser: string, user: string) => ({
+  environment: 'production',
+  release: 'shop@2.1.7',
+  tags: { feature: 'checkout', 'payment.provider': 'acme' },
+  contexts: {
+    browser: { name: browser, version: '120' },
+    runtime: { name: 'node', version: 'v20' },
+  },
+  request: { url: 'https://shop.example/checkout/pay', method: 'POST' },
+  user: { id: user },
+  exception: {
+    values: [
+      {
+        type: 'TypeError',
+        value: 'Cannot read properties of undefined (reading amount)',
+        mechanism: { type: 'express', handled: false },
+        stacktrace: {
+          frames: [{ function: 'chargeCard', filename: 'src/payments.js', lineno: 9 }],
+        },
+      },
+    ],
+  },
+})
+
+beforeAll(async () => {
+  app = await testApp()
+  p = await createProject(app)
+  await createUser(app)
+  ui = await signIn(app)
+  await sendEvent(app, p.id, p.key, 'unused', expressError('Chrome', '1'))
+  await sendEvent(app, p.id, p.key, 'unused', expressError('Chrome', '2'))
+  await sendEvent(app, p.id, p.key, 'unused', expressError('Firefox', '1'))
+  await sendEvent(app, p.id, p.key, 'queue stalled', { environment: 'staging' })
+  const [issue] = await listIssues(app, p.id, '?query=feature:checkout')
+  checkoutIssue = issue?.id ?? 0
+  // Four ingests and a sign-in: the hooks' default 10 s is short on a loaded machine.
+}, 60_000)
+afterAll(async () => {
+  await app.close()
+})
+
+const titles = async (query: string) =>
+  (await listIssues(app, p.id, `?query=${encodeURIComponent(query)}`)).map((i) => i.title)
+
+describe('search through the API', () => {
+  it('finds issues by SDK tags, promoted tags, wildcards and text in frames', async () => {
+    const checkout = 'TypeError: Cannot read properties of undefined (reading amount)'
+    expect(await titles('feature:checkout')).toEqual([checkout])
+    expect(await titles('browser.name:Firefox')).toEqual([checkout])
+    expect(await titles('url:*checkout*')).toEqual([checkout])
+    expect(await titles('!has:user')).toEqual(['queue stalled'])
+    expect(await titles('chargecard')).toEqual([checkout])
+    expect(await titles('handled:no mechanism:express')).toEqual([checkout])
+    expect(await titles('is:unresolved environment:staging')).toEqual(['queue stalled'])
+    expect(await titles('nothing-matches-this')).toEqual([])
+    // The separate filters from before the language still work.
+    expect((await listIssues(app, p.id, '?environment=staging')).map((i) => i.title)).toEqual([
+      'queue stalled',
+    ])
+  })
+
+  it('answers 400 with the position and token of a query that does not parse', async () => {
+    const res = await call(
+      app,
+      'GET',
+      `/api/0/projects/${p.id}/issues/?query=${encodeURIComponent('is:unresolved times_seen:>abc')}`,
+    )
+    expect(res.statusCode).toBe(400)
+    expect(res.json()).toEqual({
+      detail: 'invalid query: expected a number such as >100 at position 25: ">abc"',
+      position: 25,
+      token: '>abc',
+    })
+  })
+
+  it('shows the distinct users and the tag distribution of an issue', async () => {
+    const issue = (await call(app, 'GET', `/api/0/issues/${checkoutIssue}/`)).json<{
+      user_count: number
+      count: number
+    }>()
+    expect([issue.count, issue.user_count]).toEqual([3, 2])
+    const tags = await call(app, 'GET', `/api/0/issues/${checkoutIssue}/tags/`)
+    expect(tags.statusCode).toBe(200)
+    const body = tags.json<{ users: number; tags: { key: string; top: unknown[] }[] }>()
+    expect(body.users).toBe(2)
+    expect(body.tags.find((t) => t.key === 'browser.name')).toEqual({
+      key: 'browser.name',
+      total: 3,
+      distinct: 2,
+      top: [
+        { value: 'Chrome', count: 2 },
+        { value: 'Firefox', count: 1 },
+      ],
+    })
+    expect(body.tags.map((t) => t.key)).toContain('payment.provider')
+  })
+
+  it("searches an issue's events with ?query= (no longer ignored)", async () => {
+    const url = (q: string) =>
+      `/api/0/issues/${checkoutIssue}/events/?query=${encodeURIComponent(q)}`
+    const browsers = async (q: string) =>
+      (await call(app, 'GET', url(q)))
+        .json<{ contexts: { browser: { name: string } } }[]>()
+        .map((e) => e.contexts.browser.name)
+    expect(await browsers('browser.name:Firefox')).toEqual(['Firefox'])
+    expect(await browsers('user:id:1')).toEqual(['Firefox', 'Chrome'])
+    expect(await browsers('')).toEqual(['Firefox', 'Chrome', 'Chrome'])
+    const refused = await call(app, 'GET', url('is:resolved'))
+    expect(refused.statusCode).toBe(400)
+    expect(refused.json()).toMatchObject({ position: 0, token: 'is:resolved' })
+  })
+})
+
+describe('search on the pages', () => {
+  it('shows the parse error next to the search box with a 400', async () => {
+    const res = await ui.get(
+      `/projects/${p.id}/issues?query=${encodeURIComponent('times_seen:>abc')}`,
+    )
+    expect(res.statusCode).toBe(400)
+    expect(res.body).toContain(
+      'id="query-error" role="alert">invalid query: expected a number such as &gt;100 at position 11: &quot;&gt;abc&quot;</p>',
+    )
+    const ok = await ui.get(
+      `/projects/${p.id}/issues?query=${encodeURIComponent('browser.name:Firefox')}`,
+    )
+    expect(ok.statusCode).toBe(200)
+    expect(ok.body).toContain('Cannot read properties of undefined')
+    expect(ok.body).not.toContain('queue stalled')
+  })
+
+  it("shows the issue's tags with their share and the users affected", async () => {
+    const res = await ui.get(`/issues/${checkoutIssue}`)
+    expect(res.statusCode).toBe(200)
+    expect(res.body).toContain('<b>2</b><span>users affected</span>')
+    expect(res.body).toMatch(
+      /<b>browser\.name<\/b><ul><li><a [^>]*>Chrome<\/a>\s*<span class="muted small">67 % · 2<\/span>/,
+    )
+    expect(res.body).toContain('<b>feature</b>')
+    // The event's own tags table lists the SDK's tags too.
+    expect(res.body).toContain('<tr><th>payment.provider</th><td>acme</td></tr>')
+    expect(res.body).not.toContain('No tags.')
+  })
+})

@@ -1,0 +1,224 @@
+import { describe, expect, it } from 'vitest'
+import { parseQuery } from '../../src/search/query.ts'
+import type { IssueSort } from '../../src/store/search-types.ts'
+import type { EventToWrite, Store } from '../../src/store/types.ts'
+import { row } from './contract.ts'
+import { openWithProject } from './contract-setup.ts'
+
+const T0 = Date.UTC(2026, 2, 1, 12, 0, 0)
+const HOUR = 3_600_000
+/** "Now" for relative times: five hours after the first event. */
+const NOW = T0 + 5 * HOUR
+
+const A = 'TypeError: x is undefined'
+const B = 'ValueError: bad amount'
+const C = 'Timeout'
+
+type Tags = [string, string][]
+const ev = (
+  p: number,
+  k: number,
+  hash: string,
+  title: string,
+  culprit: string,
+  received: number,
+  tags: Tags,
+  text: string,
+): EventToWrite => {
+  // The row's columns agree with its tags, as the digest builds them.
+  const tag = (key: string) => tags.find(([t]) => t === key)?.[1] ?? null
+  return row(p, k, hash, {
+    title,
+    culprit,
+    received,
+    timestamp: received,
+    environment: tag('environment'),
+    release: tag('release'),
+    tags,
+    text,
+  })
+}
+
+/**
+ * The shared corpus: three issues whose events carry tags and text, written in several group
+ * commits (so the per-commit upserts meet existing rows), and C resolved.
+ */
+async function corpus(open: () => Promise<Store>) {
+  const { store, project, key } = await openWithProject(open)
+  const p = project.id
+  const k = key.id
+  const aText = 'TypeError x is undefined payInvoice cart.js'
+  const aTags = (browser: string, user: string): Tags => [
+    ['environment', 'production'],
+    ['url', 'https://shop/checkout'],
+    ['browser.name', browser],
+    ['user', user],
+    ['user.id', user.slice(3)],
+  ]
+  const bTags: Tags = [
+    ['environment', 'staging'],
+    ['release', 'shop@2.1.7'],
+    ['browser.name', 'Safari'],
+    ['user', 'email:bob@example.com'],
+    ['user.email', 'bob@example.com'],
+  ]
+  const bText = 'ValueError bad amount 100% off_sale'
+  const [c] = await store.write([
+    {
+      events: [
+        ev(
+          p,
+          k,
+          'c',
+          C,
+          'worker',
+          T0 - 48 * HOUR,
+          [['feature', 'batch']],
+          'Timeout waiting for queue',
+        ),
+      ],
+      outcomes: [],
+    },
+  ])
+  await store.write([
+    {
+      events: [
+        ev(p, k, 'a', A, 'checkout.js', T0, aTags('Chrome', 'id:1'), aText),
+        ev(p, k, 'a', A, 'checkout.js', T0 + HOUR, aTags('Firefox', 'id:2'), aText),
+      ],
+      outcomes: [],
+    },
+  ])
+  await store.write([
+    {
+      events: [
+        ev(p, k, 'a', A, 'checkout.js', T0 + 2 * HOUR, aTags('Chrome', 'id:1'), aText),
+        ev(p, k, 'b', B, 'billing.py', T0 + 3 * HOUR, bTags, bText),
+      ],
+      outcomes: [],
+    },
+    { events: [ev(p, k, 'b', B, 'billing.py', T0 + 4 * HOUR, bTags, bText)], outcomes: [] },
+  ])
+  await store.setIssueStatus(c?.events[0]?.issueId ?? 0, 'resolved')
+  const titles = async (q: string, sort: IssueSort = 'last_seen') =>
+    (await store.searchIssues(p, parseQuery(q, NOW), sort, { limit: 50 })).issues.map(
+      (i) => i.title,
+    )
+  return { store, project, titles }
+}
+
+/**
+ * The search every Store backend must answer alike (docs/search.md): one corpus, one table of
+ * queries and their issues, run on SQLite (sqlite/search.test.ts) and PostgreSQL
+ * (postgres/contract.test.ts).
+ */
+export function searchContract(name: string, open: () => Promise<Store>): void {
+  describe(`search contract: ${name}`, () => {
+    const cases: [string, string[]][] = [
+      ['', [B, A, C]],
+      ['browser.name:Chrome', [A]],
+      ['browser.name:chrome', []],
+      ['browser.name:[Safari, Chrome]', [B, A]],
+      ['!browser.name:Chrome', [B, C]],
+      ['has:browser.name', [B, A]],
+      ['!has:user', [C]],
+      ['url:*checkout*', [A]],
+      ['url:*check', []],
+      ['release:shop@2.1.*', [B]],
+      ['user.email:bob@example.com', [B]],
+      ['environment:staging', [B]],
+      ['feature:batch', [C]],
+      ['typeerror', [A]],
+      ['payinvoice', [A]],
+      ['QUEUE', [C]],
+      ['100%', [B]],
+      ['off_sale', [B]],
+      ['ba', [B]],
+      ['nothing-matches-this', []],
+      ['is:resolved', [C]],
+      ['is:unresolved typeerror', [A]],
+      ['!is:resolved has:user', [B, A]],
+      ['firstSeen:-24h', [B, A]],
+      ['lastSeen:+24h', [C]],
+      ['times_seen:>1', [B, A]],
+      ['times_seen:3', [A]],
+      ['users:2', [A]],
+      ['users:>=1', [B, A]],
+      ['is:unresolved browser.name:Chrome lastSeen:-1d', [A]],
+    ]
+    it('answers the table of queries over the shared corpus', async () => {
+      const { store, titles } = await corpus(open)
+      const got: [string, string[]][] = []
+      for (const [q] of cases) got.push([q, await titles(q)])
+      expect(got).toEqual(cases)
+      await store.close()
+    })
+
+    it('sorts by last seen, first seen, events and users, and pages by the sort key', async () => {
+      const { store, project, titles } = await corpus(open)
+      expect(await titles('', 'first_seen')).toEqual([B, A, C])
+      expect(await titles('', 'times_seen')).toEqual([A, B, C])
+      expect(await titles('', 'users')).toEqual([A, B, C])
+      const seen: string[] = []
+      let cursor: string | undefined
+      do {
+        const page = await store.searchIssues(project.id, { terms: [] }, 'users', {
+          limit: 1,
+          cursor,
+        })
+        seen.push(...page.issues.map((i) => i.title))
+        cursor = page.next
+      } while (cursor !== undefined && seen.length < 10)
+      expect(seen).toEqual([A, B, C])
+      await store.close()
+    })
+
+    it('counts distinct users and each tag value, with the top values per key', async () => {
+      const { store, project } = await corpus(open)
+      const [a] = (
+        await store.searchIssues(project.id, parseQuery('typeerror', NOW), 'last_seen', {
+          limit: 1,
+        })
+      ).issues
+      expect(a?.users).toBe(2)
+      const dist = await store.tagDistribution(a?.id ?? 0, 1)
+      expect(dist).toEqual([
+        { key: 'browser.name', total: 3, distinct: 2, top: [{ value: 'Chrome', count: 2 }] },
+        { key: 'environment', total: 3, distinct: 1, top: [{ value: 'production', count: 3 }] },
+        { key: 'url', total: 3, distinct: 1, top: [{ value: 'https://shop/checkout', count: 3 }] },
+        { key: 'user', total: 3, distinct: 2, top: [{ value: 'id:1', count: 2 }] },
+        { key: 'user.id', total: 3, distinct: 2, top: [{ value: '1', count: 2 }] },
+      ])
+      await store.close()
+    })
+
+    it("searches one issue's events by the same language, newest first, with paging", async () => {
+      const { store, project } = await corpus(open)
+      const [a] = (
+        await store.searchIssues(project.id, parseQuery('typeerror', NOW), 'last_seen', {
+          limit: 1,
+        })
+      ).issues
+      const id = a?.id ?? 0
+      const received = async (q: string, limit = 10) =>
+        (await store.searchIssueEvents(id, parseQuery(q, NOW), { limit })).events.map(
+          (e) => e.received,
+        )
+      expect(await received('browser.name:Firefox')).toEqual([T0 + HOUR])
+      expect(await received('!browser.name:Firefox')).toEqual([T0 + 2 * HOUR, T0])
+      expect(await received('user:id:1 boom')).toEqual([T0 + 2 * HOUR, T0])
+      expect(await received('environment:production payinvoice')).toEqual([])
+      expect(await received('environment:production')).toHaveLength(3)
+      expect(await received('lastSeen:-4h')).toEqual([T0 + 2 * HOUR, T0 + HOUR])
+      expect(await received('has:release')).toEqual([])
+      const first = await store.searchIssueEvents(id, parseQuery('has:url', NOW), { limit: 2 })
+      expect(first.events.map((e) => e.received)).toEqual([T0 + 2 * HOUR, T0 + HOUR])
+      const rest = await store.searchIssueEvents(id, parseQuery('has:url', NOW), {
+        limit: 2,
+        cursor: first.next,
+      })
+      expect([rest.events.map((e) => e.received), rest.next]).toEqual([[T0], undefined])
+      await store.close()
+    })
+  })
+}
