@@ -7,8 +7,19 @@ import { describe, expect, it } from 'vitest'
 // its own layer or one below, never one above, and no two units may import each other through
 // any path. Type-only imports count: they tie the folders together just the same.
 const LAYERS: readonly (readonly string[])[] = [
-  // Event normalisation and grouping, and what everything shares.
-  ['event', 'grouping', 'errors', 'config', 'length-prefixed', 'spawn-worker', 'backoff'],
+  // Event normalisation and grouping, the privacy and search rules over events, and what
+  // everything shares.
+  [
+    'event',
+    'grouping',
+    'privacy',
+    'search',
+    'errors',
+    'config',
+    'length-prefixed',
+    'spawn-worker',
+    'backoff',
+  ],
   // Cron arithmetic, derived ids, the failure event of a run.
   ['schedule'],
   ['store'],
@@ -16,8 +27,8 @@ const LAYERS: readonly (readonly string[])[] = [
   ['live', 'mail', 'http'],
   // Ingest (and the digest seam it hands the store), crons, OTLP.
   ['ingest', 'crons', 'otlp'],
-  // The HTTP toolkit features build their routes with.
-  ['http-kit'],
+  // The HTTP toolkit features build their routes with; the metrics over ingest and crons.
+  ['http-kit', 'metrics'],
   // The composition's shared type.
   ['services'],
   // Features, the first-start bootstrap and the command-line tools.
