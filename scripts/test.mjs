@@ -101,7 +101,7 @@ step('conformance matrix on PostgreSQL', process.execPath, [
   'conformance/bin/conformance.mjs',
   '--postgres',
   '--only',
-  'node-11,express-11,python,go,java,rust-stock,otel-js',
+  'node-11,express-11,browser-11,python,go,java,rust-stock,otel-js',
   '--out',
   `${results}/conformance-postgres`,
 ])

@@ -30,6 +30,11 @@ export const driverSchema = z.strictObject({
    */
   programs: z.record(z.string(), z.string()).optional(),
   /**
+   * The item types the driver's `unsupported` scenario sends that the server counts instead of
+   * storing (default: transaction, log, attachment).
+   */
+  unsupportedItems: z.array(z.string()).optional(),
+  /**
    * A web-framework driver's app (`drivers/web-app.mjs` protocol): the framework's name and the
    * transaction its SDK integration names the failing route `/orders/<id>` with; an SDK variant
    * that names it otherwise has its own in `transactionBySdk` (`{order}` stands for the id).

@@ -22,7 +22,7 @@ type ReportRow = Report['rows'][number]
 /** The heading a row is grouped under: its SDK, and the web framework when it runs an app. */
 export function groupOf(row: ReportRow): string {
   const family = row.family ?? row.label
-  return row.framework === undefined ? `${family} (scripts)` : `${family} · ${row.framework}`
+  return row.framework === undefined ? family : `${family} · ${row.framework}`
 }
 
 /** The report's rows grouped by {@link groupOf}, groups in order of their first row. */

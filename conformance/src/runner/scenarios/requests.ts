@@ -159,10 +159,11 @@ export function sessionTotals(items: readonly SessionItem[]): {
   healthy: number
   errored: number
   crashed: number
+  unhandled: number
   abnormal: number
   users: number
 } {
-  const t = { healthy: 0, errored: 0, crashed: 0, abnormal: 0, users: 0 }
+  const t = { healthy: 0, errored: 0, crashed: 0, unhandled: 0, abnormal: 0, users: 0 }
   // Individual sessions: the last update of each `sid` decides its status.
   const last = new Map<string, Json>()
   const users = new Set<string>()
@@ -188,6 +189,7 @@ export function sessionTotals(items: readonly SessionItem[]): {
     const status = session['status']
     const errors = typeof session['errors'] === 'number' ? session['errors'] : 0
     if (status === 'crashed') t.crashed++
+    else if (status === 'unhandled') t.unhandled++
     else if (status === 'abnormal') t.abnormal++
     else if (errors > 0) t.errored++
     else t.healthy++
@@ -217,7 +219,7 @@ export const requestSessions: Scenario = {
     expect(requests + aggregated.abnormal, 'an aggregated session per request').toBe(4)
     expect(aggregated.errored + aggregated.crashed, 'the failing request').toBe(1)
     const sent = sessionTotals(items)
-    const total = sent.healthy + sent.errored + sent.crashed + sent.abnormal
+    const total = sent.healthy + sent.errored + sent.crashed + sent.unhandled + sent.abnormal
     const health = await waitFor(
       async () => {
         const h = await ctx.health.releaseHealth(project.id, RELEASE)
@@ -234,6 +236,7 @@ export const requestSessions: Scenario = {
       sessions_healthy: sent.healthy,
       sessions_errored: sent.errored,
       sessions_crashed: sent.crashed,
+      sessions_unhandled: sent.unhandled,
       sessions_abnormal: sent.abnormal,
       users: sent.users,
     }
