@@ -12,6 +12,7 @@
 // The app reads SENTRY_TEST_DSN, CONFORMANCE_RELEASE and CONFORMANCE_INIT (`early`: the SDK
 // initialised before the framework is imported, as documented; `late`: after it).
 import { spawn } from 'node:child_process'
+import { request } from 'node:http'
 import { createInterface } from 'node:readline'
 
 /** The release every app reports (each cell has a project of its own). */
@@ -51,6 +52,26 @@ const SCENARIOS = {
 /** The scenario ids the framework drivers run. */
 export const APP_SCENARIOS = Object.keys(SCENARIOS)
 
+/**
+ * One GET on a connection of its own (`Connection: close`: servers that close a connection
+ * after an unhandled error must not break the next request); resolves with the status.
+ */
+function get(port, path, headers) {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      { host: '127.0.0.1', port, path, headers, agent: false, timeout: 30_000 },
+      (res) => {
+        res.resume()
+        res.on('end', () => resolve({ status: res.statusCode }))
+        res.on('error', reject)
+      },
+    )
+    req.on('timeout', () => req.destroy(new Error('no answer within 30 s')))
+    req.on('error', reject)
+    req.end()
+  })
+}
+
 /** Waits until `check()` is true (polling), or throws `what` after `ms`. */
 async function until(check, ms, what) {
   const deadline = Date.now() + ms
@@ -87,7 +108,8 @@ export async function driveApp({ scenario, command, env = {}, cwd }) {
   child.stderr.on('data', (chunk) => {
     stderr = (stderr + chunk).slice(-20_000)
   })
-  child.on('exit', (code, signal) => {
+  // `close`, not `exit`: the app's last lines are read by then.
+  child.on('close', (code, signal) => {
     state.exited = code ?? signal
   })
   createInterface({ input: child.stdout }).on('line', (line) => {
@@ -102,11 +124,12 @@ export async function driveApp({ scenario, command, env = {}, cwd }) {
     else if (typeof msg.sent === 'string') state.sent.push(msg.sent.replaceAll('-', ''))
     else if ('flushed' in msg) state.final = msg
   })
-  // A condition that also fails fast when the app died.
+  // A condition that also fails fast when the app died before it came true.
   const whileAlive = (check) => () => {
+    if (check()) return true
     if (state.exited !== undefined)
       throw new Error(`the app exited early (${state.exited})\n${stderr}`)
-    return check()
+    return false
   }
   try {
     await until(
@@ -118,15 +141,15 @@ export async function driveApp({ scenario, command, env = {}, cwd }) {
     const statuses = []
     for (const r of plan.requests) {
       const before = state.sent.length
-      const res = await fetch(`http://127.0.0.1:${state.port}${r.path}`, {
-        headers: {
-          'X-Conformance-User': r.user,
-          'X-Request-Id': `conformance-${r.user}`,
-          Cookie: 'theme=dark',
-          'User-Agent': 'conformance-client/1.0',
-        },
+      const headers = {
+        'X-Conformance-User': r.user,
+        'X-Request-Id': `conformance-${r.user}`,
+        Cookie: 'theme=dark',
+        'User-Agent': 'conformance-client/1.0',
+      }
+      const res = await get(state.port, r.path, headers).catch((error) => {
+        throw new Error(`GET ${r.path}: ${error}\n--- app stderr ---\n${stderr}`)
       })
-      await res.arrayBuffer()
       statuses.push(res.status)
       if (r.event !== undefined) {
         await until(

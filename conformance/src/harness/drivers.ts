@@ -38,12 +38,15 @@ export const driverSchema = z.strictObject({
    * A web-framework driver's app (`drivers/web-app.mjs` protocol): the framework's name and the
    * transaction its SDK integration names the failing route `/orders/<id>` with; an SDK variant
    * that names it otherwise has its own in `transactionBySdk` (`{order}` stands for the id).
+   * `null`: the SDK names no transaction on error events, and the issue's culprit is the crash
+   * frame, matching the regular expression `culprit`.
    */
   app: z
     .strictObject({
       framework: z.string(),
-      transaction: z.string(),
+      transaction: z.string().nullable(),
       transactionBySdk: z.record(z.string(), z.string()).optional(),
+      culprit: z.string().optional(),
     })
     .optional(),
 })
