@@ -74,13 +74,15 @@ export function envelopeItems(body: Buffer): EnvelopeItem[] {
     if (typeof header !== 'object' || header === null) return items
     const { type, length } = header as { type?: unknown; length?: unknown }
     const start = Math.min(pos, body.length)
+    let stop: number
     if (typeof length === 'number') {
+      stop = Math.min(start + length, body.length)
       pos += length + 1
     } else {
       const next = body.indexOf(0x0a, pos)
+      stop = next === -1 ? body.length : next
       pos = next === -1 ? body.length : next + 1
     }
-    const stop = Math.min(typeof length === 'number' ? start + length : pos, body.length)
     items.push({
       type: typeof type === 'string' ? type : '?',
       payload: body.subarray(start, stop),
