@@ -66,6 +66,10 @@ class QuietHandler(WSGIRequestHandler):
 
 
 server = make_server(
-    "127.0.0.1", 0, get_wsgi_application(), ThreadingWSGIServer, handler_class=QuietHandler
+    "127.0.0.1",
+    0,
+    web_app.in_flight.wsgi(get_wsgi_application()),
+    ThreadingWSGIServer,
+    handler_class=QuietHandler,
 )
 web_app.run(server.server_port, server.serve_forever)

@@ -33,5 +33,5 @@ def order(order_id):
     return web_app.load_order(order_id)
 
 
-server = make_server("127.0.0.1", 0, app, threaded=True)
+server = make_server("127.0.0.1", 0, web_app.in_flight.wsgi(app), threaded=True)
 web_app.run(server.server_port, server.serve_forever)

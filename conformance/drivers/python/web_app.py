@@ -12,6 +12,7 @@ import logging
 import os
 import sys
 import threading
+import time
 
 import sentry_sdk
 
@@ -49,14 +50,81 @@ def load_order(order_id):
     raise LookupError(f"order {order_id} could not be loaded")
 
 
+class InFlight:
+    """Counts requests until the SDK's middleware inside is done with them: a request's session
+    is recorded when that middleware returns, which can be after the client read the response,
+    so `run` waits for none to be in flight before it flushes."""
+
+    def __init__(self):
+        self.count = 0
+        self.lock = threading.Lock()
+
+    def _add(self, n):
+        with self.lock:
+            self.count += n
+
+    def asgi(self, app):
+        """The ASGI app wrapped: counted until it returns."""
+
+        async def tracked(scope, receive, send):
+            self._add(1)
+            try:
+                await app(scope, receive, send)
+            finally:
+                self._add(-1)
+
+        return tracked
+
+    def wsgi(self, app):
+        """The WSGI app wrapped: counted until the server closes its response."""
+
+        def tracked(environ, start_response):
+            self._add(1)
+            try:
+                body = app(environ, start_response)
+            except BaseException:
+                self._add(-1)
+                raise
+            return _ClosingBody(body, lambda: self._add(-1))
+
+        return tracked
+
+    def wait_idle(self, seconds=10):
+        deadline = time.monotonic() + seconds
+        while self.count > 0 and time.monotonic() < deadline:
+            time.sleep(0.01)
+
+
+class _ClosingBody:
+    """A WSGI response body that calls `done` once the server closed it."""
+
+    def __init__(self, body, done):
+        self.body = body
+        self.done = done
+
+    def __iter__(self):
+        return iter(self.body)
+
+    def close(self):
+        try:
+            if hasattr(self.body, "close"):
+                self.body.close()
+        finally:
+            self.done()
+
+
+in_flight = InFlight()
+
+
 def run(port, serve):
     """Announces `port`, runs `serve()` in a thread, and on `flush` flushes the SDK (events and
-    the request-mode session aggregates) and exits."""
+    the request-mode session aggregates) once no request is in flight, and exits."""
     threading.Thread(target=serve, daemon=True).start()
     say({"listening": port})
     for line in sys.stdin:
         if line.strip() == "flush":
             break
+    in_flight.wait_idle()
     client = sentry_sdk.get_client()
     sentry_sdk.flush(timeout=5)
     say(
