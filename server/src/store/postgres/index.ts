@@ -1,28 +1,29 @@
 import type pg from 'pg'
 import { announceChanges } from '../change-feed.ts'
+import { accountQueries } from '../queries/accounts.ts'
+import { alertOutboxQueries } from '../queries/alert-outbox.ts'
+import { alertQueries } from '../queries/alerts.ts'
+import { liveQueries } from '../queries/live.ts'
+import { loginFailureQueries } from '../queries/login-failures.ts'
+import { outcomeQueries } from '../queries/outcomes.ts'
+import { projectQueries } from '../queries/projects.ts'
+import { quotaQueries } from '../queries/quotas.ts'
+import { teamQueries } from '../queries/teams.ts'
+import { triageQueries } from '../queries/triage.ts'
+import { uiReadQueries } from '../queries/ui-reads.ts'
+import { uiSessionQueries } from '../queries/ui-sessions.ts'
+import { userLifecycleQueries } from '../queries/user-lifecycle.ts'
 import type { Store } from '../types.ts'
-import { pgAccounts } from './accounts.ts'
-import { pgAlertOutbox } from './alert-outbox.ts'
-import { pgAlerts } from './alerts.ts'
 import { PgChangeFeed } from './change-feed.ts'
 import { openPool } from './db.ts'
 import { pgIngest } from './ingest.ts'
 import { pgIssues } from './issues.ts'
-import { pgLive } from './live.ts'
-import { pgLoginFailures } from './login-failures.ts'
 import { loadPgMigrations, migratePg } from './migrations.ts'
 import { pgMonitors } from './monitors.ts'
-import { pgOutcomes } from './outcomes.ts'
 import { ensurePartitions } from './partitions.ts'
-import { pgProjects } from './projects.ts'
-import { pgQuotas } from './quotas.ts'
 import { pgReleaseHealth } from './release-health.ts'
 import { pgRetention } from './retention.ts'
-import { pgSessions } from './sessions.ts'
-import { pgTeams } from './teams.ts'
-import { pgTriage } from './triage.ts'
-import { pgUiReads } from './ui-reads.ts'
-import { pgUserLifecycle } from './user-lifecycle.ts'
+import { postgresPort } from './sql-port.ts'
 
 /** Connections of the store's pool unless configured (`DATABASE_POOL_SIZE`). */
 export const DEFAULT_POOL_SIZE = 10
@@ -47,28 +48,30 @@ export async function openPostgresStore(
     await pool.end()
     throw err
   }
+  // Storage written once for both backends (../queries/) runs through this port.
+  const port = postgresPort(pool)
   const store = {
     dialect: 'postgres' as const,
     pool,
     poolSize,
-    ...pgProjects(pool),
+    ...projectQueries(port),
     ...pgIngest(pool),
     ...pgIssues(pool),
-    ...pgAccounts(pool),
-    ...pgSessions(pool),
-    ...pgLoginFailures(pool),
-    ...pgUiReads(pool),
-    ...pgQuotas(pool),
-    ...pgOutcomes(pool),
-    ...pgTriage(pool),
-    ...pgAlerts(pool),
-    ...pgAlertOutbox(pool),
+    ...accountQueries(port),
+    ...uiSessionQueries(port),
+    ...loginFailureQueries(port),
+    ...uiReadQueries(port),
+    ...quotaQueries(port),
+    ...outcomeQueries(port),
+    ...triageQueries(port),
+    ...alertQueries(port),
+    ...alertOutboxQueries(port),
     ...pgReleaseHealth(pool),
     ...pgMonitors(pool),
     ...pgRetention(pool),
-    ...pgLive(pool),
-    ...pgUserLifecycle(pool),
-    ...pgTeams(pool),
+    ...liveQueries(port),
+    ...userLifecycleQueries(port),
+    ...teamQueries(port),
     changes,
     close: async () => {
       await changes.close()
