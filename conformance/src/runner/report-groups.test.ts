@@ -65,7 +65,15 @@ describe('the matrix declares its framework rows', () => {
     const matrix = loadMatrix(MATRIX_PATH, new Set(SCENARIOS.keys()))
     const framed = matrix.rows.filter((r) => r.framework !== undefined)
     expect(framed.map((r) => r.id)).toEqual(
-      expect.arrayContaining(['express-11', 'express-8', 'flask', 'fastapi', 'django', 'go-gin']),
+      expect.arrayContaining([
+        'express-11',
+        'express-8',
+        'fastify-11',
+        'flask',
+        'fastapi',
+        'django',
+        'go-gin',
+      ]),
     )
     for (const row of framed) {
       expect(loadDriver(row.driver).app?.framework, row.id).toBe(row.framework)
