@@ -1,11 +1,12 @@
 /**
  * Renders one stored event (message, exception chain with frames, breadcrumbs, tags, contexts,
- * user, request). The payload is read as untrusted JSON through small guards, and every value
+ * user, request, SDK integrations). The payload is read as untrusted JSON through small guards, and every value
  * is shown as text through `html`.
  */
 import type { NormalizedEvent } from '../event/types.ts'
 import { remarkLines } from '../privacy/scrub.ts'
 import { eventSearchFields } from '../search/event-tags.ts'
+import { integrationsSection, requestSection } from './event-request.ts'
 import { count, isoTime, truncate } from './format.ts'
 import { html, type SafeHtml } from './html.ts'
 
@@ -233,7 +234,6 @@ export function eventBody(payload: unknown, component: string | null): SafeHtml 
   const st = event['stacktrace'] ?? (hasException ? undefined : crashed?.['stacktrace'])
   const tags = indexedTagsOf(event)
   const user = obj(event['user'])
-  const request = obj(event['request'])
   const sdk = obj(event['sdk'])
   return html`${msg === undefined ? '' : html`<h2>Message</h2><pre>${truncate(msg, 8000)}</pre>`}
 ${removedData(event['_meta'])}
@@ -257,7 +257,8 @@ ${st === undefined ? '' : html`<h2>Stack trace</h2>${stacktrace(st)}`}
   ])}</div>
 ${user === undefined ? '' : html`<h2>User</h2><div class="table-wrap">${kvTable(Object.entries(user).slice(0, 30))}</div>`}</div></div>
 ${breadcrumbs(event)}
-${request === undefined ? '' : html`<h2>Request</h2><div class="table-wrap">${kvTable(Object.entries(request).slice(0, 30))}</div>`}
+${requestSection(event['request'])}
 ${contexts(event)}
+${integrationsSection(sdk)}
 ${obj(event['extra']) === undefined ? '' : html`<h2>Extra</h2><div class="table-wrap">${kvTable(Object.entries(obj(event['extra']) ?? {}).slice(0, 50))}</div>`}`
 }
