@@ -5,6 +5,7 @@ import { alertOutboxQueries } from '../queries/alert-outbox.ts'
 import { alertQueries } from '../queries/alerts.ts'
 import { liveQueries } from '../queries/live.ts'
 import { loginFailureQueries } from '../queries/login-failures.ts'
+import { monitorQueries } from '../queries/monitors.ts'
 import { outcomeQueries } from '../queries/outcomes.ts'
 import { projectQueries } from '../queries/projects.ts'
 import { quotaQueries } from '../queries/quotas.ts'
@@ -19,7 +20,6 @@ import { openPool } from './db.ts'
 import { pgIngest } from './ingest.ts'
 import { pgIssues } from './issues.ts'
 import { loadPgMigrations, migratePg } from './migrations.ts'
-import { pgMonitors } from './monitors.ts'
 import { ensurePartitions } from './partitions.ts'
 import { pgReleaseHealth } from './release-health.ts'
 import { pgRetention } from './retention.ts'
@@ -67,7 +67,7 @@ export async function openPostgresStore(
     ...alertQueries(port),
     ...alertOutboxQueries(port),
     ...pgReleaseHealth(pool),
-    ...pgMonitors(pool),
+    ...monitorQueries(port),
     ...pgRetention(pool),
     ...liveQueries(port),
     ...userLifecycleQueries(port),

@@ -14,6 +14,7 @@ import {
 } from '../grouping-upsert.ts'
 import { IssueSummaries } from '../issue-summaries.ts'
 import { eventOutcome, OutcomeCounters } from '../outcome-counters.ts'
+import { checkInSteps } from '../queries/check-ins.ts'
 import {
   admitReserved,
   overQuotaOutcome,
@@ -35,9 +36,10 @@ import type {
 } from '../types.ts'
 import { all, type Db, first, run, transaction } from './db.ts'
 import { LockTurns } from './lock-turns.ts'
-import { lockMonitors, monitorLockKeys, pgWriteCheckIn } from './monitors.ts'
+import { lockMonitors, monitorLockKeys } from './monitor-locks.ts'
 import { reserveQuota, settleQuota } from './quota-reservation.ts'
 import { pgHealthWriter } from './release-health.ts'
+import { driveSteps } from './sql-port.ts'
 
 const byHash = (a: { projectId: number; hash: string }, b: { projectId: number; hash: string }) =>
   a.projectId - b.projectId || (a.hash < b.hash ? -1 : a.hash > b.hash ? 1 : 0)
@@ -390,8 +392,11 @@ export function pgIngest(pool: pg.Pool): IngestStore {
         else for (const o of u.outcomesIfAdmitted ?? []) counters.add(o)
         await writeHealth(u)
         for (const ci of u.checkIns ?? []) {
-          const r = await pgWriteCheckIn(c, ci, countedEvent, (o) => counters.add(o))
-          if (r !== undefined) own.push(r)
+          const failure = await driveSteps(
+            c,
+            checkInSteps('postgres', ci, (o) => counters.add(o)),
+          )
+          if (failure !== undefined) own.push(await countedEvent(failure))
         }
         results.push(q === undefined ? { events: own } : { events: own, quota: q })
       }

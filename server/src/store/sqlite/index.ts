@@ -7,6 +7,7 @@ import { alertOutboxQueries } from '../queries/alert-outbox.ts'
 import { alertQueries } from '../queries/alerts.ts'
 import { liveQueries } from '../queries/live.ts'
 import { loginFailureQueries } from '../queries/login-failures.ts'
+import { monitorQueries } from '../queries/monitors.ts'
 import { outcomeQueries } from '../queries/outcomes.ts'
 import { projectQueries } from '../queries/projects.ts'
 import { quotaQueries } from '../queries/quotas.ts'
@@ -21,7 +22,6 @@ import { sqliteIngest } from './ingest.ts'
 import { sqliteIngestThread } from './ingest-thread.ts'
 import { sqliteIssues } from './issues.ts'
 import { loadMigrations, migrate } from './migrations.ts'
-import { sqliteMonitors } from './monitors.ts'
 import { sqliteReleaseHealth } from './release-health.ts'
 import { sqliteRetention } from './retention.ts'
 import { sqlitePort } from './sql-port.ts'
@@ -62,7 +62,7 @@ export async function openSqliteStore(
     ...alertQueries(port),
     ...alertOutboxQueries(port),
     ...sqliteReleaseHealth(db),
-    ...sqliteMonitors(db),
+    ...monitorQueries(port),
     pruneBefore: writer?.pruneBefore ?? sqliteRetention(db).pruneBefore,
     ...liveQueries(port),
     ...userLifecycleQueries(port),

@@ -13,6 +13,7 @@ import {
 } from '../grouping-upsert.ts'
 import { IssueSummaries } from '../issue-summaries.ts'
 import { eventOutcome, OutcomeCounters } from '../outcome-counters.ts'
+import { checkInSteps } from '../queries/check-ins.ts'
 import { admitEvents, overQuotaOutcome, type QuotaWindow, type UnitQuota } from '../quota-rules.ts'
 import {
   type EventParams,
@@ -22,8 +23,8 @@ import {
   toFoundIssue,
 } from '../rows/issues.ts'
 import type { EventToWrite, EventWriteResult, IngestStore, WriteUnit } from '../types.ts'
-import { sqliteCheckInWriter } from './monitors.ts'
 import { sqliteHealthWriter } from './release-health.ts'
+import { sqliteStepRunner } from './sql-port.ts'
 
 /**
  * The ingest write path on SQLite: every unit of a group commit in one transaction of prepared
@@ -223,7 +224,8 @@ export function sqliteIngest(db: Database.Database): IngestStore {
   }
 
   const writeHealth = sqliteHealthWriter(db)
-  const writeCheckIn = sqliteCheckInWriter(db)
+  // Shared steps (check-ins) run synchronously inside this transaction.
+  const steps = sqliteStepRunner(db)
 
   // Counters are summed per group commit first: one upsert per distinct counter, not per item.
   const writeAll = db.transaction((units: WriteUnit[]) => {
@@ -253,8 +255,8 @@ export function sqliteIngest(db: Database.Database): IngestStore {
       else for (const o of u.outcomesIfAdmitted ?? []) counters.add(o)
       writeHealth(u)
       for (const c of u.checkIns ?? []) {
-        const r = writeCheckIn(c, countedEvent, (o) => counters.add(o))
-        if (r !== undefined) events.push(r)
+        const failure = steps.drive(checkInSteps('sqlite', c, (o) => counters.add(o)))
+        if (failure !== undefined) events.push(countedEvent(failure))
       }
       return a.quota === undefined ? { events } : { events, quota: a.quota }
     })
