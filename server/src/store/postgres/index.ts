@@ -9,6 +9,7 @@ import { monitorQueries } from '../queries/monitors.ts'
 import { outcomeQueries } from '../queries/outcomes.ts'
 import { projectQueries } from '../queries/projects.ts'
 import { quotaQueries } from '../queries/quotas.ts'
+import { releaseHealthQueries } from '../queries/release-health.ts'
 import { teamQueries } from '../queries/teams.ts'
 import { triageQueries } from '../queries/triage.ts'
 import { uiReadQueries } from '../queries/ui-reads.ts'
@@ -21,7 +22,6 @@ import { pgIngest } from './ingest.ts'
 import { pgIssues } from './issues.ts'
 import { loadPgMigrations, migratePg } from './migrations.ts'
 import { ensurePartitions } from './partitions.ts'
-import { pgReleaseHealth } from './release-health.ts'
 import { pgRetention } from './retention.ts'
 import { postgresPort } from './sql-port.ts'
 
@@ -66,7 +66,7 @@ export async function openPostgresStore(
     ...triageQueries(port),
     ...alertQueries(port),
     ...alertOutboxQueries(port),
-    ...pgReleaseHealth(pool),
+    ...releaseHealthQueries(port),
     ...monitorQueries(port),
     ...pgRetention(pool),
     ...liveQueries(port),

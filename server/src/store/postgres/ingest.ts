@@ -15,6 +15,7 @@ import {
 import { IssueSummaries } from '../issue-summaries.ts'
 import { eventOutcome, OutcomeCounters } from '../outcome-counters.ts'
 import { checkInSteps } from '../queries/check-ins.ts'
+import { healthSteps } from '../queries/release-health.ts'
 import {
   admitReserved,
   overQuotaOutcome,
@@ -38,7 +39,6 @@ import { all, type Db, first, run, transaction } from './db.ts'
 import { LockTurns } from './lock-turns.ts'
 import { lockMonitors, monitorLockKeys } from './monitor-locks.ts'
 import { reserveQuota, settleQuota } from './quota-reservation.ts'
-import { pgHealthWriter } from './release-health.ts'
 import { driveSteps } from './sql-port.ts'
 
 const byHash = (a: { projectId: number; hash: string }, b: { projectId: number; hash: string }) =>
@@ -342,7 +342,6 @@ export function pgIngest(pool: pg.Pool): IngestStore {
       stored.clear()
       const counters = new OutcomeCounters()
       const summaries = new IssueSummaries()
-      const writeHealth = pgHealthWriter(c)
       const countedEvent = async (e: EventToWrite): Promise<EventWriteResult> => {
         const r = (await writeEvents(c, [e], await claimIds(c, [e])))[0] as EventWriteResult
         counters.add(eventOutcome(e, r))
@@ -390,7 +389,7 @@ export function pgIngest(pool: pg.Pool): IngestStore {
         if (q !== undefined && q.refused > 0 && first !== undefined)
           counters.add(overQuotaOutcome(first, q.refused))
         else for (const o of u.outcomesIfAdmitted ?? []) counters.add(o)
-        await writeHealth(u)
+        await driveSteps(c, healthSteps('postgres', u))
         for (const ci of u.checkIns ?? []) {
           const failure = await driveSteps(
             c,

@@ -11,6 +11,7 @@ import { monitorQueries } from '../queries/monitors.ts'
 import { outcomeQueries } from '../queries/outcomes.ts'
 import { projectQueries } from '../queries/projects.ts'
 import { quotaQueries } from '../queries/quotas.ts'
+import { releaseHealthQueries } from '../queries/release-health.ts'
 import { teamQueries } from '../queries/teams.ts'
 import { triageQueries } from '../queries/triage.ts'
 import { uiReadQueries } from '../queries/ui-reads.ts'
@@ -22,7 +23,6 @@ import { sqliteIngest } from './ingest.ts'
 import { sqliteIngestThread } from './ingest-thread.ts'
 import { sqliteIssues } from './issues.ts'
 import { loadMigrations, migrate } from './migrations.ts'
-import { sqliteReleaseHealth } from './release-health.ts'
 import { sqliteRetention } from './retention.ts'
 import { sqlitePort } from './sql-port.ts'
 
@@ -61,7 +61,7 @@ export async function openSqliteStore(
     ...triageQueries(port),
     ...alertQueries(port),
     ...alertOutboxQueries(port),
-    ...sqliteReleaseHealth(db),
+    ...releaseHealthQueries(port),
     ...monitorQueries(port),
     pruneBefore: writer?.pruneBefore ?? sqliteRetention(db).pruneBefore,
     ...liveQueries(port),

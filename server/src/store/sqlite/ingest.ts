@@ -14,6 +14,7 @@ import {
 import { IssueSummaries } from '../issue-summaries.ts'
 import { eventOutcome, OutcomeCounters } from '../outcome-counters.ts'
 import { checkInSteps } from '../queries/check-ins.ts'
+import { healthSteps } from '../queries/release-health.ts'
 import { admitEvents, overQuotaOutcome, type QuotaWindow, type UnitQuota } from '../quota-rules.ts'
 import {
   type EventParams,
@@ -23,7 +24,6 @@ import {
   toFoundIssue,
 } from '../rows/issues.ts'
 import type { EventToWrite, EventWriteResult, IngestStore, WriteUnit } from '../types.ts'
-import { sqliteHealthWriter } from './release-health.ts'
 import { sqliteStepRunner } from './sql-port.ts'
 
 /**
@@ -223,8 +223,7 @@ export function sqliteIngest(db: Database.Database): IngestStore {
     return { events: u.events.filter((_, i) => a.keep[i]), quota: a.unit }
   }
 
-  const writeHealth = sqliteHealthWriter(db)
-  // Shared steps (check-ins) run synchronously inside this transaction.
+  // Shared steps (release health, check-ins) run synchronously inside this transaction.
   const steps = sqliteStepRunner(db)
 
   // Counters are summed per group commit first: one upsert per distinct counter, not per item.
@@ -253,7 +252,7 @@ export function sqliteIngest(db: Database.Database): IngestStore {
       const first = u.events[0]
       if (refused > 0 && first !== undefined) counters.add(overQuotaOutcome(first, refused))
       else for (const o of u.outcomesIfAdmitted ?? []) counters.add(o)
-      writeHealth(u)
+      steps.drive(healthSteps('sqlite', u))
       for (const c of u.checkIns ?? []) {
         const failure = steps.drive(checkInSteps('sqlite', c, (o) => counters.add(o)))
         if (failure !== undefined) events.push(countedEvent(failure))
