@@ -1,5 +1,5 @@
 import { hourOf } from './hours.ts'
-import type { EventToWrite, EventWriteResult } from './types.ts'
+import type { EventToWrite, EventWriteResult } from './model.ts'
 
 /**
  * The page-read summaries of one group commit's new events, deduplicated so a backend writes

@@ -1,5 +1,5 @@
 import { hourOf } from './hours.ts'
-import type { EventToWrite, EventWriteResult, OutcomeDelta } from './types.ts'
+import type { EventToWrite, EventWriteResult, OutcomeDelta } from './model.ts'
 
 /**
  * Sums the outcome increments of one group commit per counter (project, key, hour, outcome,

@@ -8,7 +8,7 @@ import { triageAlertContract } from '../../../test/store-contract/triage-alerts-
 import { uiStoreContract } from '../../../test/store-contract/ui-contract.ts'
 import { userLifecycleContract } from '../../../test/store-contract/user-lifecycle-contract.ts'
 import { createTestDatabase, type TestDatabase } from '../../../test/support/postgres-database.ts'
-import type { Store } from '../types.ts'
+import type { Store } from '../store.ts'
 import { openPostgresStore } from './index.ts'
 
 // Every contract suite, unchanged, on a real PostgreSQL: like SQLite's `:memory:`, every

@@ -1,6 +1,6 @@
 import type pg from 'pg'
 import { HOUR } from '../hours.ts'
-import type { RetentionStore } from '../types.ts'
+import type { RetentionStore } from '../retention-store.ts'
 import { run } from './db.ts'
 import { dropPartitionsBefore, ensurePartitions } from './partitions.ts'
 

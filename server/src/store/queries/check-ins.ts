@@ -1,6 +1,7 @@
 import { derivedId, ZERO_ID } from '../../crons/ids.ts'
 import { MONITOR_DEFAULTS, type MonitorConfig } from '../../crons/schedule.ts'
 import { decideCheckIn } from '../checkin-rules.ts'
+import type { EventToWrite, OutcomeDelta } from '../model.ts'
 import type { CheckInToWrite } from '../monitor-types.ts'
 import {
   type DueEnvRow,
@@ -13,7 +14,6 @@ import {
 } from '../rows/monitors.ts'
 import { type Dialect, type Steps, step } from '../sql/port.ts'
 import { raw, sql } from '../sql/statement.ts'
-import type { EventToWrite, OutcomeDelta } from '../types.ts'
 
 const MINUTE = 60_000
 /** Missed runs a late check-in records in the ingest transaction; the clock records the rest. */

@@ -1,4 +1,5 @@
 import { hourOf } from '../hours.ts'
+import type { WriteUnit } from '../ingest-store.ts'
 import {
   type HealthCounts,
   type HealthRange,
@@ -11,7 +12,6 @@ import { addSessions, addUsers, type CountRow, emptyCounts } from '../rows/healt
 import { foldSession, type StoredSession } from '../session-folding.ts'
 import { type Dialect, type SqlPort, type Steps, step } from '../sql/port.ts'
 import { join, raw, type Statement, sql } from '../sql/statement.ts'
-import type { WriteUnit } from '../types.ts'
 
 /** Per-category deltas in {@link SESSION_CATEGORIES} order. */
 type Vector = [number, number, number, number, number]

@@ -3,8 +3,9 @@
  * issue list's keyset cursor; shared so the SQLite and PostgreSQL stores cannot differ.
  */
 import type { FoundIssue } from '../grouping-upsert.ts'
+import type { StoredEvent } from '../issue-store.ts'
+import type { EventToWrite, Issue, IssueStatus } from '../model.ts'
 import { encodePayload, readStoredPayload } from '../payload-codec.ts'
-import type { EventToWrite, Issue, IssueStatus, StoredEvent } from '../types.ts'
 
 /** An `issues` row. */
 export interface IssueRow {
