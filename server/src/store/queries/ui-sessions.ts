@@ -1,5 +1,5 @@
 import type { UiSessionStore } from '../account-store.ts'
-import { type SessionRow, type SessionUserRow, toSession, toUser } from '../rows/sessions.ts'
+import { type SessionRow, type SessionUserRow, toSession, toUser } from '../rows/ui-sessions.ts'
 import type { SqlPort } from '../sql/port.ts'
 import { raw, sql } from '../sql/statement.ts'
 

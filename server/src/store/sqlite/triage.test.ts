@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { triageAlertContract } from '../../../test/store-contract/triage-alerts-contract.ts'
+import { alertContract } from '../../../test/store-contract/alerts-contract.ts'
 import { applyChange } from '../issue-rules.ts'
 import type { Issue } from '../model.ts'
 import { openSqliteStore } from './index.ts'
@@ -60,4 +60,4 @@ describe('applyChange', () => {
   })
 })
 
-triageAlertContract('sqlite', () => openSqliteStore(':memory:'))
+alertContract('sqlite', () => openSqliteStore(':memory:'))
