@@ -1,20 +1,6 @@
 import type pg from 'pg'
 import { announceChanges } from '../change-feed.ts'
-import { accountQueries } from '../queries/accounts.ts'
-import { alertOutboxQueries } from '../queries/alert-outbox.ts'
-import { alertQueries } from '../queries/alerts.ts'
-import { liveQueries } from '../queries/live.ts'
-import { loginFailureQueries } from '../queries/login-failures.ts'
-import { monitorQueries } from '../queries/monitors.ts'
-import { outcomeQueries } from '../queries/outcomes.ts'
-import { projectQueries } from '../queries/projects.ts'
-import { quotaQueries } from '../queries/quotas.ts'
-import { releaseHealthQueries } from '../queries/release-health.ts'
-import { teamQueries } from '../queries/teams.ts'
-import { triageQueries } from '../queries/triage.ts'
-import { uiReadQueries } from '../queries/ui-reads.ts'
-import { uiSessionQueries } from '../queries/ui-sessions.ts'
-import { userLifecycleQueries } from '../queries/user-lifecycle.ts'
+import { sharedStorage } from '../queries/shared-storage.ts'
 import type { Store } from '../store.ts'
 import { PgChangeFeed } from './change-feed.ts'
 import { openPool } from './db.ts'
@@ -54,24 +40,10 @@ export async function openPostgresStore(
     dialect: 'postgres' as const,
     pool,
     poolSize,
-    ...projectQueries(port),
+    ...sharedStorage(port),
     ...pgIngest(pool),
     ...pgIssues(pool),
-    ...accountQueries(port),
-    ...uiSessionQueries(port),
-    ...loginFailureQueries(port),
-    ...uiReadQueries(port),
-    ...quotaQueries(port),
-    ...outcomeQueries(port),
-    ...triageQueries(port),
-    ...alertQueries(port),
-    ...alertOutboxQueries(port),
-    ...releaseHealthQueries(port),
-    ...monitorQueries(port),
     ...pgRetention(pool),
-    ...liveQueries(port),
-    ...userLifecycleQueries(port),
-    ...teamQueries(port),
     changes,
     close: async () => {
       await changes.close()

@@ -2,21 +2,7 @@ import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import type Database from 'better-sqlite3'
 import { announceChanges, LocalChangeFeed } from '../change-feed.ts'
-import { accountQueries } from '../queries/accounts.ts'
-import { alertOutboxQueries } from '../queries/alert-outbox.ts'
-import { alertQueries } from '../queries/alerts.ts'
-import { liveQueries } from '../queries/live.ts'
-import { loginFailureQueries } from '../queries/login-failures.ts'
-import { monitorQueries } from '../queries/monitors.ts'
-import { outcomeQueries } from '../queries/outcomes.ts'
-import { projectQueries } from '../queries/projects.ts'
-import { quotaQueries } from '../queries/quotas.ts'
-import { releaseHealthQueries } from '../queries/release-health.ts'
-import { teamQueries } from '../queries/teams.ts'
-import { triageQueries } from '../queries/triage.ts'
-import { uiReadQueries } from '../queries/ui-reads.ts'
-import { uiSessionQueries } from '../queries/ui-sessions.ts'
-import { userLifecycleQueries } from '../queries/user-lifecycle.ts'
+import { sharedStorage } from '../queries/shared-storage.ts'
 import type { Store } from '../store.ts'
 import { openConnection } from './connection.ts'
 import { sqliteIngest } from './ingest.ts'
@@ -47,26 +33,12 @@ export async function openSqliteStore(
   const store = {
     dialect: 'sqlite' as const,
     db,
-    ...projectQueries(port),
+    ...sharedStorage(port),
     write: writer?.write ?? sqliteIngest(db).write,
     // The writer thread digests units' undigested events (ingest/digest-on-write.ts).
     ...(writer !== undefined ? { digestsOnWriter: true as const } : {}),
     ...sqliteIssues(db),
-    ...accountQueries(port),
-    ...uiSessionQueries(port),
-    ...loginFailureQueries(port),
-    ...uiReadQueries(port),
-    ...quotaQueries(port),
-    ...outcomeQueries(port),
-    ...triageQueries(port),
-    ...alertQueries(port),
-    ...alertOutboxQueries(port),
-    ...releaseHealthQueries(port),
-    ...monitorQueries(port),
     pruneBefore: writer?.pruneBefore ?? sqliteRetention(db).pruneBefore,
-    ...liveQueries(port),
-    ...userLifecycleQueries(port),
-    ...teamQueries(port),
     changes,
     close: async () => {
       await writer?.close()
