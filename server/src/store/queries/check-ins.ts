@@ -1,5 +1,5 @@
-import { derivedId, ZERO_ID } from '../../crons/ids.ts'
-import { MONITOR_DEFAULTS, type MonitorConfig } from '../../crons/schedule.ts'
+import { derivedId, ZERO_ID } from '../../schedule/ids.ts'
+import { MONITOR_DEFAULTS, type MonitorConfig } from '../../schedule/schedule.ts'
 import { decideCheckIn } from '../checkin-rules.ts'
 import type { EventToWrite, OutcomeDelta } from '../model.ts'
 import type { CheckInToWrite } from '../monitor-types.ts'

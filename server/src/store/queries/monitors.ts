@@ -1,4 +1,4 @@
-import { derivedId } from '../../crons/ids.ts'
+import { derivedId } from '../../schedule/ids.ts'
 import type { CheckInRecord, MonitorFailure, MonitorStore } from '../monitor-types.ts'
 import {
   type DueEnvRow,

@@ -16,16 +16,21 @@ import { sqlitePort } from './sql-port.ts'
  * Opens (creating if needed) the embedded SQLite store: WAL journal and `synchronous=FULL`, so
  * a committed group is on disk before any request of it is answered 200. A database file gets
  * its group commits written by a worker thread (ingest-thread.ts; `writerThread: false` keeps
- * them on this thread); `:memory:` cannot be shared with one.
+ * them on this thread); `:memory:` cannot be shared with one. `digestModule` is the URL of the
+ * module that thread digests undigested events with (`ingest-thread.ts` `WriterDigest`); without
+ * it the caller digests them before a write.
  */
 export async function openSqliteStore(
   path: string,
-  opts: { writerThread?: boolean } = {},
+  opts: { writerThread?: boolean; digestModule?: string | undefined } = {},
 ): Promise<Store & { db: Database.Database }> {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
   const db = openConnection(path)
   migrate(db, await loadMigrations())
-  const writer = (opts.writerThread ?? path !== ':memory:') ? sqliteIngestThread(path) : undefined
+  const writer =
+    (opts.writerThread ?? path !== ':memory:')
+      ? sqliteIngestThread(path, opts.digestModule)
+      : undefined
   // One process per SQLite file: every cache that must hear of a change lives in this one.
   const changes = new LocalChangeFeed()
   // Storage written once for both backends (../queries/) runs through this port.
@@ -35,8 +40,10 @@ export async function openSqliteStore(
     db,
     ...sharedStorage(port),
     write: writer?.write ?? sqliteIngest(db).write,
-    // The writer thread digests units' undigested events (ingest/digest-on-write.ts).
-    ...(writer !== undefined ? { digestsOnWriter: true as const } : {}),
+    // The writer thread digests units' undigested events with the injected digest module.
+    ...(writer !== undefined && opts.digestModule !== undefined
+      ? { digestsOnWriter: true as const }
+      : {}),
     ...sqliteIssues(db),
     pruneBefore: writer?.pruneBefore ?? sqliteRetention(db).pruneBefore,
     changes,
