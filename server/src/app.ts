@@ -9,6 +9,7 @@ import Fastify, {
 import { installAccessControl } from './accounts/access.ts'
 import { setupAlerts } from './alerts/index.ts'
 import { apiRoutes } from './api/index.ts'
+import { installArtifactMaintenance } from './artifacts/maintenance.ts'
 import type { Config } from './config.ts'
 import { installCronClock } from './crons/plugin.ts'
 import { ApiError, errorStatus } from './errors.ts'
@@ -21,6 +22,7 @@ import { KeyResolver } from './ingest/keys.ts'
 import { installIngestProtection } from './ingest/protection.ts'
 import { QuotaGate } from './ingest/quota.ts'
 import { ingestRoutes } from './ingest/routes.ts'
+import { SourceMapResolver } from './ingest/source-maps/resolver.ts'
 import { LiveBus } from './live/bus.ts'
 import { otlpRoutes } from './otlp/routes.ts'
 import { recordRoutes } from './route-table.ts'
@@ -118,6 +120,10 @@ export async function buildApp(
     setBaseUrl: (url) => {
       if (config.publicUrl === undefined) baseUrl = url
     },
+    sourceMaps: new SourceMapResolver(store, {
+      maxBytes: config.sourceMapCacheBytes,
+      log: app.log,
+    }),
     principalSources: [],
   }
   app.decorate('services', services)
@@ -126,6 +132,7 @@ export async function buildApp(
   installIngestProtection(app, config)
   healthRoutes(app, services.committer)
   installRetention(app, store, config.retentionDays)
+  installArtifactMaintenance(app, store, config.retentionDays)
   errorHandler(app)
 
   await app.register(async (scope) => {

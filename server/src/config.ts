@@ -53,6 +53,8 @@ export interface Config {
   protection: Protection
   /** Days events, health sessions and outcomes are kept (`RETENTION_DAYS`); 0: forever. */
   retentionDays: number
+  /** Bytes of parsed source maps kept in memory per node (`SOURCE_MAP_CACHE_MB`). */
+  sourceMapCacheBytes: number
   /** What SIGTERM does before exiting (`SHUTDOWN_*`, docs/deployment.md). */
   shutdown: ShutdownTiming
 }
@@ -246,6 +248,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     smtp: smtpFrom(env),
     protection: protectionFrom(env),
     retentionDays: intFrom(env['RETENTION_DAYS'], 90, 'RETENTION_DAYS'),
+    sourceMapCacheBytes:
+      intFrom(env['SOURCE_MAP_CACHE_MB'], 128, 'SOURCE_MAP_CACHE_MB') * 1024 * 1024,
     shutdown: Object.freeze({
       drainMs: intFrom(env['SHUTDOWN_DRAIN_MS'], 5_000, 'SHUTDOWN_DRAIN_MS'),
       timeoutMs: intFrom(env['SHUTDOWN_TIMEOUT_MS'], 30_000, 'SHUTDOWN_TIMEOUT_MS'),

@@ -3,6 +3,7 @@ import type { Config } from './config.ts'
 import type { DigestPool } from './ingest/digest-pool.ts'
 import type { KeyResolver } from './ingest/keys.ts'
 import type { QuotaGate } from './ingest/quota.ts'
+import type { SourceMapResolver } from './ingest/source-maps/resolver.ts'
 import type { LiveBus } from './live/bus.ts'
 import type { GroupCommitter } from './store/group-commit.ts'
 import type { Store } from './store/types.ts'
@@ -25,6 +26,8 @@ export interface Services {
   /** Base URL written into DSNs (set by `main.ts` once the port is known). */
   baseUrl: () => string
   setBaseUrl: (url: string) => void
+  /** Source maps for JavaScript frames: resolved at ingest and on the issue page. */
+  sourceMaps: SourceMapResolver
   /** Extra ways to authenticate management requests (the UI's session cookie). */
   principalSources: PrincipalSource[]
 }

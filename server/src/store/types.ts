@@ -1,3 +1,4 @@
+import type { ArtifactStore } from './artifact-types.ts'
 import type { ChangeFeed } from './change-feed.ts'
 /**
  * The storage interface. SQLite (`sqlite/`) is the embedded default; a PostgreSQL backend
@@ -600,7 +601,8 @@ export interface Store
     LiveStore,
     UserLifecycleStore,
     AuditStore,
-    TeamStore {
+    TeamStore,
+    ArtifactStore {
   readonly dialect: 'sqlite' | 'postgres'
   /** Configuration changes of every node, for the caches (change-feed.ts). */
   readonly changes: ChangeFeed

@@ -1,5 +1,6 @@
 import type pg from 'pg'
 import { announceChanges } from '../change-feed.ts'
+import { artifactQueries } from '../queries/artifacts.ts'
 import { teamQueries } from '../queries/teams.ts'
 import { uiSessionQueries } from '../queries/ui-sessions.ts'
 import type { Store } from '../types.ts'
@@ -72,6 +73,7 @@ export async function openPostgresStore(
     ...pgLive(pool),
     ...pgUserLifecycle(pool),
     ...teamQueries(port),
+    ...artifactQueries(port),
     changes,
     close: async () => {
       await changes.close()

@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import type Database from 'better-sqlite3'
 import { announceChanges, LocalChangeFeed } from '../change-feed.ts'
+import { artifactQueries } from '../queries/artifacts.ts'
 import { teamQueries } from '../queries/teams.ts'
 import { uiSessionQueries } from '../queries/ui-sessions.ts'
 import type { Store } from '../types.ts'
@@ -67,6 +68,7 @@ export async function openSqliteStore(
     ...sqliteLive(db),
     ...sqliteUserLifecycle(db),
     ...teamQueries(port),
+    ...artifactQueries(port),
     changes,
     close: async () => {
       await writer?.close()

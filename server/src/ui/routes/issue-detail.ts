@@ -13,6 +13,23 @@ import { layout, type PageContext, postForm, projectUrl, sendPage } from '../lay
 import { type IgnoreOptions, triage } from '../triage.ts'
 
 const HOUR = 3_600_000
+
+/** Maps frames still marked unresolved in a stored event, if the project has bundles now. */
+async function resolveForDisplay(
+  deps: UiDeps,
+  projectId: number,
+  payload: unknown,
+  log: { warn(obj: object, msg: string): void },
+): Promise<void> {
+  if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) return
+  const resolver = deps.services.sourceMaps
+  try {
+    if (!(await resolver.projectHasBundles(projectId))) return
+    await resolver.resolveEvent(projectId, payload as Record<string, unknown>)
+  } catch (err) {
+    log.warn({ err, projectId }, 'source-map resolution for display failed')
+  }
+}
 const DAY = 24 * HOUR
 
 /** Chart periods: length and bucket size. */
@@ -148,6 +165,9 @@ export async function issueDetailRoutes(app: FastifyInstance, deps: UiDeps): Pro
       } catch {
         payload = {}
       }
+      // An event stored before its source maps were uploaded is resolved for display now
+      // (its issue keeps the grouping it got at ingest: docs/source-maps.md).
+      await resolveForDisplay(deps, issue.projectId, payload, req.log)
       const periodLinks = Object.entries(PERIODS).map(([id, p]) =>
         id === q.period
           ? html`<b>${p.label}</b>`
