@@ -14,7 +14,11 @@ import { type IgnoreOptions, triage } from '../triage.ts'
 
 const HOUR = 3_600_000
 
-/** Maps frames still marked unresolved in a stored event, if the project has bundles now. */
+/**
+ * Maps the frames of a stored event that were not mapped at ingest (its bundle came later, or
+ * the project had none then), and marks those that still cannot be with the reason. Frames
+ * mapped at ingest are left alone; the maps come from the resolver's cache.
+ */
 async function resolveForDisplay(
   deps: UiDeps,
   projectId: number,
@@ -24,7 +28,6 @@ async function resolveForDisplay(
   if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) return
   const resolver = deps.services.sourceMaps
   try {
-    if (!(await resolver.projectHasBundles(projectId))) return
     await resolver.resolveEvent(projectId, payload as Record<string, unknown>)
   } catch (err) {
     log.warn({ err, projectId }, 'source-map resolution for display failed')
