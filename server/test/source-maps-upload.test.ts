@@ -22,9 +22,16 @@ let app: FastifyInstance
 let base: string
 let alpha: UploadTeam
 let bravo: UploadTeam
+/** The upload calls the CLIs made (method, path, status). */
+const calls: string[] = []
 
 beforeAll(async () => {
   app = await testApp()
+  app.addHook('onResponse', async (req, reply) => {
+    if (req.url.includes('/organizations/')) {
+      calls.push(`${req.method} ${req.url.replace(/\/organizations\/[^/]+/, '/organizations/{org}')} ${reply.statusCode}`)
+    }
+  })
   alpha = await uploadTeam(app, 'Alpha Shop')
   bravo = await uploadTeam(app, 'Bravo Shop')
   base = await app.listen({ port: 0, host: '127.0.0.1' })
@@ -86,8 +93,18 @@ describe.each([2, 3] as const)('sentry-cli %i', (major) => {
   it('uploads a bundle; an event from the minified build shows the original frames', async () => {
     const url = `http://localhost:5173/v${major}/assets/app.min.js`
     const built = await builtApp(major, `build-${major}-a`, alpha.token)
+    calls.length = 0
     const log = await upload(major, alpha, built.out)
     expect(log).toContain(built.debugId)
+    // Both versions ask assemble first, upload the missing chunk, then assemble again.
+    const chunkPost = 'POST /api/0/organizations/{org}/chunk-upload/ 200'
+    const assemble = 'POST /api/0/organizations/{org}/artifactbundle/assemble/ 200'
+    expect(calls).toEqual([
+      'GET /api/0/organizations/{org}/chunk-upload/ 200',
+      assemble,
+      chunkPost,
+      assemble,
+    ])
     const frames = await framesOfRun(built.file, url, 'shop')
     // The minifier renamed the functions: the raw frames do not carry the original names.
     expect(frames.map((f) => f.function).join(' ')).not.toContain('explodeWithOriginalName')
@@ -118,9 +135,16 @@ describe.each([2, 3] as const)('sentry-cli %i', (major) => {
     expect(value?.raw_stacktrace?.frames.map((f) => f['lineno'])).toEqual(frames.map((f) => f.lineno))
     expect(value?.raw_stacktrace?.frames.at(-1)?.['function']).toBe(frames.at(-1)?.function)
 
-    // Uploading the same bundle again is answered at once (nothing re-uploaded or re-stored).
+    // Uploading the same bundle again is answered `ok` at once: no chunk is sent.
+    calls.length = 0
     const again = await upload(major, alpha, built.out)
-    expect(again).not.toContain('error')
+    expect(again).toContain(built.debugId)
+    // (The CLI asks assemble for missing chunks, then polls it once more.)
+    expect(calls).toEqual([
+      'GET /api/0/organizations/{org}/chunk-upload/ 200',
+      assemble,
+      assemble,
+    ])
   }, 120_000)
 })
 
