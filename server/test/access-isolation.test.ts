@@ -78,8 +78,12 @@ async function call(
   const isApi = route.url.startsWith('/api/')
   const body = route.spec.body?.(ids)
   const headers: Record<string, string> = { ...caller.headers(isApi, route.method) }
-  let payload: string | undefined
-  if (body !== undefined && isApi) {
+  let payload: string | Buffer | undefined
+  const rawBody = route.spec.rawBody?.()
+  if (rawBody !== undefined) {
+    headers['content-type'] = rawBody.contentType
+    payload = rawBody.payload
+  } else if (body !== undefined && isApi) {
     headers['content-type'] = 'application/json'
     payload = JSON.stringify(body)
   } else if (route.method === 'POST' && !isApi) {

@@ -8,6 +8,10 @@ import { signIn } from '../ui-helpers.ts'
 /** The ids of one team's objects, by the path parameter name that carries them. */
 export interface TeamObjects {
   teamId: number
+  /** The team's slug: the `org` of the sentry-cli routes. */
+  org: string
+  /** The project's slug (the sentry-cli `--project`). */
+  projectSlug: string
   projectId: number
   projectName: string
   teamName: string
@@ -70,11 +74,12 @@ async function api(app: FastifyInstance, method: 'POST' | 'PUT', url: string, pa
 export async function buildTeam(app: FastifyInstance, name: string): Promise<TeamObjects> {
   const team = (await api(app, 'POST', '/api/0/teams/', { name: `${name} team` })).json<{
     id: number
+    slug: string
   }>()
   const projectName = `${name}-project-marker`
   const p = (
     await api(app, 'POST', '/api/0/projects/', { name: projectName, team_id: team.id })
-  ).json<{ id: number; dsn: string }>()
+  ).json<{ id: number; dsn: string; slug: string }>()
   const key = new URL(p.dsn).username
   const project = { id: p.id, key }
   const eventId = eid(p.id * 1000 + 1)
@@ -135,6 +140,8 @@ export async function buildTeam(app: FastifyInstance, name: string): Promise<Tea
   ).json<{ id: number }>().id
   return {
     teamId: team.id,
+    org: team.slug,
+    projectSlug: p.slug,
     teamName: `${name} team`,
     projectId: p.id,
     projectName,
