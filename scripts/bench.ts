@@ -24,6 +24,9 @@
  *   --retention N       instead of the runs above: ingest while the retention sweep removes N
  *                       pre-filled expired events vs. the same without a sweep, interleaved
  *                       (scripts/bench/retention.ts says how each backend sweeps)
+ *   --sourcemaps        instead of the runs above: a minified browser event resolved through an
+ *                       uploaded source map vs. the same event without a bundle, interleaved, and
+ *                       the first resolution of a ~5 MB map (scripts/bench/sourcemaps.ts)
  *   --no-bare           skip the ceiling; --json FILE (artifacts/bench.json)
  */
 import { mkdirSync, writeFileSync } from 'node:fs'
@@ -41,6 +44,7 @@ import { formatBare, formatIngest, formatOverload, median, medianOf } from './be
 import { type RetentionRun, retentionRun } from './bench/retention.ts'
 import { prefilledDatabase, timePage, timePages, withPrefilledCopy } from './bench/scale.ts'
 import { startBare, stopChild } from './bench/server.ts'
+import { sourceMapsMain } from './bench/sourcemaps.ts'
 import { ENVELOPE, runWrk } from './bench/wrk.ts'
 import { SERVER_NODE_FLAGS } from './server-node-flags.mjs'
 
@@ -67,6 +71,7 @@ const { values: opts } = parseArgs({
     json: { type: 'string', default: 'artifacts/bench.json' },
     quota: { type: 'string' },
     retention: { type: 'string' },
+    sourcemaps: { type: 'boolean', default: false },
   },
 })
 
@@ -191,6 +196,7 @@ async function main(): Promise<void> {
     `payload ${ENVELOPE} (fresh event id per request); wrk, ${shape.connections} connections, ${shape.warmupSeconds} s warm-up + ${shape.seconds} s per run, ${RUNS} run(s); ${what}`,
   )
   if (opts.retention !== undefined) return retentionMain(Number(opts.retention))
+  if (opts.sourcemaps) return sourceMapsMain(startOptions, shape, RUNS)
   const prefilled = opts.scale ? await prefilledDatabase(startOptions) : undefined
   const ingests: IngestFigures[] = []
   const bares: BareFigures[] = []

@@ -148,6 +148,14 @@ describe.each([2, 3] as const)('sentry-cli %i', (major) => {
   }, 120_000)
 })
 
+it('the setup page shows the upload commands for the project', async () => {
+  const page = await app.inject({ url: `/projects/${alpha.projectId}/setup`, headers: ADMIN })
+  expect(page.statusCode).toBe(200)
+  expect(page.body).toContain(`export SENTRY_ORG=${alpha.org}`)
+  expect(page.body).toContain(`export SENTRY_PROJECT=${alpha.projectSlug}`)
+  expect(page.body).toContain('npx @sentry/cli sourcemaps upload ./dist')
+})
+
 describe('grouping and isolation', () => {
   it('two builds of the same source (other minified names) group into one issue', async () => {
     const url1 = 'http://localhost:5173/one/app.min.js'

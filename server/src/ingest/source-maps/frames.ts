@@ -19,6 +19,8 @@ export type FrameError =
 
 /** The source maps an event needs: debug IDs, and URL candidates for release lookups. */
 export interface SourceMapNeeds {
+  /** `code_file` → debug ID of the event's `sourcemap` images. */
+  images: Map<string, string>
   debugIds: Set<string>
   /** Key: the frame's path; value: the manifest URLs it may have been uploaded under. */
   urls: Map<string, string[]>
@@ -110,7 +112,7 @@ export function sourceMapNeeds(event: Json): SourceMapNeeds | undefined {
   const images = debugImages(event)
   const release = typeof event['release'] === 'string' ? event['release'] : null
   const dist = typeof event['dist'] === 'string' ? event['dist'] : ''
-  const needs: SourceMapNeeds = { debugIds: new Set(), urls: new Map(), release, dist }
+  const needs: SourceMapNeeds = { images, debugIds: new Set(), urls: new Map(), release, dist }
   let any = false
   for (const st of stacktraces(event)) {
     for (const f of framesOf(st)) {
@@ -138,8 +140,21 @@ function shownSource(source: string): string {
     .slice(0, 1024)
 }
 
+const absCache = new Map<string, string>()
+
 /** The original source as a URL next to the minified file (Sentry's `abs_path` of a frame). */
 function absSource(source: string, minifiedPath: string): string {
+  const key = `${source}\n${minifiedPath}`
+  let v = absCache.get(key)
+  if (v === undefined) {
+    v = absSourceOf(source, minifiedPath)
+    if (absCache.size >= 4096) absCache.clear()
+    absCache.set(key, v)
+  }
+  return v
+}
+
+function absSourceOf(source: string, minifiedPath: string): string {
   if (/^[a-z][a-z0-9+.-]*:/i.test(source)) return source.slice(0, 1024)
   try {
     return new URL(source, minifiedPath).href.slice(0, 1024)
@@ -195,7 +210,7 @@ export function rewriteFrames(
   needs: SourceMapNeeds,
   maps: LoadedMaps,
 ): { changed: boolean; bundles: Set<number> } {
-  const images = debugImages(event)
+  const images = needs.images
   const bundles = new Set<number>()
   let changed = false
   const values = isObj(event['exception']) ? event['exception']['values'] : event['exception']

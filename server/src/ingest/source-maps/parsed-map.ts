@@ -6,6 +6,14 @@ import type { StoredSourceMap } from '../../store/artifact-types.ts'
 const MAX_CONTEXT_LINE = 300
 /** Lines of context above and below the frame's line, as Sentry shows. */
 const CONTEXT_LINES = 5
+/** Positions remembered per map: the same errors recur, so most lookups are repeats. */
+const MAX_REMEMBERED = 2048
+
+const cut = (l: string, col = 0): string => {
+  if (l.length <= MAX_CONTEXT_LINE) return l
+  const from = Math.max(0, col - MAX_CONTEXT_LINE / 2)
+  return l.slice(from, from + MAX_CONTEXT_LINE)
+}
 
 /** Where a minified position comes from in the original source. */
 export interface OriginalPosition {
@@ -31,6 +39,7 @@ export class ParsedMap {
   readonly bytes: number
   readonly #map: TraceMap
   readonly #lines = new Map<number, string[]>()
+  readonly #seen = new Map<number, OriginalPosition | null>()
 
   constructor(stored: StoredSourceMap) {
     const text = inflateRawSync(stored.data).toString('utf8')
@@ -42,9 +51,22 @@ export class ParsedMap {
     this.bytes = text.length * 2 + 1024
   }
 
-  /** The original position of a 1-based line and column (greatest lower bound), if mapped. */
+  /**
+   * The original position of a 1-based line and column (greatest lower bound), if mapped. The
+   * result is shared between events asking for the same position: callers never mutate it.
+   */
   lookup(line: number, column: number): OriginalPosition | undefined {
-    if (line < 1 || column < 1) return undefined
+    if (line < 1 || column < 1 || line > 0x1fffff || column > 0x7fffffff) return undefined
+    const key = line * 0x80000000 + column
+    const seen = this.#seen.get(key)
+    if (seen !== undefined) return seen ?? undefined
+    const found = this.#lookup(line, column)
+    if (this.#seen.size >= MAX_REMEMBERED) this.#seen.clear()
+    this.#seen.set(key, found ?? null)
+    return found
+  }
+
+  #lookup(line: number, column: number): OriginalPosition | undefined {
     const seg = traceSegment(this.#map, line - 1, column - 1)
     if (seg === null || seg.length === 1) return undefined
     const sourceIndex = seg[1]
@@ -70,10 +92,6 @@ export class ParsedMap {
     }
     const at = lines[line0]
     if (at === undefined) return undefined
-    const cut = (l: string, col = 0) =>
-      l.length <= MAX_CONTEXT_LINE
-        ? l
-        : l.slice(Math.max(0, col - MAX_CONTEXT_LINE / 2), Math.max(0, col - MAX_CONTEXT_LINE / 2) + MAX_CONTEXT_LINE)
     return {
       pre: lines.slice(Math.max(0, line0 - CONTEXT_LINES), line0).map((l) => cut(l)),
       line: cut(at, col0),
