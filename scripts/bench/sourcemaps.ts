@@ -60,7 +60,9 @@ function buildApp(filler: number) {
     entryNames: 'app.min',
     logLevel: 'silent',
   })
-  execFileSync(CLI, ['sourcemaps', 'inject', out], { env: { ...process.env, SENTRY_LOG_LEVEL: 'error' } })
+  execFileSync(CLI, ['sourcemaps', 'inject', out], {
+    env: { ...process.env, SENTRY_LOG_LEVEL: 'error' },
+  })
   const file = join(out, 'app.min.js')
   const id = /\/\/# debugId=([0-9a-f-]{36})/.exec(readFileSync(file, 'utf8'))?.[1]
   if (id === undefined) throw new Error('sentry-cli inject wrote no debug ID')
@@ -129,23 +131,22 @@ async function upload(inst: Instance, out: string): Promise<void> {
       headers: { authorization: `Bearer ${inst.token}` },
     })
   ).json()) as { slug: string }
-  execFileSync(
-    CLI,
-    ['sourcemaps', 'upload', '--org', 'default', '--project', project.slug, out],
-    {
-      env: {
-        ...process.env,
-        SENTRY_URL: inst.url,
-        SENTRY_AUTH_TOKEN: inst.token ?? '',
-        SENTRY_LOG_LEVEL: 'error',
-      },
+  execFileSync(CLI, ['sourcemaps', 'upload', '--org', 'default', '--project', project.slug, out], {
+    env: {
+      ...process.env,
+      SENTRY_URL: inst.url,
+      SENTRY_AUTH_TOKEN: inst.token ?? '',
+      SENTRY_LOG_LEVEL: 'error',
     },
-  )
+  })
 }
 
 /** Posts the envelope once; returns the request's wall time in ms. */
 async function postOnce(inst: Instance, body: string, n: number): Promise<number> {
-  const text = readFileSync(body, 'utf8').replaceAll('a'.repeat(32), n.toString(16).padStart(32, 'b'))
+  const text = readFileSync(body, 'utf8').replaceAll(
+    'a'.repeat(32),
+    n.toString(16).padStart(32, 'b'),
+  )
   const t0 = performance.now()
   const res = await fetch(new URL(inst.target.path, inst.url), { method: 'POST', body: text })
   const ms = performance.now() - t0
@@ -166,10 +167,16 @@ async function assertResolved(inst: Instance, n: number, want: boolean): Promise
 }
 
 /** The `--sourcemaps` mode: interleaved runs with and without a bundle, and the big map. */
-export async function sourceMapsMain(o: StartOptions, shape: LoadShape, runs: number): Promise<void> {
+export async function sourceMapsMain(
+  o: StartOptions,
+  shape: LoadShape,
+  runs: number,
+): Promise<void> {
   const small = buildApp(0)
   const body = envelopeFile(small)
-  console.log(`sourcemaps: minified browser event, map ${small.mapBytes} bytes; ${runs} run(s) each`)
+  console.log(
+    `sourcemaps: minified browser event, map ${small.mapBytes} bytes; ${runs} run(s) each`,
+  )
   const withMap: IngestFigures[] = []
   const without: IngestFigures[] = []
   for (let r = 1; r <= runs; r++) {
@@ -181,7 +188,9 @@ export async function sourceMapsMain(o: StartOptions, shape: LoadShape, runs: nu
         await assertResolved(inst, 1, resolved)
         const f = await measureIngest({ ...inst.target, body }, shape)
         ;(resolved ? withMap : without).push(f)
-        console.log(`run ${r} ${resolved ? 'with bundle:   ' : 'without bundle:'} ${formatIngest(f)}`)
+        console.log(
+          `run ${r} ${resolved ? 'with bundle:   ' : 'without bundle:'} ${formatIngest(f)}`,
+        )
       } finally {
         await inst.stop()
       }
@@ -191,7 +200,9 @@ export async function sourceMapsMain(o: StartOptions, shape: LoadShape, runs: nu
   const b = medianOf(without)
   console.log(`\nmedian with bundle:    ${formatIngest(a)}`)
   console.log(`median without bundle: ${formatIngest(b)}`)
-  console.log(`ratio with / without: ${Math.round((a.eventsPerSec / b.eventsPerSec) * 1000) / 1000}`)
+  console.log(
+    `ratio with / without: ${Math.round((a.eventsPerSec / b.eventsPerSec) * 1000) / 1000}`,
+  )
 
   // The first event needing a ~5 MB map pays for reading and parsing it.
   const big = buildApp(22_000)

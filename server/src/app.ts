@@ -16,7 +16,7 @@ import { ApiError, errorStatus } from './errors.ts'
 import { healthRoutes } from './http/health.ts'
 import { httpServerOptions } from './http/server-options.ts'
 import { dropStaleIngestCaches } from './ingest/cache-invalidation.ts'
-import { digestingStore } from './ingest/digest-on-write.ts'
+import { DIGEST_ON_WRITE_MODULE, digestingStore } from './ingest/digest-on-write.ts'
 import { DigestPool } from './ingest/digest-pool.ts'
 import { KeyResolver } from './ingest/keys.ts'
 import { installIngestProtection } from './ingest/protection.ts'
@@ -101,7 +101,7 @@ export async function buildApp(
   })
   installAccessControl(app)
   recordRoutes(app)
-  const store = opts.store ?? (await openStore(config))
+  const store = opts.store ?? (await openStore(config, { digestModule: DIGEST_ON_WRITE_MODULE }))
   let baseUrl = config.publicUrl ?? `http://${config.host}:${config.port}`
   const services: Services = {
     config,

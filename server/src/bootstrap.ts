@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { hashPassword } from './accounts/passwords.ts'
-import { newPublicKey } from './accounts/tokens.ts'
 import type { Config } from './config.ts'
+import { newPublicKey } from './http-kit/tokens.ts'
 import { DEFAULT_TEAM_ID } from './store/team-types.ts'
 import type { ProjectKey, Store } from './store/types.ts'
 

@@ -1,8 +1,8 @@
-import { keyJson } from './api/format.ts'
 import { buildApp } from './app.ts'
 import { bootstrap } from './bootstrap.ts'
 import { loadConfig } from './config.ts'
 import { drainAndClose } from './http/shutdown.ts'
+import { keyJson } from './http-kit/format.ts'
 
 /**
  * Process entry: reads the environment once, builds the app, listens, prints the ready line

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify'
-import type { Access } from './accounts/access.ts'
+import type { Access } from './http/route-access.ts'
 
 /** One registered route: method and URL as declared (`:param` placeholders), and its access. */
 export interface RouteEntry {

@@ -1,5 +1,5 @@
-import type { PrincipalSource } from './api/principal.ts'
 import type { Config } from './config.ts'
+import type { PrincipalSource } from './http-kit/principal.ts'
 import type { DigestPool } from './ingest/digest-pool.ts'
 import type { KeyResolver } from './ingest/keys.ts'
 import type { QuotaGate } from './ingest/quota.ts'
@@ -21,7 +21,10 @@ export interface Services {
   /** Where event items are parsed, normalised and grouped: worker threads (`DIGEST_THREADS`). */
   digests: DigestPool
   keys: KeyResolver
-  /** Per-project event quotas, counted in memory on the hot path (ingest/quota.ts). */
+  /**
+   * The last quota window each project's commits reported, for the headers of answers; the
+   * count itself is charged in the database (ingest/quota.ts).
+   */
   quota: QuotaGate
   /** Base URL written into DSNs (set by `main.ts` once the port is known). */
   baseUrl: () => string

@@ -148,8 +148,9 @@ async function sendFromBrowser(name: string): Promise<EventJson> {
   const page = await browser.newPage()
   try {
     await page.goto(`${pageBase}/${name}/index.html`)
-    await page.waitForFunction(() => typeof (window as { __send?: unknown }).__send === 'function')
-    const flushed = await page.evaluate(() => (window as unknown as { __send(): Promise<boolean> }).__send())
+    // Page-side code as text: the test project has no DOM types.
+    await page.waitForFunction("typeof window.__send === 'function'")
+    const flushed = await page.evaluate('window.__send()')
     expect(flushed).toBe(true)
   } finally {
     await page.close()
@@ -179,23 +180,30 @@ const CASES: [string, string, Uploader][] = [
 
 describe('a minified browser app', () => {
   const issues: number[] = []
-  it.each(CASES)('%s: the issue page shows the original frames', async (name, sdk, uploader) => {
-    await buildAndUpload(name, sdk, uploader, `salt-${name}`)
-    const event = await sendFromBrowser(name)
-    const frames = event.exception.values.at(-1)?.stacktrace.frames ?? []
-    const top = frames.at(-1)
-    expect(top?.['function']).toBe('explodeWithOriginalName')
-    expect(top?.['filename']).toBe('app-source.js')
-    expect(top?.['lineno']).toBe(7)
-    expect(top?.['context_line']).toBe("  throw new Error('checkout failed: ' + reason)")
-    expect(frames.at(-2)?.['function']).toBe('middleLayer')
-    issues.push(event.issue_id)
-    const page = await app.inject({ url: `/issues/${event.issue_id}?event=${event.event_id}`, headers: ADMIN })
-    expect(page.statusCode).toBe(200)
-    expect(page.body).toContain('<span class="fn">explodeWithOriginalName</span>')
-    expect(page.body).toContain('<span>app-source.js</span><span class="muted">:7:')
-    expect(page.body).toContain('throw new Error(&#39;checkout failed: &#39; + reason)')
-  }, 180_000)
+  it.each(CASES)(
+    '%s: the issue page shows the original frames',
+    async (name, sdk, uploader) => {
+      await buildAndUpload(name, sdk, uploader, `salt-${name}`)
+      const event = await sendFromBrowser(name)
+      const frames = event.exception.values.at(-1)?.stacktrace.frames ?? []
+      const top = frames.at(-1)
+      expect(top?.['function']).toBe('explodeWithOriginalName')
+      expect(top?.['filename']).toBe('app-source.js')
+      expect(top?.['lineno']).toBe(7)
+      expect(top?.['context_line']).toBe("  throw new Error('checkout failed: ' + reason)")
+      expect(frames.at(-2)?.['function']).toBe('middleLayer')
+      issues.push(event.issue_id)
+      const page = await app.inject({
+        url: `/issues/${event.issue_id}?event=${event.event_id}`,
+        headers: ADMIN,
+      })
+      expect(page.statusCode).toBe(200)
+      expect(page.body).toContain('<span class="fn">explodeWithOriginalName</span>')
+      expect(page.body).toContain('<span>app-source.js</span><span class="muted">:7:')
+      expect(page.body).toContain('throw new Error(&#39;checkout failed: &#39; + reason)')
+    },
+    180_000,
+  )
 
   it('the three builds (other minified names) are one issue', () => {
     expect(issues).toHaveLength(3)

@@ -69,14 +69,22 @@ async function uploadBundle(bundle: Buffer, extra: object = {}) {
   const sum = sha1(bundle)
   const up = await postChunks([{ name: 'file_gzip', filename: sum, data: gzipSync(bundle) }])
   expect(up.statusCode, up.body).toBe(200)
-  const res = await assemble({ checksum: sum, chunks: [sum], projects: [team.projectSlug], ...extra })
+  const res = await assemble({
+    checksum: sum,
+    chunks: [sum],
+    projects: [team.projectSlug],
+    ...extra,
+  })
   expect(res.statusCode, res.body).toBe(200)
   return res.json<{ state: string; missingChunks: string[]; detail?: string }>()
 }
 
 describe('chunks', () => {
   it('answers the options with a relative URL and the limits', async () => {
-    const res = await app.inject({ url: `/api/0/organizations/${team.org}/chunk-upload/`, headers: auth() })
+    const res = await app.inject({
+      url: `/api/0/organizations/${team.org}/chunk-upload/`,
+      headers: auth(),
+    })
     expect(res.statusCode).toBe(200)
     expect(res.json()).toEqual({
       url: `/api/0/organizations/${team.org}/chunk-upload/`,
@@ -100,7 +108,9 @@ describe('chunks', () => {
       detail: `chunk ${'a'.repeat(40)}: its bytes have sha1 ${sha1(data)}`,
     })
     const big = Buffer.alloc(8 * 1024 * 1024 + 1)
-    const tooBig = await postChunks([{ name: 'file_gzip', filename: sha1(big), data: gzipSync(big) }])
+    const tooBig = await postChunks([
+      { name: 'file_gzip', filename: sha1(big), data: gzipSync(big) },
+    ])
     expect(tooBig.statusCode).toBe(413)
     expect(tooBig.json()).toEqual({
       detail: `chunk ${sha1(big)}: over 8388608 bytes`,
@@ -122,20 +132,36 @@ describe('chunks', () => {
     const a = Buffer.from('first chunk of nothing')
     const b = Buffer.from('second chunk of nothing')
     const whole = sha1(Buffer.concat([a, b]))
-    const first = await assemble({ checksum: whole, chunks: [sha1(a), sha1(b)], projects: [team.projectSlug] })
+    const first = await assemble({
+      checksum: whole,
+      chunks: [sha1(a), sha1(b)],
+      projects: [team.projectSlug],
+    })
     expect(first.json()).toEqual({ state: 'not_found', missingChunks: [sha1(a), sha1(b)] })
     await postChunks([{ name: 'file', filename: sha1(a), data: a }])
-    const second = await assemble({ checksum: whole, chunks: [sha1(a), sha1(b)], projects: [team.projectSlug] })
+    const second = await assemble({
+      checksum: whole,
+      chunks: [sha1(a), sha1(b)],
+      projects: [team.projectSlug],
+    })
     expect(second.json()).toEqual({ state: 'not_found', missingChunks: [sha1(b)] })
     // The maintenance job removes chunks older than an hour.
     await pruneArtifacts(app.services.store, 0, Date.now() + 3_600_001)
-    const third = await assemble({ checksum: whole, chunks: [sha1(a), sha1(b)], projects: [team.projectSlug] })
+    const third = await assemble({
+      checksum: whole,
+      chunks: [sha1(a), sha1(b)],
+      projects: [team.projectSlug],
+    })
     expect(third.json()).toEqual({ state: 'not_found', missingChunks: [sha1(a), sha1(b)] })
     await postChunks([
       { name: 'file', filename: sha1(a), data: a },
       { name: 'file', filename: sha1(b), data: b },
     ])
-    const done = await assemble({ checksum: whole, chunks: [sha1(a), sha1(b)], projects: [team.projectSlug] })
+    const done = await assemble({
+      checksum: whole,
+      chunks: [sha1(a), sha1(b)],
+      projects: [team.projectSlug],
+    })
     expect(done.json()).toEqual({
       state: 'error',
       missingChunks: [],
@@ -150,7 +176,11 @@ describe('chunks', () => {
       detail: 'name the project the bundle is for (sentry-cli --project / SENTRY_PROJECT)',
     })
     const other = await uploadTeam(app, 'Other Bundles')
-    const res = await assemble({ checksum: 'b'.repeat(40), chunks: [], projects: [other.projectSlug] })
+    const res = await assemble({
+      checksum: 'b'.repeat(40),
+      chunks: [],
+      projects: [other.projectSlug],
+    })
     expect(res.statusCode).toBe(404)
     expect(res.json()).toEqual({ detail: 'no such project' })
   })
@@ -159,25 +189,54 @@ describe('chunks', () => {
 describe('bad bundles are refused with the file and the reason, and nothing is stored', () => {
   const js = Buffer.from('console.log(1)\n')
   it.each([
-    ['not a ZIP', Buffer.concat([SYSB, Buffer.from('this is not a zip at all')]), /^the bundle is not a ZIP archive/],
+    [
+      'not a ZIP',
+      Buffer.concat([SYSB, Buffer.from('this is not a zip at all')]),
+      /^the bundle is not a ZIP archive/,
+    ],
     [
       'no manifest',
-      artifactBundle({ '_/_/app.js': { type: 'minified_source', url: '~/app.js', data: js } }, { manifest: false }),
+      artifactBundle(
+        { '_/_/app.js': { type: 'minified_source', url: '~/app.js', data: js } },
+        { manifest: false },
+      ),
       /^the bundle has no manifest\.json$/,
     ],
     [
       'a map that is not JSON',
-      artifactBundle({ '_/_/app.js.map': { type: 'source_map', url: '~/app.js.map', data: Buffer.from('{"version":3,') } }),
+      artifactBundle({
+        '_/_/app.js.map': {
+          type: 'source_map',
+          url: '~/app.js.map',
+          data: Buffer.from('{"version":3,'),
+        },
+      }),
       /^file _\/_\/app\.js\.map: the source map is not JSON/,
     ],
     [
       'a map without mappings',
-      artifactBundle({ '_/_/app.js.map': { type: 'source_map', url: '~/app.js.map', data: Buffer.from('{"version":3}') } }),
+      artifactBundle({
+        '_/_/app.js.map': {
+          type: 'source_map',
+          url: '~/app.js.map',
+          data: Buffer.from('{"version":3}'),
+        },
+      }),
       /^file _\/_\/app\.js\.map: the source map has no "mappings" string or "sources" list$/,
     ],
     [
       'a file listed but absent',
-      zip([{ name: 'manifest.json', data: Buffer.from(JSON.stringify({ files: { 'x.js': { type: 'source', url: '~/x.js' } } })) }], SYSB),
+      zip(
+        [
+          {
+            name: 'manifest.json',
+            data: Buffer.from(
+              JSON.stringify({ files: { 'x.js': { type: 'source', url: '~/x.js' } } }),
+            ),
+          },
+        ],
+        SYSB,
+      ),
       /^file x\.js: listed in manifest\.json but not in the ZIP$/,
     ],
     [
@@ -217,13 +276,27 @@ describe('release + URL', () => {
         headers: { Sourcemap: 'app.min.js.map' },
         data: minified,
       },
-      '_/_/static/app.min.js.map': { type: 'source_map', url: '~/static/app.min.js.map', data: sourceMap },
+      '_/_/static/app.min.js.map': {
+        type: 'source_map',
+        url: '~/static/app.min.js.map',
+        data: sourceMap,
+      },
     })
-    expect(await uploadBundle(bundle, { version: 'shop@1.2.3' })).toEqual({ state: 'ok', missingChunks: [] })
+    expect(await uploadBundle(bundle, { version: 'shop@1.2.3' })).toEqual({
+      state: 'ok',
+      missingChunks: [],
+    })
     // The same bundle again: `ok` at once, the same stored bundle.
     const id = await app.services.store.findArtifactBundle(team.teamId, sha1(bundle))
     expect(
-      (await assemble({ checksum: sha1(bundle), chunks: [sha1(bundle)], projects: [team.projectSlug], version: 'shop@1.2.3' })).json(),
+      (
+        await assemble({
+          checksum: sha1(bundle),
+          chunks: [sha1(bundle)],
+          projects: [team.projectSlug],
+          version: 'shop@1.2.3',
+        })
+      ).json(),
     ).toEqual({ state: 'ok', missingChunks: [] })
     expect(await app.services.store.findArtifactBundle(team.teamId, sha1(bundle))).toBe(id)
 
@@ -235,11 +308,18 @@ describe('release + URL', () => {
       release,
       exception: { values: [{ type: 'Error', value: 'checkout failed', stacktrace: { frames } }] },
     })
-    await sendItems(app, { id: team.projectId, key: team.dsnKey }, [['event', event(901, 'shop@1.2.3')]])
-    await sendItems(app, { id: team.projectId, key: team.dsnKey }, [['event', event(902, 'shop@9.9.9')]])
+    await sendItems(app, { id: team.projectId, key: team.dsnKey }, [
+      ['event', event(901, 'shop@1.2.3')],
+    ])
+    await sendItems(app, { id: team.projectId, key: team.dsnKey }, [
+      ['event', event(902, 'shop@9.9.9')],
+    ])
     const read = async (n: number) =>
       (
-        await app.inject({ url: `/api/0/projects/${team.projectId}/events/${eid(n)}/`, headers: ADMIN })
+        await app.inject({
+          url: `/api/0/projects/${team.projectId}/events/${eid(n)}/`,
+          headers: ADMIN,
+        })
       ).json<{ exception: { values: { stacktrace: { frames: Record<string, unknown>[] } }[] } }>()
     const top = (await read(901)).exception.values[0]?.stacktrace.frames.at(-1)
     expect(top?.['function']).toBe('explodeWithOriginalName')

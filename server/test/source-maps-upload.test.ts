@@ -29,7 +29,9 @@ beforeAll(async () => {
   app = await testApp()
   app.addHook('onResponse', async (req, reply) => {
     if (req.url.includes('/organizations/')) {
-      calls.push(`${req.method} ${req.url.replace(/\/organizations\/[^/]+/, '/organizations/{org}')} ${reply.statusCode}`)
+      calls.push(
+        `${req.method} ${req.url.replace(/\/organizations\/[^/]+/, '/organizations/{org}')} ${reply.statusCode}`,
+      )
     }
   })
   alpha = await uploadTeam(app, 'Alpha Shop')
@@ -57,9 +59,7 @@ function errorEvent(n: number, frames: V8Frame[], debugId: string, url: string, 
     level: 'error',
     ...(release === undefined ? {} : { release }),
     exception: {
-      values: [
-        { type: 'Error', value: 'checkout failed: x...', stacktrace: { frames } },
-      ],
+      values: [{ type: 'Error', value: 'checkout failed: x...', stacktrace: { frames } }],
     },
     debug_meta: { images: [{ type: 'sourcemap', code_file: url, debug_id: debugId }] },
   }
@@ -72,7 +72,10 @@ interface StoredEvent {
 }
 
 async function storedEvent(projectId: number, id: string): Promise<StoredEvent> {
-  const res = await app.inject({ url: `/api/0/projects/${projectId}/events/${id}/`, headers: ADMIN })
+  const res = await app.inject({
+    url: `/api/0/projects/${projectId}/events/${id}/`,
+    headers: ADMIN,
+  })
   expect(res.statusCode, res.body).toBe(200)
   return res.json<StoredEvent>()
 }
@@ -82,7 +85,13 @@ async function send(team: UploadTeam, event: object) {
   expect(res.statusCode, res.body).toBe(200)
 }
 
-const upload = (major: 2 | 3, team: UploadTeam, out: string, token = team.token, extra: string[] = []) =>
+const upload = (
+  major: 2 | 3,
+  team: UploadTeam,
+  out: string,
+  token = team.token,
+  extra: string[] = [],
+) =>
   sentryCli(
     major,
     ['sourcemaps', 'upload', '--org', team.org, '--project', team.projectSlug, ...extra, out],
@@ -125,14 +134,22 @@ describe.each([2, 3] as const)('sentry-cli %i', (major) => {
       'function explodeWithOriginalName(reason) {',
       '  counter += 1',
     ])
-    expect(top?.['post_context']).toEqual(['}', '', 'function middleLayer(reason) {', "  const padded = reason.padEnd(4, '.')", '  explodeWithOriginalName(padded)'])
+    expect(top?.['post_context']).toEqual([
+      '}',
+      '',
+      'function middleLayer(reason) {',
+      "  const padded = reason.padEnd(4, '.')",
+      '  explodeWithOriginalName(padded)',
+    ])
     expect(top?.data).toEqual({ symbolicated: true, sourcemap: '~/app.min.js.map' })
     const caller = value?.stacktrace.frames.at(-2)
     expect(caller?.['function']).toBe('middleLayer')
     expect(caller?.['lineno']).toBe(12)
     expect(caller?.['context_line']).toBe('  explodeWithOriginalName(padded)')
     // The frames as they came are kept.
-    expect(value?.raw_stacktrace?.frames.map((f) => f['lineno'])).toEqual(frames.map((f) => f.lineno))
+    expect(value?.raw_stacktrace?.frames.map((f) => f['lineno'])).toEqual(
+      frames.map((f) => f.lineno),
+    )
     expect(value?.raw_stacktrace?.frames.at(-1)?.['function']).toBe(frames.at(-1)?.function)
 
     // Uploading the same bundle again is answered `ok` at once: no chunk is sent.
@@ -140,11 +157,7 @@ describe.each([2, 3] as const)('sentry-cli %i', (major) => {
     const again = await upload(major, alpha, built.out)
     expect(again).toContain(built.debugId)
     // (The CLI asks assemble for missing chunks, then polls it once more.)
-    expect(calls).toEqual([
-      'GET /api/0/organizations/{org}/chunk-upload/ 200',
-      assemble,
-      assemble,
-    ])
+    expect(calls).toEqual(['GET /api/0/organizations/{org}/chunk-upload/ 200', assemble, assemble])
   }, 120_000)
 })
 
@@ -214,11 +227,18 @@ describe('grouping and isolation', () => {
     expect(options.status).toBe(404)
     expect(await options.json()).toEqual({ detail: 'no such organization' })
     // Team B's org cannot name team A's project either.
-    const assemble = await fetch(`${base}/api/0/organizations/${bravo.org}/artifactbundle/assemble/`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${bravo.token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ checksum: 'a'.repeat(40), chunks: [], projects: [alpha.projectSlug] }),
-    })
+    const assemble = await fetch(
+      `${base}/api/0/organizations/${bravo.org}/artifactbundle/assemble/`,
+      {
+        method: 'POST',
+        headers: { authorization: `Bearer ${bravo.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          checksum: 'a'.repeat(40),
+          chunks: [],
+          projects: [alpha.projectSlug],
+        }),
+      },
+    )
     expect(assemble.status).toBe(404)
     expect(await assemble.json()).toEqual({ detail: 'no such project' })
   }, 120_000)

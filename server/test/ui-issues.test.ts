@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { newPublicKey } from '../src/accounts/tokens.ts'
+import { newPublicKey } from '../src/http-kit/tokens.ts'
 import type { EventToWrite } from '../src/store/types.ts'
 import { ADMIN, createProject, type TestProject, testApp } from './helpers.ts'
 import { createUser, ingest, signIn, type UiClient } from './ui-helpers.ts'

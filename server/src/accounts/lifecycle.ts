@@ -6,12 +6,12 @@
 import { randomBytes } from 'node:crypto'
 import { type AuditActor, actorOf, recordAudit } from '../audit/record.ts'
 import { ApiError } from '../errors.ts'
+import { hashToken } from '../http-kit/tokens.ts'
 import type { Services } from '../services.ts'
 import type { User } from '../store/types.ts'
 import type { AccountLink, AccountLinkKind } from '../store/user-lifecycle-types.ts'
 import { accountMailer } from './mailer.ts'
 import { hashPassword, passwordProblem } from './passwords.ts'
-import { hashToken } from './tokens.ts'
 
 /** An invitation link is good for 7 days (Sentry's invitations also last a week). */
 export const INVITE_TTL_MS = 7 * 24 * 3_600_000

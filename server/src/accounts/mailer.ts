@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { Transporter } from 'nodemailer'
-import { smtpTransport } from '../alerts/channels/email.ts'
+import { smtpTransport } from '../mail/smtp.ts'
 import type { Services } from '../services.ts'
 
 /** How long one account mail may take to hand to the SMTP server, ms. */

@@ -1,10 +1,10 @@
 import { z } from 'zod'
-import type { ApiScope } from '../api/openapi.ts'
-import { bodyErrorResponses, ErrorBody, errorResponses, PathId } from '../api/schemas.ts'
 import { actorOf } from '../audit/record.ts'
+import { INSTANCE_ADMIN } from '../http/route-access.ts'
+import { requireAdmin } from '../http-kit/admin-only.ts'
+import type { ApiScope } from '../http-kit/openapi.ts'
+import { bodyErrorResponses, ErrorBody, errorResponses, PathId } from '../http-kit/schemas.ts'
 import type { Services } from '../services.ts'
-import { INSTANCE_ADMIN } from './access.ts'
-import { requireAdmin } from './admin-only.ts'
 import { inviteJson, inviteUser, revokeInvite, setUserActive, userJson } from './lifecycle.ts'
 
 /** A user as the API shows it. */

@@ -1,10 +1,16 @@
 import { z } from 'zod'
-import { iso, keyJson, projectJson } from '../api/format.ts'
-import type { ApiScope } from '../api/openapi.ts'
-import { bodyErrorResponses, errorResponses, ProjectJson, ProjectParams } from '../api/schemas.ts'
+import { INSTANCE_ADMIN, onTeam, SIGNED_IN } from '../http/route-access.ts'
+import { iso, keyJson, projectJson } from '../http-kit/format.ts'
+import type { ApiScope } from '../http-kit/openapi.ts'
+import {
+  bodyErrorResponses,
+  errorResponses,
+  ProjectJson,
+  ProjectParams,
+} from '../http-kit/schemas.ts'
 import type { TeamMember } from '../store/team-types.ts'
 import type { Store } from '../store/types.ts'
-import { INSTANCE_ADMIN, onTeam, principalOf, SIGNED_IN } from './access.ts'
+import { principalOf } from './access.ts'
 import {
   CreateTeam,
   MemberJson,

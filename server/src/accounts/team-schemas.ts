@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { PathId } from '../api/schemas.ts'
+import { PathId } from '../http-kit/schemas.ts'
 import { TEAM_ROLES, type TeamRole } from '../store/team-types.ts'
 
 /** A role as the API reads and writes it. */

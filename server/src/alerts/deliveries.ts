@@ -1,7 +1,7 @@
 import { z } from 'zod'
-import { parseInput } from '../api/validate.ts'
 import type { AlertTiming } from '../config.ts'
 import { ApiError } from '../errors.ts'
+import { parseInput } from '../http-kit/validate.ts'
 import type { AlertDelivery, Store } from '../store/types.ts'
 
 /** Query of `GET /api/0/projects/{id}/alert-deliveries/`. */

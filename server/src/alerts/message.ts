@@ -1,4 +1,4 @@
-import { issueJson } from '../api/format.ts'
+import { issueJson } from '../http-kit/format.ts'
 import type { AlertRule, AlertTriggerKind, Issue, Project, StoredEvent } from '../store/types.ts'
 
 /**

@@ -1,6 +1,7 @@
 import { z } from 'zod'
-import { onProject } from '../accounts/access.ts'
-import type { ApiScope } from '../api/openapi.ts'
+import { actorOf, recordAudit } from '../audit/record.ts'
+import { onProject } from '../http/route-access.ts'
+import type { ApiScope } from '../http-kit/openapi.ts'
 import {
   AlertRuleJson,
   bodyErrorResponses,
@@ -8,8 +9,7 @@ import {
   errorResponses,
   PathId,
   ProjectParams,
-} from '../api/schemas.ts'
-import { actorOf, recordAudit } from '../audit/record.ts'
+} from '../http-kit/schemas.ts'
 import type { Services } from '../services.ts'
 import { DeliveryQuery, deliveryJson, listAlertDeliveries } from './deliveries.ts'
 import {

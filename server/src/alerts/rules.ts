@@ -1,7 +1,7 @@
 import { z } from 'zod'
-import { parseInput } from '../api/validate.ts'
 import type { Config } from '../config.ts'
 import { ApiError } from '../errors.ts'
+import { parseInput } from '../http-kit/validate.ts'
 import type { AlertChannel, AlertCondition, AlertRule, Store } from '../store/types.ts'
 import { webhookTargetProblem } from './channels/webhook-target.ts'
 

@@ -1,11 +1,8 @@
 import { z } from 'zod'
-import { onIssue, onProject } from '../accounts/access.ts'
 import { ApiError } from '../errors.ts'
-import type { IssueFilter, Store } from '../store/types.ts'
-import { IssueUpdate, toIssueChange } from '../triage/change.ts'
-import { Cursor } from './cursor.ts'
-import { eventJson, issueJson } from './format.ts'
-import type { ApiScope } from './openapi.ts'
+import { onIssue, onProject } from '../http/route-access.ts'
+import { eventJson, issueJson } from '../http-kit/format.ts'
+import type { ApiScope } from '../http-kit/openapi.ts'
 import {
   bodyErrorResponses,
   ErrorBody,
@@ -14,8 +11,11 @@ import {
   IssueJson,
   PathId,
   ProjectParams,
-} from './schemas.ts'
-import { pathProject } from './validate.ts'
+} from '../http-kit/schemas.ts'
+import { pathProject } from '../http-kit/validate.ts'
+import type { IssueFilter, Store } from '../store/types.ts'
+import { IssueUpdate, toIssueChange } from '../triage/change.ts'
+import { Cursor } from './cursor.ts'
 
 /** Query of the issue list. */
 export const IssueQuery = z

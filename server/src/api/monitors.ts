@@ -1,8 +1,17 @@
 import { z } from 'zod'
-import { INSTANCE_ADMIN, onProject } from '../accounts/access.ts'
 import { CronClock } from '../crons/clock.ts'
-import { scheduleJson } from '../crons/schedule.ts'
 import { ApiError } from '../errors.ts'
+import { INSTANCE_ADMIN, onProject } from '../http/route-access.ts'
+import type { ApiScope } from '../http-kit/openapi.ts'
+import {
+  CheckInJson,
+  errorResponses,
+  MonitorJson,
+  PathId,
+  ProjectParams,
+} from '../http-kit/schemas.ts'
+import { pathProject } from '../http-kit/validate.ts'
+import { scheduleJson } from '../schedule/schedule.ts'
 import type {
   CheckInRecord,
   Monitor,
@@ -11,9 +20,6 @@ import type {
 } from '../store/monitor-types.ts'
 import type { Store } from '../store/types.ts'
 import { Cursor } from './cursor.ts'
-import type { ApiScope } from './openapi.ts'
-import { CheckInJson, errorResponses, MonitorJson, PathId, ProjectParams } from './schemas.ts'
-import { pathProject } from './validate.ts'
 
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString())
 

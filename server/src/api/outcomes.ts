@@ -1,11 +1,11 @@
 import { z } from 'zod'
-import { onProject } from '../accounts/access.ts'
 import { componentKeyIds } from '../components/keys.ts'
+import { onProject } from '../http/route-access.ts'
+import type { ApiScope } from '../http-kit/openapi.ts'
+import { errorResponses, ProjectParams } from '../http-kit/schemas.ts'
+import { pathProject } from '../http-kit/validate.ts'
 import type { OutcomeFilter, Store } from '../store/types.ts'
-import type { ApiScope } from './openapi.ts'
-import { errorResponses, ProjectParams } from './schemas.ts'
 import { HOUR, hourBuckets, hourRange, iso, RangeQuery } from './time-range.ts'
-import { pathProject } from './validate.ts'
 
 /** The outcome kinds, in the order the Outcomes view shows them (docs/outcomes.md). */
 export const OUTCOME_KINDS = [

@@ -1,19 +1,10 @@
 import { z } from 'zod'
-import {
-  ON_NEW_PROJECT_TEAM,
-  onProject,
-  principalOf,
-  SIGNED_IN,
-  visibleProjects,
-} from '../accounts/access.ts'
-import { newPublicKey } from '../accounts/tokens.ts'
+import { principalOf, visibleProjects } from '../accounts/access.ts'
 import { actorOf, recordAudit } from '../audit/record.ts'
 import { ApiError } from '../errors.ts'
-import { DEFAULT_TEAM_ID } from '../store/team-types.ts'
-import type { Store } from '../store/types.ts'
-import { keyJson, projectJson } from './format.ts'
-import type { ApiScope } from './openapi.ts'
-import { quotaJson } from './quotas.ts'
+import { ON_NEW_PROJECT_TEAM, onProject, SIGNED_IN } from '../http/route-access.ts'
+import { keyJson, projectJson } from '../http-kit/format.ts'
+import type { ApiScope } from '../http-kit/openapi.ts'
 import {
   bodyErrorResponses,
   errorResponses,
@@ -21,8 +12,13 @@ import {
   ProjectDetailJson,
   ProjectJson,
   ProjectParams,
-} from './schemas.ts'
-import { pathProject } from './validate.ts'
+} from '../http-kit/schemas.ts'
+import { slugify } from '../http-kit/slug.ts'
+import { newPublicKey } from '../http-kit/tokens.ts'
+import { pathProject } from '../http-kit/validate.ts'
+import { DEFAULT_TEAM_ID } from '../store/team-types.ts'
+import type { Store } from '../store/types.ts'
+import { quotaJson } from './quotas.ts'
 
 /** Body of `POST /api/0/projects/`. */
 export const CreateProject = z
@@ -36,17 +32,6 @@ export const CreateProject = z
       .describe('The owning team (default: the first team the caller administers)'),
   })
   .describe('project')
-
-/** Turns a name into a URL slug. */
-export function slugify(name: string): string {
-  const s = name
-    .toLowerCase()
-    .normalize('NFKD')
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, 50)
-  return s === '' ? 'project' : s
-}
 
 /** Creates a project with its default DSN key in a team, finding a free slug. */
 export async function createProject(store: Store, name: string, teamId: number) {

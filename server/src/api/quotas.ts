@@ -1,12 +1,12 @@
 import { z } from 'zod'
-import { onProject } from '../accounts/access.ts'
 import { actorOf, recordAudit } from '../audit/record.ts'
+import { onProject } from '../http/route-access.ts'
+import { keyJson, projectJson } from '../http-kit/format.ts'
+import type { ApiScope } from '../http-kit/openapi.ts'
+import { bodyErrorResponses, ProjectDetailJson, ProjectParams } from '../http-kit/schemas.ts'
+import { pathProject } from '../http-kit/validate.ts'
 import type { QuotaGate } from '../ingest/quota.ts'
 import type { Quota, Store } from '../store/types.ts'
-import { keyJson, projectJson } from './format.ts'
-import type { ApiScope } from './openapi.ts'
-import { bodyErrorResponses, ProjectDetailJson, ProjectParams } from './schemas.ts'
-import { pathProject } from './validate.ts'
 
 /** A quota as the API reads and writes it: `events` event items per `window_seconds`. */
 export const QuotaInput = z.strictObject({

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify'
-import { PUBLIC } from '../accounts/access.ts'
+import { PUBLIC } from '../http/route-access.ts'
 
 /** Where the human-readable API reference is served (outside `/api/0`: no token needed). */
 export const REFERENCE_PATH = '/api/reference/'

@@ -1,16 +1,16 @@
 import { z } from 'zod'
-import { onProject } from '../accounts/access.ts'
 import { ApiError } from '../errors.ts'
+import { onProject } from '../http/route-access.ts'
+import type { ApiScope } from '../http-kit/openapi.ts'
+import { errorResponses, HealthJson, PathId, ProjectParams } from '../http-kit/schemas.ts'
+import { pathProject } from '../http-kit/validate.ts'
 import {
   type HealthCounts,
   type HealthRange,
   SESSION_CATEGORIES,
 } from '../store/release-health-types.ts'
 import type { Store } from '../store/types.ts'
-import type { ApiScope } from './openapi.ts'
-import { errorResponses, HealthJson, PathId, ProjectParams } from './schemas.ts'
 import { HOUR, hourBuckets, hourRange, iso, RangeQuery } from './time-range.ts'
-import { pathProject } from './validate.ts'
 
 const DAY = 24 * HOUR
 

@@ -1,8 +1,8 @@
 import { z } from 'zod'
-import { INSTANCE_ADMIN } from '../accounts/access.ts'
-import { requireAdmin } from '../accounts/admin-only.ts'
-import type { ApiScope } from '../api/openapi.ts'
-import { errorResponses } from '../api/schemas.ts'
+import { INSTANCE_ADMIN } from '../http/route-access.ts'
+import { requireAdmin } from '../http-kit/admin-only.ts'
+import type { ApiScope } from '../http-kit/openapi.ts'
+import { errorResponses } from '../http-kit/schemas.ts'
 import type { Services } from '../services.ts'
 import type { AuditEntry } from '../store/user-lifecycle-types.ts'
 

@@ -1,6 +1,6 @@
-import { newPublicKey } from '../accounts/tokens.ts'
 import { type AuditActor, recordAudit } from '../audit/record.ts'
 import { ApiError } from '../errors.ts'
+import { newPublicKey } from '../http-kit/tokens.ts'
 import type { KeyResolver } from '../ingest/keys.ts'
 import type { ProjectKey, Store } from '../store/types.ts'
 import { duplicateLabel, labelProblem } from './labels.ts'

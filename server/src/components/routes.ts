@@ -1,15 +1,15 @@
 import { z } from 'zod'
-import { onProject } from '../accounts/access.ts'
-import { keyJson } from '../api/format.ts'
-import type { ApiScope } from '../api/openapi.ts'
+import { actorOf, recordAudit } from '../audit/record.ts'
+import { onProject } from '../http/route-access.ts'
+import { keyJson } from '../http-kit/format.ts'
+import type { ApiScope } from '../http-kit/openapi.ts'
 import {
   bodyErrorResponses,
   errorResponses,
   KeyJson,
   PathId,
   ProjectParams,
-} from '../api/schemas.ts'
-import { actorOf, recordAudit } from '../audit/record.ts'
+} from '../http-kit/schemas.ts'
 import type { Services } from '../services.ts'
 import { createComponentKey, revokeProjectKey } from './keys.ts'
 import { LABEL_RULES } from './labels.ts'

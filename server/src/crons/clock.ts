@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto'
 import { commitAndAnnounce } from '../ingest/commit.ts'
-import { IngestContext } from '../ingest/context.ts'
-import { digestEvent } from '../ingest/items/event.ts'
+import { type DigestScope, digestEvent, digestScope } from '../ingest/items/event.ts'
 import type { LiveBus } from '../live/bus.ts'
+import { type FailedRun, failureEvent } from '../schedule/failure-event.ts'
 import type { GroupCommitter } from '../store/group-commit.ts'
 import type { MonitorFailure } from '../store/monitor-types.ts'
-import type { ProjectKey, Store } from '../store/types.ts'
-import { type FailedRun, failureEvent } from './failure-event.ts'
+import type { Store } from '../store/types.ts'
 
 const MINUTE = 60_000
 /** Failures recorded or reported per store call. */
@@ -130,9 +129,11 @@ export class CronClock {
       for (const f of failures)
         byProject.set(f.projectId, [...(byProject.get(f.projectId) ?? []), f])
       for (const [projectId, list] of byProject) {
-        const ctx = await this.contextOf(projectId, now)
-        if (ctx !== undefined) {
-          const events = list.map((f) => digestEvent(failureEvent(eventOf(f)), ctx, f.eventId).row)
+        const scope = await this.scopeOf(projectId, now)
+        if (scope !== undefined) {
+          const events = list.map(
+            (f) => digestEvent(failureEvent(eventOf(f)), scope, f.eventId).row,
+          )
           await commitAndAnnounce(this.deps, projectId, { events, outcomes: [] })
           written.push(...events.map((e) => e.eventId))
         }
@@ -143,23 +144,17 @@ export class CronClock {
     return written
   }
 
-  /** An ingest context for events the server makes for a project (its default key). */
-  private async contextOf(projectId: number, now: number): Promise<IngestContext | undefined> {
+  /**
+   * The digest scope of events the server makes for a project: its default key (the first
+   * key without a component, else its first key; none left: key id 0), received now, no
+   * client address. Undefined when the project is gone.
+   */
+  private async scopeOf(projectId: number, now: number): Promise<DigestScope | undefined> {
     const { store } = this.deps
-    const project = await store.getProject(projectId)
-    if (project === undefined) return undefined
+    if ((await store.getProject(projectId)) === undefined) return undefined
     const keys = await store.listKeys(projectId)
     const found = keys.find((k) => k.component === null) ?? keys[0]
-    const key: ProjectKey = {
-      id: found?.id ?? 0,
-      projectId,
-      publicKey: found?.publicKey ?? '',
-      label: 'cron monitors',
-      component: null,
-      createdAt: found?.createdAt ?? now,
-      revokedAt: null,
-    }
-    return new IngestContext({ project, key }, now, {})
+    return digestScope(projectId, found?.id ?? 0, null, now, null)
   }
 }
 

@@ -1,6 +1,5 @@
 import type { FastifyInstance } from 'fastify'
-import type { Services } from '../services.ts'
-import { CronClock } from './clock.ts'
+import { CronClock, type CronClockDeps } from './clock.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -13,12 +12,17 @@ declare module 'fastify' {
  * Creates the cron clock for an app: it starts ticking once the app is ready (a first tick at
  * once reports what was missed while the server was down) and stops before the store closes.
  */
-export function installCronClock(app: FastifyInstance, services: Services): CronClock {
+export function installCronClock(
+  app: FastifyInstance,
+  deps: Pick<CronClockDeps, 'store' | 'committer' | 'bus'> & {
+    config: { cronClockIntervalMs: number }
+  },
+): CronClock {
   const clock = new CronClock({
-    store: services.store,
-    committer: services.committer,
-    bus: services.bus,
-    intervalMs: services.config.cronClockIntervalMs,
+    store: deps.store,
+    committer: deps.committer,
+    bus: deps.bus,
+    intervalMs: deps.config.cronClockIntervalMs,
     log: app.log,
   })
   app.decorate('cronClock', clock)

@@ -1,6 +1,4 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http'
-import { shedHeaders } from '../ingest/admission.ts'
-import type { InflightLimit } from '../ingest/inflight-limit.ts'
 
 /** Ingest routes, by path: the project id, and whether the route is `/store/` (category `error`). */
 const INGEST_PATH =
@@ -12,6 +10,23 @@ export interface EarlyShedGate {
   overloaded(): boolean
   /** Notes one shed request for the `rejected:overloaded` outcome. */
   noteEarlyShed(projectId: number, category: string): void
+}
+
+/**
+ * What the early gate needs from the adaptive in-flight limit (`ingest/inflight-limit.ts`):
+ * take a place, read its clock when one is taken, give the place back with that reading.
+ */
+export interface InflightGate {
+  tryEnter(): boolean
+  clock(): number
+  leave(since: number): void
+}
+
+/** The answer a shed request gets: its `Retry-After` and the rate-limit headers beside it. */
+export interface ShedAnswer {
+  retryAfterSeconds: number
+  /** The same headers the admission controller's own 429 carries (`ingest/admission.ts`). */
+  headers: Readonly<Record<string, string>>
 }
 
 /** When an admitted request entered the in-flight limit (its clock), on its response. */
@@ -30,13 +45,15 @@ type Tracked = ServerResponse & { [ENTERED]?: number }
  * and keeps the connection.
  *
  * Wraps the server's one `request` listener (Fastify's), so call it once after `Fastify()`.
+ * The ingest layer supplies the gate, the answer and the limit: this module imports none of it.
  */
 export function installEarlyShed(
   server: Server,
   gate: EarlyShedGate,
-  retryAfterSeconds: number,
-  limit?: InflightLimit,
+  answer: ShedAnswer,
+  limit?: InflightGate,
 ): void {
+  const { retryAfterSeconds } = answer
   const [fastify, ...others] = server.listeners('request') as ((
     req: IncomingMessage,
     res: ServerResponse,
@@ -57,7 +74,7 @@ export function installEarlyShed(
     String(body.length),
     'cache-control',
     'no-store',
-    ...Object.entries(shedHeaders(retryAfterSeconds)).flat(),
+    ...Object.entries(answer.headers).flat(),
   ]
   // Browser SDKs post cross-origin: without these they could not read the rate-limit headers
   // (the CORS plugin adds the same on routed answers).

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
-import { PUBLIC } from '../accounts/access.ts'
 import type { GroupCommitter } from '../store/group-commit.ts'
+import { PUBLIC } from './route-access.ts'
 
 /** Whether this process still wants traffic; `main.ts` clears it on SIGTERM (http/shutdown.ts). */
 export interface Readiness {

@@ -6,7 +6,7 @@ import { row } from '../../test/store-contract/contract.ts'
 import { decodePayload } from '../store/payload-codec.ts'
 import { openSqliteStore } from '../store/sqlite/index.ts'
 import type { UndigestedEvents, WriteUnit } from '../store/types.ts'
-import { digestingStore, digestUnits } from './digest-on-write.ts'
+import { DIGEST_ON_WRITE_MODULE, digestingStore, digestUnits } from './digest-on-write.ts'
 import { parseEnvelope } from './envelope.ts'
 import { digestPayload } from './items/event.ts'
 
@@ -80,17 +80,26 @@ describe('digestUnits', () => {
   })
 })
 
-// The SQLite file store digests on its writer thread; the in-memory one is wrapped and digests
-// on this thread. Both must answer the same.
+// The SQLite file store opened with the digest module digests on its writer thread; the
+// in-memory one, and a file store opened without it, are wrapped and digest on this thread.
+// All must answer the same.
+let files = 0
+const fileOf = (): string => join(dir, `w-${++files}.sqlite`)
 describe.each([
-  ['sqlite file, writer thread', () => openSqliteStore(join(dir, `w-${Date.now()}.sqlite`))],
-  ['sqlite in memory, calling thread', () => openSqliteStore(':memory:')],
-])('undigested events through %s', (_name, open) => {
+  [
+    'sqlite file, writer thread',
+    true,
+    () => openSqliteStore(fileOf(), { digestModule: DIGEST_ON_WRITE_MODULE }),
+  ],
+  ['sqlite file without a digest module, calling thread', false, () => openSqliteStore(fileOf())],
+  ['sqlite in memory, calling thread', false, () => openSqliteStore(':memory:')],
+])('undigested events through %s', (_name, onWriter, open) => {
   it('stores the units that digest, refuses the one that does not, and writes none of it', async () => {
     const store = await open()
     try {
       const writes = digestingStore(store)
-      expect(writes === store).toBe(store.digestsOnWriter === true)
+      expect(store.digestsOnWriter === true).toBe(onWriter)
+      expect(writes === store).toBe(onWriter)
       const { project, key } = await store.createProject('P', 'p', 'a'.repeat(32))
       const before = row(project.id, key.id, 'ready')
       const kept = row(project.id, key.id, 'ready')
@@ -131,6 +140,29 @@ describe.each([
         },
       ])
       expect(again?.events).toMatchObject([{ eventId: payloadId, duplicate: true }])
+    } finally {
+      await store.close()
+    }
+  })
+})
+
+describe('a writer thread opened without a digest module', () => {
+  it('refuses undigested events rather than dropping them, and writes digested ones', async () => {
+    const store = await openSqliteStore(fileOf())
+    try {
+      const { project, key } = await store.createProject('P', 'p', 'b'.repeat(32))
+      await expect(
+        store.write([
+          {
+            events: [],
+            outcomes: [],
+            undigested: undigested(project.id, key.id, [{ payload: eventBytes(), headerId: null }]),
+          },
+        ]),
+      ).rejects.toThrow('undigested events reached a writer opened without a digest')
+      const ready = row(project.id, key.id, 'ready')
+      const [written] = await store.write([{ events: [ready], outcomes: [] }])
+      expect(written?.events).toMatchObject([{ eventId: ready.eventId, duplicate: false }])
     } finally {
       await store.close()
     }

@@ -42,6 +42,13 @@ export function digestUnits(units: readonly WriteUnit[]): (DigestFailure | undef
 }
 
 /**
+ * This module's URL: the SQLite writer thread imports it to digest before its writes
+ * (`openStore(config, { digestModule })`; it satisfies `WriterDigest` of
+ * store/sqlite/ingest-thread.ts with {@link writeDigested}).
+ */
+export const DIGEST_ON_WRITE_MODULE: string = import.meta.url
+
+/**
  * Digests the units (above), writes those that digested with `write` in one call, and answers
  * every unit in order: a failed one with `refused` and nothing written.
  */

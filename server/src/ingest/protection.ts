@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { Config } from '../config.ts'
 import { ApiError } from '../errors.ts'
 import { installEarlyShed } from '../http/early-shed.ts'
-import { AdmissionController, type ByteReservation } from './admission.ts'
+import { AdmissionController, type ByteReservation, shedHeaders } from './admission.ts'
 import { LoopLag } from './admission-lag.ts'
 import { DiskGuard } from './disk-guard.ts'
 import { InflightLimit } from './inflight-limit.ts'
@@ -77,7 +77,13 @@ export function installIngestProtection(app: FastifyInstance, config: Config): v
     disk,
     retryAfterSeconds: Math.max(p.shedRetryAfterSeconds, 5),
   })
-  installEarlyShed(app.server, admission, p.shedRetryAfterSeconds, inflight)
+  const retryAfterSeconds = p.shedRetryAfterSeconds
+  installEarlyShed(
+    app.server,
+    admission,
+    { retryAfterSeconds, headers: shedHeaders(retryAfterSeconds) },
+    inflight,
+  )
   app.addHook('onClose', async () => {
     disk.stop()
     lag.stop()

@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { PUBLIC } from '../accounts/access.ts'
 import type { Config } from '../config.ts'
 import { ApiError } from '../errors.ts'
+import { PUBLIC } from '../http/route-access.ts'
 import { readAuthenticatedBody } from '../ingest/authenticated-body.ts'
 import { IngestContext } from '../ingest/context.ts'
 import type { KeyResolver } from '../ingest/keys.ts'

@@ -3,7 +3,7 @@
  * check-ins), their per-environment state, the check-in history, and the lease that lets one
  * node run the clock (protocol.md §6.4, §9).
  */
-import type { ConfigResult, Schedule } from '../crons/schedule.ts'
+import type { ConfigResult, Schedule } from '../schedule/schedule.ts'
 import type { EventToWrite, Page } from './types.ts'
 
 /** Statuses a client may send. */

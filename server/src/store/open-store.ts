@@ -3,14 +3,25 @@ import { openPostgresStore } from './postgres/index.ts'
 import { openSqliteStore } from './sqlite/index.ts'
 import type { Store } from './types.ts'
 
+/** What the layers above hand the store when they open it. */
+export interface StoreWiring {
+  /**
+   * URL of the module a SQLite file store's writer thread digests undigested events with
+   * (`sqlite/ingest-thread.ts` `WriterDigest`; the app passes `ingest/digest-on-write.ts`).
+   * The digest is injected so the store imports nothing above it; PostgreSQL ignores it (its
+   * writes run on the calling thread, which digests first).
+   */
+  digestModule?: string
+}
+
 /**
  * The one place the backend is chosen: `DATABASE_URL` (PostgreSQL, a pool of
  * `DATABASE_POOL_SIZE` connections) when set, else the SQLite file under `DATA_DIR`.
  */
-export function openStore(config: Config): Promise<Store> {
+export function openStore(config: Config, wiring: StoreWiring = {}): Promise<Store> {
   return config.databaseUrl !== undefined
     ? openPostgresStore(config.databaseUrl, { poolSize: config.databasePoolSize })
-    : openSqliteStore(config.databasePath)
+    : openSqliteStore(config.databasePath, { digestModule: wiring.digestModule })
 }
 
 /**

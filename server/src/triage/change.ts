@@ -1,6 +1,6 @@
 import { z } from 'zod'
-import { parseInput } from '../api/validate.ts'
 import { ApiError } from '../errors.ts'
+import { parseInput } from '../http-kit/validate.ts'
 import type { Issue, IssueChange, Store } from '../store/types.ts'
 
 const MINUTES_PER_YEAR = 525_600

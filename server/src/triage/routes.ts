@@ -1,9 +1,9 @@
 import { z } from 'zod'
-import { onProject } from '../accounts/access.ts'
-import { issueJson } from '../api/format.ts'
-import type { ApiScope } from '../api/openapi.ts'
-import { bodyErrorResponses, IssueJson, ProjectParams } from '../api/schemas.ts'
 import { ApiError } from '../errors.ts'
+import { onProject } from '../http/route-access.ts'
+import { issueJson } from '../http-kit/format.ts'
+import type { ApiScope } from '../http-kit/openapi.ts'
+import { bodyErrorResponses, IssueJson, ProjectParams } from '../http-kit/schemas.ts'
 import type { Store } from '../store/types.ts'
 import { BulkIssueUpdate, toIssueChange } from './change.ts'
 

@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify'
-import type { Action } from '../accounts/permissions.ts'
+import type { Action } from '../http/permissions.ts'
 import type { Project } from '../store/types.ts'
 import { csrfInput } from './csrf.ts'
 import { html, type SafeHtml } from './html.ts'

@@ -1,4 +1,4 @@
-import type { Access } from '../../src/accounts/access.ts'
+import type { Access } from '../../src/http/route-access.ts'
 import type { RouteEntry } from '../../src/route-table.ts'
 
 const LOCATED: Record<string, string> = {

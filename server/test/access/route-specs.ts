@@ -187,7 +187,11 @@ export const SPECS: Record<string, RouteSpec> = {
   'POST /api/0/organizations/:org/chunk-upload/': { rawBody: () => chunkUpload() },
   'POST /api/0/organizations/:org/artifactbundle/assemble/': {
     // No chunks: nothing is missing, and an empty bundle is answered 200 `error`.
-    body: (ids) => ({ checksum: 'da39a3ee5e6b4b0d3255bfef95601890afd80709', chunks: [], projects: [ids['projectSlug']] }),
+    body: (ids) => ({
+      checksum: 'da39a3ee5e6b4b0d3255bfef95601890afd80709',
+      chunks: [],
+      projects: [ids['projectSlug']],
+    }),
   },
   'GET /ui/live': { query: (ids) => `project=${ids['projectId']}`, stream: true },
   'POST /logout': { noTeamObject: 'ends the caller’s own session; run last in the role pass' },

@@ -1,6 +1,6 @@
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import { hashPassword } from '../../src/accounts/passwords.ts'
-import { hashToken } from '../../src/accounts/tokens.ts'
+import { hashToken } from '../../src/http-kit/tokens.ts'
 import type { TeamRole, TokenScope } from '../../src/store/team-types.ts'
 import { ADMIN, eid, sendItems } from '../helpers.ts'
 import { signIn } from '../ui-helpers.ts'

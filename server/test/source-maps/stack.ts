@@ -17,14 +17,20 @@ export interface V8Frame {
  * oldest first. V8 is the engine Chromium runs, so the positions are the ones the browser SDK
  * would report for the same file.
  */
-export async function framesOfRun(file: string, url: string, globalName: string): Promise<V8Frame[]> {
+export async function framesOfRun(
+  file: string,
+  url: string,
+  globalName: string,
+): Promise<V8Frame[]> {
   const code = await readFile(file, 'utf8')
   const sandbox: Record<string, unknown> = {}
   sandbox['globalThis'] = sandbox
   let stack = ''
   runInNewContext(code, sandbox, { filename: url })
   try {
-    runInNewContext(`${globalName}.run('x')`, sandbox, { filename: 'http://localhost/test-runner.js' })
+    runInNewContext(`${globalName}.run('x')`, sandbox, {
+      filename: 'http://localhost/test-runner.js',
+    })
   } catch (err) {
     stack = (err as Error).stack ?? ''
   }

@@ -79,7 +79,7 @@ export function appSource(salt: string): string {
   // so another count gives the three functions other minified names and positions.
   const n = 2 + (salt.length % 5)
   const helpers = Array.from({ length: n }, (_, i) => `function helper${i}(v) { return v + ${i} }`)
-  const calls = Array.from({ length: n }, (_, i) => `helper${i}(`).join('') + '0' + ')'.repeat(n)
+  const calls = `${Array.from({ length: n }, (_, i) => `helper${i}(`).join('')}0${')'.repeat(n)}`
   return `
 export const build = ${JSON.stringify(salt)}
 let counter = 0

@@ -62,15 +62,26 @@ export const SYSB = Buffer.from([0x53, 0x59, 0x53, 0x42, 2, 0, 0, 0])
 
 /** An artifact bundle of the given files, with a manifest listing them. */
 export function artifactBundle(
-  files: Record<string, { type: string; url: string; headers?: Record<string, string>; data: Buffer }>,
+  files: Record<
+    string,
+    { type: string; url: string; headers?: Record<string, string>; data: Buffer }
+  >,
   opts: { manifest?: boolean } = {},
 ): Buffer {
   const manifest = {
     files: Object.fromEntries(
-      Object.entries(files).map(([path, f]) => [path, { type: f.type, url: f.url, headers: f.headers ?? {} }]),
+      Object.entries(files).map(([path, f]) => [
+        path,
+        { type: f.type, url: f.url, headers: f.headers ?? {} },
+      ]),
     ),
   }
-  const entries: ZipEntry[] = Object.entries(files).map(([name, f]) => ({ name, data: f.data, deflate: true }))
-  if (opts.manifest !== false) entries.unshift({ name: 'manifest.json', data: Buffer.from(JSON.stringify(manifest)) })
+  const entries: ZipEntry[] = Object.entries(files).map(([name, f]) => ({
+    name,
+    data: f.data,
+    deflate: true,
+  }))
+  if (opts.manifest !== false)
+    entries.unshift({ name: 'manifest.json', data: Buffer.from(JSON.stringify(manifest)) })
   return zip(entries, SYSB)
 }

@@ -1,5 +1,6 @@
-import { createTransport, type Transporter } from 'nodemailer'
+import type { Transporter } from 'nodemailer'
 import type { SmtpConfig } from '../../config.ts'
+import { smtpTransport } from '../../mail/smtp.ts'
 import type { AlertChannel } from '../../store/types.ts'
 import { type AlertMessage, facts, summary } from '../message.ts'
 import { describeError, SendError } from './send-error.ts'
@@ -14,23 +15,6 @@ export function emailContent(m: AlertMessage): { subject: string; text: string }
     subject: summary(m),
     text: `${m.issue.title}\n\n${lines.join('\n')}\n\n${m.issue.url}\n`,
   }
-}
-
-/**
- * A nodemailer transport for the configured SMTP server (`SMTP_*`), one connection per message.
- * Shared by alert e-mails and account mails (invitations, password resets), so both honour the
- * same settings and timeouts.
- */
-export function smtpTransport(smtp: SmtpConfig, timeoutMs: number): Transporter {
-  return createTransport({
-    host: smtp.host,
-    port: smtp.port,
-    secure: smtp.secure,
-    ...(smtp.user !== undefined ? { auth: { user: smtp.user, pass: smtp.password ?? '' } } : {}),
-    connectionTimeout: timeoutMs,
-    greetingTimeout: timeoutMs,
-    socketTimeout: timeoutMs,
-  })
 }
 
 /**

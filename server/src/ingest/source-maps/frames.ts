@@ -59,7 +59,10 @@ function framesOf(st: Json): Json[] {
 /** A debug ID as the store keys it (lower-case, hyphenated), or undefined. */
 export function debugIdKey(v: unknown): string | undefined {
   if (typeof v !== 'string' || v.length > 64) return undefined
-  const hex = v.toLowerCase().replace(/-sourcemap$/, '').replaceAll('-', '')
+  const hex = v
+    .toLowerCase()
+    .replace(/-sourcemap$/, '')
+    .replaceAll('-', '')
   if (!/^[0-9a-f]{32}$/.test(hex)) return undefined
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`
 }
@@ -184,7 +187,8 @@ function lookupFrame(
   let map: ParsedMap | undefined
   if (id !== undefined) {
     map = maps.byDebugId.get(id) ?? undefined
-    if (map === undefined) return { map, pos: undefined, error: { code: 'missing_source_map', debugId: id } }
+    if (map === undefined)
+      return { map, pos: undefined, error: { code: 'missing_source_map', debugId: id } }
   } else if (needs.release !== null) {
     map = maps.byUrl.get(path) ?? undefined
     if (map === undefined) return { map, pos: undefined, error: { code: 'no_release_artifact' } }

@@ -1,30 +1,30 @@
 import type pg from 'pg'
 import { announceChanges } from '../change-feed.ts'
+import { accountQueries } from '../queries/accounts.ts'
+import { alertOutboxQueries } from '../queries/alert-outbox.ts'
+import { alertQueries } from '../queries/alerts.ts'
 import { artifactQueries } from '../queries/artifacts.ts'
+import { liveQueries } from '../queries/live.ts'
+import { loginFailureQueries } from '../queries/login-failures.ts'
+import { outcomeQueries } from '../queries/outcomes.ts'
+import { projectQueries } from '../queries/projects.ts'
+import { quotaQueries } from '../queries/quotas.ts'
 import { teamQueries } from '../queries/teams.ts'
+import { triageQueries } from '../queries/triage.ts'
+import { uiReadQueries } from '../queries/ui-reads.ts'
 import { uiSessionQueries } from '../queries/ui-sessions.ts'
+import { userLifecycleQueries } from '../queries/user-lifecycle.ts'
 import type { Store } from '../types.ts'
-import { pgAccounts } from './accounts.ts'
-import { pgAlertOutbox } from './alert-outbox.ts'
-import { pgAlerts } from './alerts.ts'
 import { PgChangeFeed } from './change-feed.ts'
 import { openPool } from './db.ts'
 import { pgIngest } from './ingest.ts'
 import { pgIssues } from './issues.ts'
-import { pgLive } from './live.ts'
-import { pgLoginFailures } from './login-failures.ts'
 import { loadPgMigrations, migratePg } from './migrations.ts'
 import { pgMonitors } from './monitors.ts'
-import { pgOutcomes } from './outcomes.ts'
 import { ensurePartitions } from './partitions.ts'
-import { pgProjects } from './projects.ts'
-import { pgQuotas } from './quotas.ts'
 import { pgReleaseHealth } from './release-health.ts'
 import { pgRetention } from './retention.ts'
 import { postgresPort } from './sql-port.ts'
-import { pgTriage } from './triage.ts'
-import { pgUiReads } from './ui-reads.ts'
-import { pgUserLifecycle } from './user-lifecycle.ts'
 
 /** Connections of the store's pool unless configured (`DATABASE_POOL_SIZE`). */
 export const DEFAULT_POOL_SIZE = 10
@@ -55,23 +55,23 @@ export async function openPostgresStore(
     dialect: 'postgres' as const,
     pool,
     poolSize,
-    ...pgProjects(pool),
+    ...projectQueries(port),
     ...pgIngest(pool),
     ...pgIssues(pool),
-    ...pgAccounts(pool),
+    ...accountQueries(port),
     ...uiSessionQueries(port),
-    ...pgLoginFailures(pool),
-    ...pgUiReads(pool),
-    ...pgQuotas(pool),
-    ...pgOutcomes(pool),
-    ...pgTriage(pool),
-    ...pgAlerts(pool),
-    ...pgAlertOutbox(pool),
+    ...loginFailureQueries(port),
+    ...uiReadQueries(port),
+    ...quotaQueries(port),
+    ...outcomeQueries(port),
+    ...triageQueries(port),
+    ...alertQueries(port),
+    ...alertOutboxQueries(port),
     ...pgReleaseHealth(pool),
     ...pgMonitors(pool),
     ...pgRetention(pool),
-    ...pgLive(pool),
-    ...pgUserLifecycle(pool),
+    ...liveQueries(port),
+    ...userLifecycleQueries(port),
     ...teamQueries(port),
     ...artifactQueries(port),
     changes,

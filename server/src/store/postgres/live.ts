@@ -1,30 +1,4 @@
 import type pg from 'pg'
-import type { LiveEventRow, LiveStore } from '../types.ts'
-import { all } from './db.ts'
-
-/** Live-stream reads on PostgreSQL: by (project, event_id) and by row id, both indexed. */
-export function pgLive(pool: pg.Pool): LiveStore {
-  return {
-    liveEventIds: (projectId, eventIds) =>
-      eventIds.length === 0
-        ? Promise.resolve([])
-        : all<LiveEventRow>(
-            pool,
-            `SELECT id, issue_id AS "issueId", event_id AS "eventId" FROM events
-             WHERE project_id = $1 AND event_id = ANY($2::text[])`,
-            [projectId, [...eventIds]],
-          ),
-    liveEventsAfter: async (projectId, afterId, limit) =>
-      (
-        await all<LiveEventRow>(
-          pool,
-          `SELECT id, issue_id AS "issueId", event_id AS "eventId" FROM events
-           WHERE id > $1 AND project_id = $2 ORDER BY id DESC LIMIT $3`,
-          [afterId, projectId, limit],
-        )
-      ).reverse(),
-  }
-}
 
 /** One stored event to announce to every node. */
 export interface StoredNotice {

@@ -1,6 +1,6 @@
 import type pg from 'pg'
-import { derivedId, ZERO_ID } from '../../crons/ids.ts'
-import { MONITOR_DEFAULTS, type MonitorConfig } from '../../crons/schedule.ts'
+import { derivedId, ZERO_ID } from '../../schedule/ids.ts'
+import { MONITOR_DEFAULTS, type MonitorConfig } from '../../schedule/schedule.ts'
 import { decideCheckIn } from '../checkin-rules.ts'
 import type {
   CheckInRecord,

@@ -1,10 +1,10 @@
 import { afterEach, expect, it } from 'vitest'
 import { createTestDatabase, type TestDatabase } from '../../../test/support/postgres-database.ts'
+import { accountQueries } from '../queries/accounts.ts'
+import { projectQueries } from '../queries/projects.ts'
 import { teamQueries } from '../queries/teams.ts'
-import { pgAccounts } from './accounts.ts'
 import { openPool } from './db.ts'
 import { loadPgMigrations, migratePg } from './migrations.ts'
-import { pgProjects } from './projects.ts'
 import { postgresPort } from './sql-port.ts'
 
 let db: TestDatabase | undefined
@@ -30,14 +30,18 @@ it('a database from before teams: projects go to Default, the first admin runs i
       INSERT INTO api_tokens (user_id, name, token_hash, created_at) VALUES (1, 'ci', 'h', 1);`)
     await migratePg(pool, all)
 
-    const projects = pgProjects(pool)
+    const projects = projectQueries(postgresPort(pool))
     const store = teamQueries(postgresPort(pool))
     expect((await projects.listProjects()).map((p) => [p.slug, p.teamId])).toEqual([['old', 1]])
     expect((await store.listTeams()).map((t) => t.name)).toEqual(['Default'])
     expect((await store.listMembers(1)).map((m) => [m.email, m.role])).toEqual([
       ['first@example.com', 'admin'],
     ])
-    expect((await pgAccounts(pool).findToken('h'))?.scopes).toEqual(['read', 'write', 'admin'])
+    expect((await accountQueries(postgresPort(pool)).findToken('h'))?.scopes).toEqual([
+      'read',
+      'write',
+      'admin',
+    ])
     expect((await store.createTeam('Next', 'next')).id).toBe(2)
     const made = await projects.createProject('New', 'new', 'f'.repeat(32))
     expect(made.project.teamId).toBe(1)

@@ -11,9 +11,17 @@ interface MapRow {
 const toMap = (r: MapRow | undefined): StoredSourceMap | undefined =>
   r === undefined
     ? undefined
-    : { bundleId: r.bundle_id, url: r.url, data: Buffer.from(r.data.buffer, r.data.byteOffset, r.data.byteLength) }
+    : {
+        bundleId: r.bundle_id,
+        url: r.url,
+        data: Buffer.from(r.data.buffer, r.data.byteOffset, r.data.byteLength),
+      }
 
-const list = (values: readonly unknown[]) => join(values.map((v) => sql`${v}`), ', ')
+const list = (values: readonly unknown[]) =>
+  join(
+    values.map((v) => sql`${v}`),
+    ', ',
+  )
 
 /** Rows per delete statement of a chunk list (bound values stay far below both limits). */
 const CHUNK_BATCH = 500
@@ -46,7 +54,8 @@ export function artifactQueries(db: SqlPort): ArtifactStore {
         const rows = await db.all<{ sha1: string; data: Buffer | Uint8Array }>(
           sql`SELECT sha1, data FROM artifact_chunks WHERE team_id = ${teamId} AND sha1 IN (${list(part)})`,
         )
-        for (const r of rows) out.set(r.sha1, Buffer.from(r.data.buffer, r.data.byteOffset, r.data.byteLength))
+        for (const r of rows)
+          out.set(r.sha1, Buffer.from(r.data.buffer, r.data.byteOffset, r.data.byteLength))
       }
       return out
     },
@@ -97,7 +106,9 @@ export function artifactQueries(db: SqlPort): ArtifactStore {
       )
     },
     pruneArtifacts: async (chunkCutoff, bundleCutoff, batch) => {
-      const chunks = await db.run(sql`DELETE FROM artifact_chunks WHERE created_at < ${chunkCutoff}`)
+      const chunks = await db.run(
+        sql`DELETE FROM artifact_chunks WHERE created_at < ${chunkCutoff}`,
+      )
       if (bundleCutoff === undefined) return { chunks, bundles: 0 }
       // Files and links go with their bundle (ON DELETE CASCADE on both backends).
       const bundles = await db.run(

@@ -2,7 +2,7 @@
  * Monitor, environment and run rows as both stores read them, their mapping to the store
  * types, and the schedule columns; shared so the SQLite and PostgreSQL stores cannot differ.
  */
-import { type IntervalUnit, nextRun, type Schedule } from '../../crons/schedule.ts'
+import { type IntervalUnit, nextRun, type Schedule } from '../../schedule/schedule.ts'
 import type { Monitor, MonitorEnvironment, MonitorEnvStatus, RunStatus } from '../monitor-types.ts'
 
 /** A `monitors` row (the same columns on both backends). */

@@ -2,12 +2,12 @@
  * Account link and audit log rows as both stores read them, and their mapping to the store
  * types. Shared so the SQLite and PostgreSQL stores cannot map a column differently.
  */
+import { raw, type Statement, sql } from '../sql/statement.ts'
 import type {
   AccountLink,
   AccountLinkKind,
   AuditActorKind,
   AuditEntry,
-  NewAccountLink,
 } from '../user-lifecycle-types.ts'
 
 /** An `account_links` row as the SQL returns it. */
@@ -25,8 +25,9 @@ export interface AccountLinkRow {
 }
 
 /** The columns of `AccountLinkRow` (the hash is never read back). */
-export const LINK_COLUMNS =
-  'id, kind, email, user_id, is_admin, created_by, created_at, expires_at, used_at, revoked_at'
+export const LINK_COLUMNS = raw(
+  'id, kind, email, user_id, is_admin, created_by, created_at, expires_at, used_at, revoked_at',
+)
 
 /** Maps an `AccountLinkRow` to the store's `AccountLink`. */
 export const toAccountLink = (r: AccountLinkRow): AccountLink => ({
@@ -73,26 +74,8 @@ export function auditCursor(cursor: string | undefined): number | undefined {
 }
 
 /**
- * The last-active-admin rule as one SQL condition on the user row being deactivated (`?`/`$n`
- * placeholders are the caller's): the row is not an admin, or another active admin exists.
+ * The last-active-admin rule as one SQL condition on the user row `otherId` being deactivated:
+ * the row is not an admin, or another active admin exists.
  */
-export const NOT_LAST_ADMIN = (otherId: string) =>
-  `(is_admin = 0 OR EXISTS (SELECT 1 FROM users o WHERE o.is_admin = 1 AND o.deactivated_at IS NULL AND o.id <> ${otherId}))`
-
-/**
- * The parameters of both backends' `account_links` insert, in the column order of
- * `INSERT INTO account_links (kind, token_hash, email, user_id, is_admin, created_by,
- * created_at, expires_at)`, so the order is written once.
- */
-export const accountLinkParams = (
-  l: NewAccountLink,
-): [string, string, string, number | null, number, number | null, number, number] => [
-  l.kind,
-  l.tokenHash,
-  l.email,
-  l.userId,
-  l.isAdmin ? 1 : 0,
-  l.createdBy,
-  l.createdAt,
-  l.expiresAt,
-]
+export const notLastAdmin = (otherId: number): Statement =>
+  sql`(is_admin = 0 OR EXISTS (SELECT 1 FROM users o WHERE o.is_admin = 1 AND o.deactivated_at IS NULL AND o.id <> ${otherId}))`

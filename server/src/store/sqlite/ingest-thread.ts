@@ -1,6 +1,12 @@
 import type { Worker } from 'node:worker_threads'
 import { spawnWorker } from '../../spawn-worker.ts'
-import type { IngestStore, PruneResult, RetentionStore, WriteUnitResult } from '../types.ts'
+import type {
+  IngestStore,
+  PruneResult,
+  RetentionStore,
+  WriteUnit,
+  WriteUnitResult,
+} from '../types.ts'
 import { encodeUnits } from './unit-codec.ts'
 
 /**
@@ -8,10 +14,23 @@ import { encodeUnits } from './unit-codec.ts'
  * one transferred buffer (unit-codec.ts), not cloned objects.
  */
 export type WriterRequest =
-  | { type: 'open'; id: number; db: number; path: string }
+  | { type: 'open'; id: number; db: number; path: string; digestModule?: string | undefined }
   | { type: 'write'; id: number; db: number; units: ArrayBuffer }
   | { type: 'close'; id: number; db: number }
   | { type: 'prune'; id: number; db: number; cutoff: number; limit: number }
+
+/**
+ * The digest the writer thread runs in front of each write of a database opened with a
+ * `digestModule`: the module at that URL, imported on the writer thread, exports this. The
+ * ingest layer provides it (`ingest/digest-on-write.ts`); the store only receives its URL, so
+ * it imports nothing above itself.
+ */
+export interface WriterDigest {
+  writeDigested(
+    units: WriteUnit[],
+    write: (units: WriteUnit[]) => Promise<WriteUnitResult[]>,
+  ): Promise<WriteUnitResult[]>
+}
 
 /** The writer thread's answer to one request: the results, or the error that rolled it back. */
 export type WriterReply =
@@ -84,10 +103,13 @@ function request<T extends Answer>(msg: WriterRequest): Promise<T> {
  * transaction committed, so a 200 still means "on disk". Meanwhile the main thread keeps
  * reading and digesting requests instead of blocking on statements and fsync, and the next
  * group gathers. Reads stay on the main connection (WAL: they see every commit). A writer that
- * dies fails the requests in flight; the next write starts a new one.
+ * dies fails the requests in flight; the next write starts a new one. With `digestModule` (a
+ * module URL exporting {@link WriterDigest}) the thread also digests the units' undigested
+ * events before writing them.
  */
 export function sqliteIngestThread(
   path: string,
+  digestModule?: string,
 ): IngestStore & RetentionStore & { close(): Promise<void> } {
   const db = nextDb++
   let closed = false
@@ -96,7 +118,7 @@ export function sqliteIngestThread(
     if (writer.opened.has(db)) return
     writer.opened.add(db)
     // Fails with the writes queued behind it, which report the error.
-    request({ type: 'open', id: nextId++, db, path }).catch(() => undefined)
+    request({ type: 'open', id: nextId++, db, path, digestModule }).catch(() => undefined)
   }
   ensureOpen()
   return {

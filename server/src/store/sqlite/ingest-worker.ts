@@ -1,14 +1,14 @@
 /**
  * The ingest writer thread (see ingest-thread.ts): holds one connection per open database file
  * and runs each group commit's transaction — statements and fsync — off the main thread, after
- * the digest of the units' undigested events (ingest/digest-on-write.ts).
+ * the digest of the units' undigested events by the digest module the store was opened with
+ * (`WriterDigest`: the ingest layer's ingest/digest-on-write.ts, passed as a URL).
  */
 import { parentPort } from 'node:worker_threads'
-import { writeDigested } from '../../ingest/digest-on-write.ts'
-import type { IngestStore, RetentionStore } from '../types.ts'
+import type { IngestStore, RetentionStore, WriteUnit, WriteUnitResult } from '../types.ts'
 import { openConnection } from './connection.ts'
 import { sqliteIngest } from './ingest.ts'
-import type { WriterReply, WriterRequest } from './ingest-thread.ts'
+import type { WriterDigest, WriterReply, WriterRequest } from './ingest-thread.ts'
 import { sqliteRetention } from './retention.ts'
 import { decodeUnits } from './unit-codec.ts'
 
@@ -16,8 +16,25 @@ const port = parentPort
 if (port === null) throw new Error('ingest-worker.ts runs as a worker thread')
 const stores = new Map<
   number,
-  { close: () => void; ingest: IngestStore; retention: RetentionStore }
+  {
+    close: () => void
+    ingest: IngestStore
+    retention: RetentionStore
+    /** The injected digest (absent: the units arrive digested). */
+    digest: Promise<WriterDigest> | undefined
+  }
 >()
+
+/** Writes units that must arrive digested; one that does not is a wiring error, not data loss. */
+function writeAsSent(
+  units: WriteUnit[],
+  write: (units: WriteUnit[]) => Promise<WriteUnitResult[]>,
+): Promise<WriteUnitResult[]> {
+  if (units.some((u) => u.undigested !== undefined)) {
+    return Promise.reject(new Error('undigested events reached a writer opened without a digest'))
+  }
+  return write(units)
+}
 /** Why a database could not be opened: its writes fail with that, not with "not open". */
 const failedOpens = new Map<number, unknown>()
 
@@ -51,6 +68,10 @@ port.on('message', (msg: WriterRequest) => {
           close: () => db.close(),
           ingest: sqliteIngest(db),
           retention: sqliteRetention(db),
+          digest:
+            msg.digestModule === undefined
+              ? undefined
+              : (import(msg.digestModule) as Promise<WriterDigest>),
         })
       } catch (err) {
         failedOpens.set(msg.db, err)
@@ -75,7 +96,13 @@ port.on('message', (msg: WriterRequest) => {
         return
       }
       // Undigested events are digested here, beside the thread that serves HTTP.
-      writeDigested(decodeUnits(msg.units), store.ingest.write).then(
+      const units = decodeUnits(msg.units)
+      const digest = store.digest
+      const written =
+        digest === undefined
+          ? writeAsSent(units, store.ingest.write)
+          : digest.then((d) => d.writeDigested(units, store.ingest.write))
+      written.then(
         (results) => replyGivingBack({ id: msg.id, results }, msg.units),
         (err: unknown) => replyGivingBack(failure(msg.id, err), msg.units),
       )

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { z } from 'zod'
-import { PUBLIC, SIGNED_IN } from '../../accounts/access.ts'
 import { hashPassword, verifyPassword } from '../../accounts/passwords.ts'
+import { PUBLIC, SIGNED_IN } from '../../http/route-access.ts'
 import type { UiDeps } from '../context.ts'
 import { checkCsrf, csrfInput, LOGIN_CSRF_COOKIE, loginCsrfToken } from '../csrf.ts'
 import { html } from '../html.ts'

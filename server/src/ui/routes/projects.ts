@@ -1,15 +1,10 @@
 import type { FastifyInstance } from 'fastify'
-import {
-  ON_NEW_PROJECT_TEAM,
-  onProject,
-  principalOf,
-  SIGNED_IN,
-  visibleProjects,
-} from '../../accounts/access.ts'
-import { keyJson } from '../../api/format.ts'
+import { principalOf, visibleProjects } from '../../accounts/access.ts'
 import { CreateProject, createProject } from '../../api/projects.ts'
-import { parseInput } from '../../api/validate.ts'
 import { actorOf, recordAudit } from '../../audit/record.ts'
+import { ON_NEW_PROJECT_TEAM, onProject, SIGNED_IN } from '../../http/route-access.ts'
+import { keyJson } from '../../http-kit/format.ts'
+import { parseInput } from '../../http-kit/validate.ts'
 import { DEFAULT_TEAM_ID } from '../../store/team-types.ts'
 import type { ProjectKey } from '../../store/types.ts'
 import { pageContext, projectParam, type UiDeps, viewerOf } from '../context.ts'

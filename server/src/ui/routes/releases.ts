@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { z } from 'zod'
-import { onProject } from '../../accounts/access.ts'
-import { parseInput } from '../../api/validate.ts'
+import { onProject } from '../../http/route-access.ts'
+import { parseInput } from '../../http-kit/validate.ts'
 import {
   type HealthCounts,
   SESSION_CATEGORIES,

@@ -1,17 +1,11 @@
 import type { FastifyInstance } from 'fastify'
 import { z } from 'zod'
-import {
-  actionsIn,
-  INSTANCE_ADMIN,
-  onTeam,
-  principalOf,
-  SIGNED_IN,
-  visibleProjects,
-} from '../../accounts/access.ts'
+import { actionsIn, principalOf, visibleProjects } from '../../accounts/access.ts'
 import { CreateTeam } from '../../accounts/team-schemas.ts'
 import { createTeam, moveProject, removeMember, setMember, teamsOf } from '../../accounts/teams.ts'
-import { parseInput, pathId } from '../../api/validate.ts'
 import { ApiError } from '../../errors.ts'
+import { INSTANCE_ADMIN, onTeam, SIGNED_IN } from '../../http/route-access.ts'
+import { parseInput, pathId } from '../../http-kit/validate.ts'
 import { TEAM_ROLES, type TeamRole } from '../../store/team-types.ts'
 import { pageContext, type UiDeps } from '../context.ts'
 import { html } from '../html.ts'

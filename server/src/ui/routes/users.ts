@@ -1,16 +1,16 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { z } from 'zod'
-import { INSTANCE_ADMIN } from '../../accounts/access.ts'
-import { requireAdmin } from '../../accounts/admin-only.ts'
 import {
   type InviteResult,
   inviteUser,
   revokeInvite,
   setUserActive,
 } from '../../accounts/lifecycle.ts'
-import { parseInput, pathId } from '../../api/validate.ts'
 import { actorOf } from '../../audit/record.ts'
 import { ApiError } from '../../errors.ts'
+import { INSTANCE_ADMIN } from '../../http/route-access.ts'
+import { requireAdmin } from '../../http-kit/admin-only.ts'
+import { parseInput, pathId } from '../../http-kit/validate.ts'
 import { pageContext, type UiDeps, viewerOf } from '../context.ts'
 import { isoTime } from '../format.ts'
 import { html } from '../html.ts'

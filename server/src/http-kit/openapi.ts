@@ -15,8 +15,8 @@ import {
 } from 'fastify-type-provider-zod'
 import type { OpenAPIV3_1 } from 'openapi-types'
 import type { z } from 'zod'
-import { PUBLIC } from '../accounts/access.ts'
 import { ApiError } from '../errors.ts'
+import { PUBLIC } from '../http/route-access.ts'
 
 /** A Fastify scope whose routes declare zod schemas (handlers get the parsed, typed input). */
 export type ApiScope = FastifyInstance<

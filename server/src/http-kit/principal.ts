@@ -1,9 +1,9 @@
 import { timingSafeEqual } from 'node:crypto'
 import type { FastifyRequest } from 'fastify'
-import { hashToken } from '../accounts/tokens.ts'
 import { ApiError } from '../errors.ts'
 import { TOKEN_SCOPES, type TokenScope } from '../store/team-types.ts'
 import type { AccountStore } from '../store/types.ts'
+import { hashToken } from './tokens.ts'
 
 /** Who is calling the management API. */
 export interface Principal {
