@@ -9,7 +9,7 @@ import Fastify, {
 import { installAccessControl } from './accounts/access.ts'
 import { setupAlerts } from './alerts/index.ts'
 import { apiRoutes } from './api/index.ts'
-import { installArtifactMaintenance } from './artifacts/maintenance.ts'
+import { installArtifactMaintenance } from './artifact-bundles/maintenance.ts'
 import type { Config } from './config.ts'
 import { installCronClock } from './crons/plugin.ts'
 import { ApiError, errorStatus } from './errors.ts'
