@@ -144,10 +144,8 @@ async function upload(inst: Instance, out: string): Promise<void> {
 
 /** Posts the envelope once; returns the request's wall time in ms. */
 async function postOnce(inst: Instance, body: string, n: number): Promise<number> {
-  const text = readFileSync(body, 'utf8').replaceAll(
-    'a'.repeat(32),
-    n.toString(16).padStart(32, 'b'),
-  )
+  const old = body === ENVELOPE ? envelopeEventId() : 'a'.repeat(32)
+  const text = readFileSync(body, 'utf8').replaceAll(old, n.toString(16).padStart(32, 'b'))
   const t0 = performance.now()
   const res = await fetch(new URL(inst.target.path, inst.url), { method: 'POST', body: text })
   const ms = performance.now() - t0
