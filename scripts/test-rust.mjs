@@ -8,11 +8,14 @@
 //                                              example app, by wasm-pack), rust-stock, or all)
 //
 // Native steps use the rustup toolchain (~/.cargo/bin). wasm32-unknown-unknown has no prebuilt
-// std here (rustup cannot download targets), so the wasm build uses Debian's rustc-web/cargo-web
-// with std built from source (rust-web-src) and linked by the matching lld; they are installed
-// with apt-get when missing and running as root. wasm-bindgen-cli, pinned to the version in
-// Cargo.lock, and wasm-pack (WASM_PACK_VERSION) are built once into .cache/. Every check counts as one test, cargo's own tests
-// count one each; the totals go to artifacts/results/rust.json.
+// std here (rustup cannot download targets), so the wasm builds are the recipe of
+// docs/rust-sdk.md ("Building for wasm32 on Debian"), whose marked shell blocks this script runs
+// verbatim: Debian's rustc-web/cargo-web, std built from source (rust-web-src), linked by the
+// matching lld (the setup block runs when a package is missing and running as root). So the
+// documented commands are what CI builds with, and cannot drift. wasm-bindgen-cli, pinned to
+// the version in Cargo.lock, and wasm-pack (the version of the doc's tools block) are built once
+// into .cache/. Every check counts as one test, cargo's own tests count one each; the totals go
+// to artifacts/results/rust.json.
 import { spawn, spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { homedir } from 'node:os'
@@ -32,10 +35,34 @@ const stockDriverDir = join(repoRoot, 'conformance', 'drivers', 'rust-stock')
 /** The example application crate (a cdylib depending on the SDK with `web`). */
 const wasmAppDir = join(sdkDir, 'examples', 'wasm-app')
 const wasmAppPkgDir = join(targetDir, 'wasm-app-pkg')
-/** wasm-pack from crates.io (the npm package downloads a binary, which cannot work here). */
-const WASM_PACK_VERSION = '0.15.1'
+const rustDoc = join(repoRoot, 'docs', 'rust-sdk.md')
 
-const WASM_PACKAGES = ['rustc-web', 'cargo-web', 'rust-web-src']
+/**
+ * The shell block of docs/rust-sdk.md after `<!-- <marker>: ... -->`, exactly as written there.
+ * A missing block throws: the doc and this script change together.
+ */
+function docBlock(marker) {
+  const doc = readFileSync(rustDoc, 'utf8')
+  const at = doc.indexOf(`<!-- ${marker}:`)
+  const m = at < 0 ? null : /-->\s*\n```sh\n([\s\S]*?)\n```/.exec(doc.slice(at))
+  if (m?.[1] === undefined) throw new Error(`docs/rust-sdk.md has no \`${marker}\` sh block`)
+  return m[1]
+}
+
+/** wasm-pack from crates.io (the npm package downloads a binary, which cannot work here). */
+const WASM_PACK_VERSION = /cargo install wasm-pack --version (\S+)/.exec(
+  docBlock('wasm tools'),
+)?.[1]
+
+/** The Debian packages the setup block installs by name (lld's name depends on rustc's LLVM). */
+const WASM_PACKAGES = [...docBlock('wasm32 setup').matchAll(/^apt-get install -y ([^"$\n]+)$/gm)]
+  .flatMap((m) => m[1].trim().split(/\s+/))
+  .filter((pkg) => !pkg.startsWith('-'))
+
+/** Runs a block of docs/rust-sdk.md verbatim with bash (-e: the first failing command fails). */
+function runDocBlock(marker, { env = {}, log = live } = {}) {
+  return run('bash', ['-euo', 'pipefail', '-c', docBlock(marker)], { cwd: repoRoot, env, log })
+}
 
 /** rustup's cargo when installed, else whatever `cargo` is on PATH. */
 function nativeCargo() {
@@ -100,35 +127,15 @@ async function wasmToolchain() {
   }
   let absent = missing()
   if (absent.length > 0 && isRoot()) {
-    await run('apt-get', ['update', '-qq'], { env: { DEBIAN_FRONTEND: 'noninteractive' } })
-    await run('apt-get', ['install', '-y', '-qq', ...absent], {
-      env: { DEBIAN_FRONTEND: 'noninteractive' },
-    })
-    // The lld package name depends on rustc-web, which may only just have been installed.
+    await runDocBlock('wasm32 setup', { env: { DEBIAN_FRONTEND: 'noninteractive' } })
     absent = missing()
-    if (absent.length > 0) {
-      await run('apt-get', ['install', '-y', '-qq', ...absent], {
-        env: { DEBIAN_FRONTEND: 'noninteractive' },
-      })
-      absent = missing()
-    }
   }
-  const llvm = debianLlvmMajor()
-  if (absent.length > 0 || llvm === undefined) {
+  if (absent.length > 0 || debianLlvmMajor() === undefined) {
     return {
-      error: `missing Debian packages: ${absent.join(' ') || 'rustc-web'} (apt-get install)`,
+      error: `missing Debian packages: ${absent.join(' ') || 'rustc-web'} (see docs/rust-sdk.md)`,
     }
   }
-  return {
-    cargo: '/usr/bin/cargo',
-    env: {
-      RUSTC: '/usr/bin/rustc',
-      RUSTDOC: '/usr/bin/rustdoc',
-      RUSTC_BOOTSTRAP: '1',
-      CARGO_TARGET_DIR: wasmTargetDir,
-      CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_LINKER: `wasm-ld-${llvm}`,
-    },
-  }
+  return {}
 }
 
 /**
@@ -140,11 +147,15 @@ const WASM_VARIANTS = {
   web: { example: 'wasm_web', target: 'web', outDir: wasmWebPkgDir },
 }
 
-/** Builds examples/<example>.rs for wasm32; resolves to the .wasm path or an error. */
-async function buildWasm(tc, example, log) {
-  const args = ['build', '-Z', 'build-std=std,panic_abort', '--target', 'wasm32-unknown-unknown']
-  args.push('--no-default-features', '--features', 'web', '--example', example)
-  const { code } = await run(tc.cargo, args, { env: tc.env, log })
+/**
+ * Builds the wasm examples for wasm32 with the doc's build block (both at once; a second call
+ * finds them built); resolves to the .wasm path of `example` or an error.
+ */
+async function buildWasm(example, log) {
+  const { code } = await runDocBlock('wasm32 build', {
+    env: { CARGO_TARGET_DIR: wasmTargetDir },
+    log,
+  })
   if (code !== 0) return { error: `wasm32 build failed (exit ${code})` }
   return {
     path: join(wasmTargetDir, 'wasm32-unknown-unknown', 'debug', 'examples', `${example}.wasm`),
@@ -186,7 +197,7 @@ async function buildWasmPkg(variant, log = live) {
   const { example, target, outDir } = WASM_VARIANTS[variant]
   const tc = await wasmToolchain()
   if (tc.error) return { step: 'wasm32-build', ...tc }
-  const [wasm, cli] = await Promise.all([buildWasm(tc, example, log), wasmBindgenCli(log)])
+  const [wasm, cli] = await Promise.all([buildWasm(example, log), wasmBindgenCli(log)])
   if (wasm.error) return { step: 'wasm32-build', ...wasm }
   if (cli.error) return { step: 'wasm-bindgen', ...cli }
   const args = ['--target', target, '--out-dir', outDir, wasm.path]
@@ -199,6 +210,7 @@ async function buildWasmPkg(variant, log = live) {
 
 /** wasm-pack, built once into .cache/ (a debug build, like wasm-bindgen-cli). */
 async function wasmPackCli(log) {
+  if (WASM_PACK_VERSION === undefined) return { error: 'no wasm-pack version in docs/rust-sdk.md' }
   const root = join(cacheDir, `wasm-pack-${WASM_PACK_VERSION}`)
   const bin = join(root, 'bin', 'wasm-pack')
   if (existsSync(bin)) return { path: bin }
@@ -211,10 +223,9 @@ async function wasmPackCli(log) {
 }
 
 /**
- * `wasm-pack build --target web` of examples/wasm-app into target/wasm-app-pkg. wasm-pack
- * runs cargo with Debian's toolchain (`-Z build-std` goes after `--`) and finds the
- * wasm-bindgen CLI of the locked version on PATH (it would otherwise download one). wasm-opt
- * is off in the app's metadata for the same reason.
+ * `wasm-pack build --target web` of examples/wasm-app into target/wasm-app-pkg: the doc's
+ * wasm-pack block, with wasm-pack and the wasm-bindgen CLI of the locked version on PATH (it
+ * would otherwise download one). wasm-opt is off in the app's metadata for the same reason.
  */
 async function buildWasmApp(log = live) {
   const tc = await wasmToolchain()
@@ -222,18 +233,11 @@ async function buildWasmApp(log = live) {
   const [pack, cli] = await Promise.all([wasmPackCli(log), wasmBindgenCli(log)])
   if (pack.error) return { step: 'wasm-pack', ...pack }
   if (cli.error) return { step: 'wasm-pack', ...cli }
-  // --mode force skips wasm-pack's target check, which looks for a prebuilt wasm32 std in
-  // rustc's sysroot (Debian's toolchain builds std from source) or runs `rustup target add`.
-  const args = ['build', '--mode', 'force', '--target', 'web', '--dev']
-  args.push('--out-dir', wasmAppPkgDir, wasmAppDir)
-  args.push('--', '-Z', 'build-std=std,panic_abort')
   const env = {
-    ...tc.env,
-    CARGO: tc.cargo,
     CARGO_TARGET_DIR: join(wasmTargetDir, 'wasm-app'),
-    PATH: `${join(cli.path, '..')}:${process.env.PATH ?? ''}`,
+    PATH: `${join(pack.path, '..')}:${join(cli.path, '..')}:${process.env.PATH ?? ''}`,
   }
-  const { code } = await run(pack.path, args, { cwd: wasmAppDir, env, log })
+  const { code } = await runDocBlock('wasm-pack build', { env, log })
   if (code !== 0) return { step: 'wasm-pack', error: `wasm-pack build failed (exit ${code})` }
   return { path: wasmAppPkgDir }
 }

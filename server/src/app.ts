@@ -14,6 +14,7 @@ import type { Config } from './config.ts'
 import { installCronClock } from './crons/plugin.ts'
 import { ApiError, errorStatus } from './errors.ts'
 import { healthRoutes } from './http/health.ts'
+import { installMethodNotAllowed } from './http/method-not-allowed.ts'
 import { httpServerOptions } from './http/server-options.ts'
 import { dropStaleIngestCaches } from './ingest/cache-invalidation.ts'
 import { DIGEST_ON_WRITE_MODULE, digestingStore } from './ingest/digest-on-write.ts'
@@ -101,6 +102,7 @@ export async function buildApp(
   })
   installAccessControl(app)
   recordRoutes(app)
+  installMethodNotAllowed(app)
   const store = opts.store ?? (await openStore(config, { digestModule: DIGEST_ON_WRITE_MODULE }))
   let baseUrl = config.publicUrl ?? `http://${config.host}:${config.port}`
   const services: Services = {

@@ -81,3 +81,10 @@ export function errorStatus(err: unknown): number {
   const code = (err as { statusCode?: unknown } | null)?.statusCode
   return typeof code === 'number' && code >= 400 && code < 600 ? code : 500
 }
+
+/**
+ * The one 404 of a kind of object (`no such issue`): a missing object and one the caller may not
+ * see (another team's, or another project's under the caller's own project) must answer the
+ * same bytes, so ids cannot be probed for existence. Every lookup that 404s uses this.
+ */
+export const notFound = (what: string): ApiError => new ApiError('not_found', `no such ${what}`)

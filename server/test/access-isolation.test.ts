@@ -17,6 +17,8 @@ import { formBody } from './ui-helpers.ts'
  * cannot escape) is called for team B's objects and must answer 404 exactly as a missing
  * object does (or 403 where the route needs the instance admin), and for team A's objects it
  * must succeed exactly when the permission model allows the caller's role and scope, else 403.
+ * Under team A's own project or team, an object id of another project (team B's, or a second
+ * project of team A) must answer byte for byte what a missing id answers, API and UI alike.
  */
 
 /**
@@ -41,6 +43,8 @@ const TABLE_END = '<!-- end of route access table -->'
 let app: FastifyInstance
 let a: TeamObjects
 let b: TeamObjects
+/** A second project of team A: its objects are visible to A's callers, but not under `a`. */
+let a2: TeamObjects
 let callers: Caller[]
 let base: string
 
@@ -48,6 +52,7 @@ beforeAll(async () => {
   app = await testApp({ testClock: true, cronClockIntervalMs: 0 })
   a = await buildTeam(app, 'alpha')
   b = await buildTeam(app, 'bravo')
+  a2 = await buildTeam(app, 'alpha2', a)
   callers = []
   for (const role of TEAM_ROLES) callers.push(...(await callersFor(app, a.teamId, role)))
   base = await app.listen({ port: 0, host: '127.0.0.1' })
@@ -98,6 +103,13 @@ async function call(
   })
 }
 
+/** Where two bodies part: a few characters of each from the first difference. */
+function divergence(x: string, y: string): string {
+  let i = 0
+  while (i < x.length && x[i] === y[i]) i++
+  return `at ${i}: ${JSON.stringify(x.slice(i, i + 80))} vs ${JSON.stringify(y.slice(i, i + 80))}`
+}
+
 const leaksB = (body: string) =>
   body.includes(b.projectName) || body.includes(b.teamName) || body.includes('bravo-owner')
 
@@ -146,6 +158,42 @@ describe("team A's callers and team B's objects", () => {
       }
     }
     expect(problems).toEqual([])
+  }, 300_000)
+
+  it("under team A's own project, another project's object answers as a missing one", async () => {
+    const problems: string[] = []
+    let compared = 0
+    const widest = callers.filter((c) => c.scope === undefined || c.scope === 'admin')
+    for (const route of callable(true)) {
+      const located =
+        'on' in route.access && 'param' in route.access.on ? route.access.on.param : undefined
+      // The path's object ids beyond the one access is decided on, and those of body or query.
+      const params = [...route.url.matchAll(/:([A-Za-z]+)/g)].map((m) => m[1] as string)
+      const objects = [...params.filter((p) => p !== located), ...(route.spec.objectIds ?? [])]
+      const ownsObjects = route.access.need !== 'instance:admin' && route.access.need !== 'public'
+      if (!ownsObjects || objects.length === 0 || route.spec.noTeamObject !== undefined) continue
+      // A second project of team A shares the team's members: another team's only, there.
+      for (const other of located === 'teamId' ? [b] : [b, a2]) {
+        const pick = (from: Ids) => Object.fromEntries(objects.map((o) => [o, from[o] as string]))
+        for (const caller of widest) {
+          const res = await call(route, caller, { ...idsOf(a), ...pick(idsOf(other)) })
+          const gone = await call(route, caller, { ...idsOf(a), ...pick(MISSING) })
+          const where = `${key(route)} with ${other.projectName}'s ${objects.join(', ')} as ${caller.label}`
+          compared++
+          if (res.statusCode !== gone.statusCode || res.body !== gone.body)
+            problems.push(
+              `${where}: ${res.statusCode} ≠ missing ${gone.statusCode}, ${divergence(res.body, gone.body)}`,
+            )
+          // A caller who may act must reach the object lookup (not a 403 or 400 for both).
+          const want = route.spec.missingStatus ?? 404
+          if (caller.label === 'admin (session)' && gone.statusCode !== want)
+            problems.push(`${where}: missing answers ${gone.statusCode}, want ${want}`)
+        }
+      }
+    }
+    expect(problems).toEqual([])
+    // Every UI and API route with an object id under a project or team was compared.
+    expect(compared).toBeGreaterThan(100)
   }, 300_000)
 
   it('lists show only team A', async () => {

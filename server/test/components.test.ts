@@ -127,7 +127,7 @@ describe('component DSNs', () => {
     await mintKey('x'.repeat(32))
     await mintKey('hosted-app-2')
     const dup = await mint('hosted-app-2')
-    expect(dup.statusCode).toBe(400)
+    expect(dup.statusCode).toBe(409)
     expect(dup.json<{ detail: string }>().detail).toMatch(
       /unique among the project's active keys: "hosted-app-2"/,
     )

@@ -102,7 +102,7 @@ describe('teams and members', () => {
       email: 'ghost@example.com',
       role: 'viewer',
     })
-    expect(unknown.statusCode).toBe(400)
+    expect(unknown.statusCode).toBe(404)
     expect(unknown.json<{ detail: string }>().detail).toMatch(/no user with the e-mail/)
 
     const demoteSelf = await lead_.put(`/api/0/teams/${team}/members/`, {

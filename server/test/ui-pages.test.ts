@@ -76,8 +76,9 @@ describe('settings', () => {
     expect(worker).toBeDefined()
     expect(page.body).toContain(worker?.dsn)
 
+    // A label in use is a conflict (409): the settings page again, saying why.
     const again = await ui.post(`/projects/${p.id}/settings/keys`, { label: 'worker' })
-    expect(again.statusCode).toBe(400)
+    expect(again.statusCode).toBe(409)
     expect(again.body).toContain('class="flash error"')
 
     const revoked = await ui.post(`/projects/${p.id}/settings/keys/${worker?.id}/revoke`, {})

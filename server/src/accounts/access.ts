@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { ApiError } from '../errors.ts'
+import { ApiError, notFound } from '../errors.ts'
 import { ACTIONS, type Action, allows } from '../http/permissions.ts'
 import { type Access, type Locator, PUBLIC } from '../http/route-access.ts'
 import type { Principal } from '../http-kit/principal.ts'
@@ -23,7 +23,6 @@ const field = (obj: unknown, name: string): unknown =>
  */
 type Target = { teamId: number; hidden: ApiError } | { missing: ApiError }
 
-const notFound = (what: string) => new ApiError('not_found', `no such ${what}`)
 const missing = (what: string): Target => ({ missing: notFound(what) })
 const found = (teamId: number, what: string): Target => ({ teamId, hidden: notFound(what) })
 

@@ -53,10 +53,7 @@ export async function setMember(
 ): Promise<TeamMember> {
   const user = await store.findUserByEmail(email)
   if (user === undefined)
-    throw new ApiError(
-      'bad_request',
-      `there is no user with the e-mail ${email}: invite them first`,
-    )
+    throw new ApiError('not_found', `there is no user with the e-mail ${email}: invite them first`)
   const members = await store.listMembers(teamId)
   const before = members.find((m) => m.userId === user.id)
   if (before?.role === role) return before

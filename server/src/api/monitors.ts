@@ -20,6 +20,7 @@ import type {
 } from '../store/monitor-types.ts'
 import type { Store } from '../store/types.ts'
 import { Cursor } from './cursor.ts'
+import { Instant } from './time-range.ts'
 
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString())
 
@@ -87,7 +88,7 @@ export const CheckInQuery = z
   .describe('query')
 
 /** Query of the test-only clock route: the time to process (ISO 8601 or Unix ms/seconds). */
-const TickQuery = z.object({ now: z.string().max(40).optional() }).describe('query')
+const TickQuery = z.object({ now: Instant.optional() }).describe('query')
 
 const MonitorParams = z.object({ projectId: PathId, slug: z.string().max(64) })
 
@@ -105,14 +106,6 @@ const TickJson = z.object({
   recorded: z.number().int(),
   events: z.array(z.string()),
 })
-
-function instant(raw: string | undefined): number | undefined {
-  if (raw === undefined) return undefined
-  const n = /^\d+(\.\d+)?$/.test(raw) ? Number(raw) : Number.NaN
-  const ms = Number.isFinite(n) ? (n > 1e11 ? n : n * 1000) : Date.parse(raw)
-  if (!Number.isFinite(ms)) throw new ApiError('bad_request', 'now: expected an ISO 8601 time')
-  return ms
-}
 
 /**
  * Cron monitor routes: `GET /api/0/projects/{id}/monitors/` (schedule, time zone, status and
@@ -220,7 +213,7 @@ export async function monitorRoutes(app: ApiScope, deps: { store: Store }): Prom
     },
     async (req) => {
       if (req.principal?.isAdmin !== true) throw new ApiError('forbidden', 'admins only')
-      const r = await app.cronClock.tick(instant(req.query.now))
+      const r = await app.cronClock.tick(req.query.now)
       return { held: r.held, now: iso(r.now), recorded: r.recorded, events: r.events }
     },
   )

@@ -9,10 +9,19 @@ export const MAX_BUCKETS = 93 * 24
 /** Latest time a query may name: 9999-12-31T23:59:59.999Z. */
 const MAX_TIME_MS = 253_402_300_799_999
 
+/**
+ * What the document promises {@link Instant} accepts: Unix seconds or ms (up to 14 digits) or an
+ * ISO 8601 date or time from 1971 to 9989 (so no offset takes it outside the accepted range).
+ * The parser accepts a little more (`Date.parse`); everything the pattern admits is accepted.
+ */
+const INSTANT_PATTERN =
+  '^(\\d{1,14}(\\.\\d{1,6})?|(197[1-9]|19[89]\\d|[2-8]\\d{3}|9[0-8]\\d{2}|99[0-8]\\d)-(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])(T([01]\\d|2[0-3]):[0-5]\\d(:[0-5]\\d(\\.\\d{1,3})?)?(Z|[+-]([01]\\d|2[0-3]):[0-5]\\d)?)?)$'
+
 /** A query time, ISO 8601 or Unix seconds (ms when > 1e11), parsed to epoch ms. */
 export const Instant = z
   .string()
   .max(40)
+  .meta({ pattern: INSTANT_PATTERN, minLength: 1 })
   .transform((s, ctx) => {
     const n = /^\d+(\.\d+)?$/.test(s) ? Number(s) : Number.NaN
     const ms = Number.isFinite(n) ? (n > 1e11 ? n : n * 1000) : Date.parse(s)

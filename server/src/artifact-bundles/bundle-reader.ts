@@ -92,16 +92,26 @@ async function readZip(zip: Buffer): Promise<Map<string, Buffer>> {
       }
       const size = entry.uncompressedSize
       if (size > ARTIFACT_LIMITS.maxFileBytes) {
-        fail(new BundleError(`file ${name}: ${size} bytes, more than the ${ARTIFACT_LIMITS.maxFileBytes} allowed`))
+        fail(
+          new BundleError(
+            `file ${name}: ${size} bytes, more than the ${ARTIFACT_LIMITS.maxFileBytes} allowed`,
+          ),
+        )
         return
       }
       total += size
       if (total > ARTIFACT_LIMITS.maxTotalBytes) {
-        fail(new BundleError(`the bundle unpacks to more than ${ARTIFACT_LIMITS.maxTotalBytes} bytes`))
+        fail(
+          new BundleError(`the bundle unpacks to more than ${ARTIFACT_LIMITS.maxTotalBytes} bytes`),
+        )
         return
       }
       if (size > 1024 * 1024 && size > entry.compressedSize * ARTIFACT_LIMITS.maxRatio) {
-        fail(new BundleError(`file ${name}: compression ratio over ${ARTIFACT_LIMITS.maxRatio}:1 (a zip bomb?)`))
+        fail(
+          new BundleError(
+            `file ${name}: compression ratio over ${ARTIFACT_LIMITS.maxRatio}:1 (a zip bomb?)`,
+          ),
+        )
         return
       }
       file.openReadStream(entry, (err, stream) => {
@@ -139,7 +149,9 @@ function checkSourceMap(name: string, bytes: Buffer): string | null {
     try {
       new TraceMap(json as unknown as ConstructorParameters<typeof TraceMap>[0])
     } catch (err) {
-      throw new BundleError(`file ${name}: the source map does not parse (${(err as Error).message})`)
+      throw new BundleError(
+        `file ${name}: the source map does not parse (${(err as Error).message})`,
+      )
     }
   }
   return normalizeDebugId(json['debugId'] ?? json['debug_id'])
@@ -179,12 +191,17 @@ export async function readArtifactBundle(bundle: Buffer): Promise<ArtifactFileTo
   const out: ArtifactFileToStore[] = []
   let ord = 0
   for (const [path, meta] of Object.entries(files)) {
-    if (!isObj(meta)) throw new BundleError(`manifest.json: entry ${path.slice(0, 200)} is not an object`)
+    if (!isObj(meta))
+      throw new BundleError(`manifest.json: entry ${path.slice(0, 200)} is not an object`)
     const bytes = entries.get(path)
-    if (bytes === undefined) throw new BundleError(`file ${path.slice(0, 200)}: listed in manifest.json but not in the ZIP`)
+    if (bytes === undefined)
+      throw new BundleError(
+        `file ${path.slice(0, 200)}: listed in manifest.json but not in the ZIP`,
+      )
     const type = meta['type']
     const url = meta['url']
-    if (typeof type !== 'string' || type.length > 64) throw new BundleError(`file ${path}: no "type"`)
+    if (typeof type !== 'string' || type.length > 64)
+      throw new BundleError(`file ${path}: no "type"`)
     if (typeof url !== 'string' || url === '' || url.length > MAX_URL) {
       throw new BundleError(`file ${path}: no "url" (or longer than ${MAX_URL} characters)`)
     }

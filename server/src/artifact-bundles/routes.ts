@@ -3,10 +3,10 @@ import { gunzipSync } from 'node:zlib'
 import multipart from '@fastify/multipart'
 import { z } from 'zod'
 import { principalOf } from '../accounts/access.ts'
+import { ApiError } from '../errors.ts'
 import { onOrg, SIGNED_IN } from '../http/route-access.ts'
 import type { ApiScope } from '../http-kit/openapi.ts'
 import { ErrorBody, errorResponses } from '../http-kit/schemas.ts'
-import { ApiError } from '../errors.ts'
 import type { SourceMapResolver } from '../ingest/source-maps/resolver.ts'
 import type { Store } from '../store/types.ts'
 import { BundleError, readArtifactBundle } from './bundle-reader.ts'
@@ -193,7 +193,10 @@ export async function artifactRoutes(
             }
             const data = part.fieldname === 'file_gzip' ? gunzip(body, sha1) : body
             if (data.length > ARTIFACT_LIMITS.chunkSize) {
-              throw new ApiError('too_large', `chunk ${sha1}: over ${ARTIFACT_LIMITS.chunkSize} bytes`)
+              throw new ApiError(
+                'too_large',
+                `chunk ${sha1}: over ${ARTIFACT_LIMITS.chunkSize} bytes`,
+              )
             }
             const actual = createHash('sha1').update(data).digest('hex')
             if (actual !== sha1) {
@@ -319,7 +322,11 @@ function asApiError(err: unknown): ApiError {
   if (err instanceof ApiError) return err
   const code = (err as { code?: string }).code ?? ''
   const status = (err as { statusCode?: number }).statusCode
-  if (code === 'FST_REQ_FILE_TOO_LARGE' || code === 'FST_FILES_LIMIT' || code === 'FST_PARTS_LIMIT') {
+  if (
+    code === 'FST_REQ_FILE_TOO_LARGE' ||
+    code === 'FST_FILES_LIMIT' ||
+    code === 'FST_PARTS_LIMIT'
+  ) {
     return new ApiError(
       'too_large',
       `over the chunk limits (${ARTIFACT_LIMITS.chunksPerRequest} chunks of ${ARTIFACT_LIMITS.chunkSize} bytes per request)`,

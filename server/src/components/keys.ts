@@ -29,14 +29,14 @@ export async function createComponentKey(
     throw new ApiError('bad_request', problem ?? 'label is required')
   const active = await deps.store.listKeys(projectId)
   if (active.some((k) => k.revokedAt === null && k.component === label))
-    throw new ApiError('bad_request', duplicateLabel(label))
+    throw new ApiError('conflict', duplicateLabel(label))
   try {
     const key = await deps.store.createKey(projectId, label, label, newPublicKey())
     deps.keys.invalidate()
     return key
   } catch (err) {
     // Two requests raced past the check above: the partial unique index decided.
-    if (isUniqueViolation(err)) throw new ApiError('bad_request', duplicateLabel(label))
+    if (isUniqueViolation(err)) throw new ApiError('conflict', duplicateLabel(label))
     throw err
   }
 }

@@ -5,6 +5,9 @@ export const MAX_LABEL_LENGTH = 32
 export const LABEL_RULES =
   "1–32 characters: lowercase letters a–z, digits and dashes, starting with a letter and not ending with a dash, unique among the project's active keys"
 
+/** The shape rules of {@link labelProblem} as one pattern, for the OpenAPI document. */
+export const LABEL_PATTERN = `^[a-z]([a-z0-9-]{0,${MAX_LABEL_LENGTH - 2}}[a-z0-9])?$`
+
 /**
  * Checks the shape of a component label; returns why it is refused (naming the broken rule),
  * or undefined when it is acceptable. Uniqueness is checked by the store.

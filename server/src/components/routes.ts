@@ -5,6 +5,7 @@ import { keyJson } from '../http-kit/format.ts'
 import type { ApiScope } from '../http-kit/openapi.ts'
 import {
   bodyErrorResponses,
+  ErrorBody,
   errorResponses,
   KeyJson,
   PathId,
@@ -12,11 +13,17 @@ import {
 } from '../http-kit/schemas.ts'
 import type { Services } from '../services.ts'
 import { createComponentKey, revokeProjectKey } from './keys.ts'
-import { LABEL_RULES } from './labels.ts'
+import { LABEL_PATTERN, LABEL_RULES, MAX_LABEL_LENGTH } from './labels.ts'
 
 /** Body of minting a component key; the label rules themselves live in `labels.ts`. */
 const CreateKey = z
-  .object({ label: z.string({ error: 'label is required' }).describe(LABEL_RULES) })
+  .object({
+    label: z
+      .string({ error: 'label is required' })
+      .describe(LABEL_RULES)
+      // The document states the rules `labelProblem` checks (which words the 400 itself).
+      .meta({ pattern: LABEL_PATTERN, minLength: 1, maxLength: MAX_LABEL_LENGTH }),
+  })
   .describe('key')
 
 /**
@@ -35,7 +42,11 @@ export async function componentRoutes(
         summary: `Mint a component DSN labelled {label}; label rules: ${LABEL_RULES}`,
         params: ProjectParams,
         body: CreateKey,
-        response: { 201: KeyJson, ...bodyErrorResponses },
+        response: {
+          201: KeyJson,
+          ...bodyErrorResponses,
+          409: ErrorBody.describe('The label is in use by an active key'),
+        },
       },
     },
     async (req, reply) => {

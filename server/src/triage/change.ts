@@ -5,8 +5,28 @@ import type { Issue, IssueChange, Store } from '../store/types.ts'
 
 const MINUTES_PER_YEAR = 525_600
 
+const IGNORE_FIELDS = ['ignore_until', 'ignore_duration', 'ignore_count'] as const
+
+/**
+ * The combinations {@link toIssueChange} refuses, written as JSON Schema for the document
+ * (zod checks the fields; `toIssueChange` words the 400): something to change (`status` or
+ * `reviewed`), ignore conditions only with `"status": "ignored"`, not both ways of timing it.
+ */
+const UPDATE_RULES = {
+  allOf: [
+    { anyOf: [{ required: ['status'] }, { required: ['reviewed'] }] },
+    {
+      anyOf: [
+        { not: { anyOf: IGNORE_FIELDS.map((f) => ({ required: [f] })) } },
+        { required: ['status'], properties: { status: { const: 'ignored' } } },
+      ],
+    },
+    { not: { required: ['ignore_until', 'ignore_duration'] } },
+  ],
+}
+
 /** Body of `PUT /api/0/issues/{id}/`: a status, ignore conditions, the reviewed mark. */
-export const IssueUpdate = z.strictObject({
+const IssueFields = {
   status: z.enum(['unresolved', 'resolved', 'ignored']).optional(),
   /** With `ignored`: ignore until this time (ISO 8601 with offset), then back to For review. */
   ignore_until: z.iso.datetime({ offset: true }).optional(),
@@ -16,12 +36,15 @@ export const IssueUpdate = z.strictObject({
   ignore_count: z.number().int().min(1).max(1_000_000_000).optional(),
   /** true takes the issue out of For review; false puts it back (if unresolved). */
   reviewed: z.boolean().optional(),
-})
+}
+
+/** Body of `PUT /api/0/issues/{id}/`: a status, ignore conditions, the reviewed mark. */
+export const IssueUpdate = z.strictObject(IssueFields).meta(UPDATE_RULES)
 
 /** Body of the bulk `PUT /api/0/projects/{id}/issues/`: the same change for many issues. */
-export const BulkIssueUpdate = IssueUpdate.extend({
-  ids: z.array(z.number().int().positive()).min(1).max(1000),
-})
+export const BulkIssueUpdate = z
+  .strictObject({ ...IssueFields, ids: z.array(z.number().int().positive()).min(1).max(1000) })
+  .meta(UPDATE_RULES)
 
 /** A parsed update body. */
 export type IssueUpdateBody = z.output<typeof IssueUpdate>

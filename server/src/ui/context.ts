@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify'
 import { actionsIn, visibleProjects } from '../accounts/access.ts'
-import { ApiError } from '../errors.ts'
+import { ApiError, notFound } from '../errors.ts'
 import { ACTIONS, allows } from '../http/permissions.ts'
 import type { Principal } from '../http-kit/principal.ts'
 import type { Services } from '../services.ts'
@@ -68,6 +68,6 @@ export async function projectParam(deps: UiDeps, params: unknown): Promise<Proje
   const raw = (params as Record<string, string | undefined>)['projectId'] ?? ''
   const id = /^\d{1,15}$/.test(raw) ? Number(raw) : Number.NaN
   const project = Number.isSafeInteger(id) ? await deps.services.store.getProject(id) : undefined
-  if (project === undefined) throw new ApiError('not_found', 'There is no such project.')
+  if (project === undefined) throw notFound('project')
   return project
 }

@@ -3,7 +3,7 @@
  * the pages do not depend on where the triage functions live (`server/src/triage/`).
  */
 
-import { ApiError } from '../errors.ts'
+import { notFound } from '../errors.ts'
 import type { Services } from '../services.ts'
 import type { Issue, IssueFilter } from '../store/types.ts'
 import { updateIssues } from '../triage/change.ts'
@@ -83,8 +83,7 @@ export function triage(services: Services) {
     /** Applies an action to one issue of a project (404 when it is another project's). */
     act: async (projectId: number, issueId: number, action: TriageAction, opts?: IgnoreOptions) => {
       const updated = await updateIssues(store, projectId, [issueId], updateFor(action, opts))
-      if (updated.length === 0)
-        throw new ApiError('not_found', 'There is no such issue in this project.')
+      if (updated.length === 0) throw notFound('issue')
       return updated
     },
     /** Applies an action to those of the issues that belong to the project. */

@@ -22,6 +22,14 @@ export interface RouteSpec {
   rawBody?: () => { contentType: string; payload: Buffer }
   /** A Server-Sent Events stream: an allowed call is checked over a socket, headers only. */
   stream?: true
+  /**
+   * Ids of the request's body or query that name an object under the located project or team
+   * (the path's own object ids are found from the URL): the mixed pass swaps them for another
+   * project's.
+   */
+  objectIds?: string[]
+  /** What a missing object answers when it is not a 404 (a bulk action skips unknown ids). */
+  missingStatus?: number
   /** Never called in the isolation pass, with the reason (it touches no team's object). */
   noTeamObject?: string
 }
@@ -118,9 +126,6 @@ export const SPECS: Record<string, RouteSpec> = {
   },
   'PUT /api/0/projects/:projectId/': { body: () => ({ quota: null }) },
   'PUT /api/0/projects/:projectId/team/': { body: (ids) => ({ team_id: ids['teamId'] }) },
-  'PUT /api/0/projects/:projectId/issues/': {
-    body: (ids) => ({ ids: [ids['issueId']], status: 'resolved' }),
-  },
   'PUT /api/0/issues/:issueId/': { body: () => ({ status: 'resolved' }) },
   'POST /api/0/projects/:projectId/alert-rules/': {
     body: () => ({
@@ -146,7 +151,15 @@ export const SPECS: Record<string, RouteSpec> = {
   'POST /projects': { body: (ids) => ({ name: `made ${next()}`, team: String(ids['teamId']) }) },
   'POST /projects/:projectId/issues/bulk': {
     body: (ids) => ({ action: 'resolve', issue: String(ids['issueId']) }),
+    objectIds: ['issueId'],
+    missingStatus: 303,
   },
+  'PUT /api/0/projects/:projectId/issues/': {
+    body: (ids) => ({ ids: [ids['issueId']], status: 'resolved' }),
+    objectIds: ['issueId'],
+    missingStatus: 200,
+  },
+  'GET /issues/:issueId': { query: (ids) => `event=${ids['eventId']}`, objectIds: ['eventId'] },
   'POST /issues/:issueId/action': { body: () => ({ action: 'resolve' }) },
   'POST /projects/:projectId/settings/keys': { body: () => ({ label: `ui-${next()}` }) },
   'POST /projects/:projectId/settings/keys/:keyId/revoke': {

@@ -70,12 +70,22 @@ async function api(app: FastifyInstance, method: 'POST' | 'PUT', url: string, pa
   return ok(await app.inject({ method, url, headers: ADMIN, payload: payload as object }), url)
 }
 
-/** A team with a project holding one of everything, made by the instance admin token. */
-export async function buildTeam(app: FastifyInstance, name: string): Promise<TeamObjects> {
-  const team = (await api(app, 'POST', '/api/0/teams/', { name: `${name} team` })).json<{
-    id: number
-    slug: string
-  }>()
+/**
+ * A team with a project holding one of everything, made by the instance admin token; with
+ * `inTeam`, a second such project in that existing team (its objects are another project's).
+ */
+export async function buildTeam(
+  app: FastifyInstance,
+  name: string,
+  inTeam?: TeamObjects,
+): Promise<TeamObjects> {
+  const team =
+    inTeam === undefined
+      ? (await api(app, 'POST', '/api/0/teams/', { name: `${name} team` })).json<{
+          id: number
+          slug: string
+        }>()
+      : { id: inTeam.teamId, slug: inTeam.org }
   const projectName = `${name}-project-marker`
   const p = (
     await api(app, 'POST', '/api/0/projects/', { name: projectName, team_id: team.id })
@@ -108,7 +118,7 @@ export async function buildTeam(app: FastifyInstance, name: string): Promise<Tea
         'check_in',
         {
           check_in_id: crypto.randomUUID().replaceAll('-', ''),
-          monitor_slug: 'nightly',
+          monitor_slug: `${name}-nightly`,
           status: 'ok',
           monitor_config: { schedule: { type: 'crontab', value: '0 * * * *' } },
         },
@@ -142,13 +152,13 @@ export async function buildTeam(app: FastifyInstance, name: string): Promise<Tea
     teamId: team.id,
     org: team.slug,
     projectSlug: p.slug,
-    teamName: `${name} team`,
+    teamName: inTeam?.teamName ?? `${name} team`,
     projectId: p.id,
     projectName,
     key,
     issueId,
     eventId,
-    slug: 'nightly',
+    slug: `${name}-nightly`,
     release,
     keyId,
     ruleId,

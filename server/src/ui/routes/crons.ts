@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { z } from 'zod'
 import { monitorJson } from '../../api/monitors.ts'
-import { ApiError } from '../../errors.ts'
+import { notFound } from '../../errors.ts'
 import { onProject } from '../../http/route-access.ts'
 import { parseInput } from '../../http-kit/validate.ts'
 import type { Schedule } from '../../schedule/schedule.ts'
@@ -115,7 +115,7 @@ export async function cronRoutes(app: FastifyInstance, deps: UiDeps): Promise<vo
       const project = await projectParam(deps, req.params)
       const slug = (req.params as { slug?: string }).slug ?? ''
       const monitor = await store.getMonitor(project.id, slug)
-      if (monitor === undefined) throw new ApiError('not_found', 'There is no such monitor.')
+      if (monitor === undefined) throw notFound('monitor')
       const q = parseInput(DetailQuery, req.query, 'query')
       const env = q.environment === '' ? undefined : q.environment
       const [ctx, page] = await Promise.all([
@@ -165,7 +165,7 @@ export async function cronRoutes(app: FastifyInstance, deps: UiDeps): Promise<vo
       const event = /^[0-9a-f]{32}$/.test(eventId)
         ? await store.getEvent(project.id, eventId)
         : undefined
-      if (event === undefined) throw new ApiError('not_found', 'There is no such event (yet).')
+      if (event === undefined) throw notFound('event')
       return reply.redirect(`/issues/${event.issueId}?event=${event.eventId}`, 303)
     },
   )

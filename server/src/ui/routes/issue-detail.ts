@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { z } from 'zod'
-import { ApiError } from '../../errors.ts'
+import { notFound } from '../../errors.ts'
 import { onIssue, onProject } from '../../http/route-access.ts'
 import { parseInput, pathId } from '../../http-kit/validate.ts'
 import type { Issue, StoredEvent } from '../../store/types.ts'
@@ -137,7 +137,7 @@ export async function issueDetailRoutes(app: FastifyInstance, deps: UiDeps): Pro
   const { store } = deps.services
   const findIssue = async (params: unknown) => {
     const issue = await store.getIssue(pathId(params, 'issueId'))
-    if (issue === undefined) throw new ApiError('not_found', 'There is no such issue.')
+    if (issue === undefined) throw notFound('issue')
     return issue
   }
 
@@ -152,8 +152,7 @@ export async function issueDetailRoutes(app: FastifyInstance, deps: UiDeps): Pro
       let event: StoredEvent | undefined
       if (q.event !== undefined) {
         event = await store.getEvent(issue.projectId, q.event)
-        if (event?.issueId !== issue.id)
-          throw new ApiError('not_found', 'This issue has no such event.')
+        if (event?.issueId !== issue.id) throw notFound('event')
       } else {
         event = (await store.listIssueEvents(issue.id, { limit: 1 })).events[0]
       }
@@ -202,8 +201,8 @@ ${actions(ctx, issue)}</div>
     { config: { access: onProject('project:read') } },
     async (req, reply) => {
       const issue = await findIssue(req.params)
-      if (issue.projectId !== pathId(req.params, 'projectId'))
-        throw new ApiError('not_found', 'There is no such issue in this project.')
+      // Another project's issue answers exactly as a missing one (no existence probe).
+      if (issue.projectId !== pathId(req.params, 'projectId')) throw notFound('issue')
       return reply.redirect(`/issues/${issue.id}`, 303)
     },
   )

@@ -188,8 +188,9 @@ ${rulesSection(ctx, project, rules)}
     try {
       await fn()
     } catch (err) {
-      if (err instanceof ApiError && err.status === 400) {
-        return render(req, reply, project, { text: err.message, error: true }, 400)
+      // Bad input, or a label already in use (409): the form again, saying why.
+      if (err instanceof ApiError && (err.status === 400 || err.status === 409)) {
+        return render(req, reply, project, { text: err.message, error: true }, err.status)
       }
       throw err
     }

@@ -3,7 +3,7 @@ import { z } from 'zod'
 import { actionsIn, principalOf, visibleProjects } from '../../accounts/access.ts'
 import { CreateTeam } from '../../accounts/team-schemas.ts'
 import { createTeam, moveProject, removeMember, setMember, teamsOf } from '../../accounts/teams.ts'
-import { ApiError } from '../../errors.ts'
+import { notFound } from '../../errors.ts'
 import { INSTANCE_ADMIN, onTeam, SIGNED_IN } from '../../http/route-access.ts'
 import { parseInput, pathId } from '../../http-kit/validate.ts'
 import { TEAM_ROLES, type TeamRole } from '../../store/team-types.ts'
@@ -59,7 +59,7 @@ export async function teamPageRoutes(app: FastifyInstance, deps: UiDeps): Promis
     async (req, reply) => {
       const teamId = pathId(req.params, 'teamId')
       const team = await store.getTeam(teamId)
-      if (team === undefined) throw new ApiError('not_found', 'no such team')
+      if (team === undefined) throw notFound('team')
       const principal = principalOf(req)
       const ctx = await pageContext(deps, req, 'account')
       const can = await actionsIn(store, principal, teamId)

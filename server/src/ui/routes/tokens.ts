@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { z } from 'zod'
 import { actorOf, recordAudit } from '../../audit/record.ts'
-import { ApiError } from '../../errors.ts'
+import { ApiError, notFound } from '../../errors.ts'
 import { SIGNED_IN } from '../../http/route-access.ts'
 import { hashToken, newToken } from '../../http-kit/tokens.ts'
 import { parseInput, pathId } from '../../http-kit/validate.ts'
@@ -90,7 +90,7 @@ export async function tokenRoutes(app: FastifyInstance, deps: UiDeps): Promise<v
       const userId = userOf(req)
       const tokenId = pathId(req.params, 'tokenId')
       const ok = await store.revokeToken(userId, tokenId)
-      if (!ok) throw new ApiError('not_found', 'There is no such active token.')
+      if (!ok) throw notFound('token')
       await recordAudit(store, actorOf(viewerOf(req)), 'token.revoke', {
         target: `token:${tokenId}`,
       })
