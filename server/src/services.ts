@@ -3,6 +3,7 @@ import type { PrincipalSource } from './http-kit/principal.ts'
 import type { DigestPool } from './ingest/digest-pool.ts'
 import type { KeyResolver } from './ingest/keys.ts'
 import type { QuotaGate } from './ingest/quota.ts'
+import type { SourceMapResolver } from './ingest/source-maps/resolver.ts'
 import type { LiveBus } from './live/bus.ts'
 import type { Metrics } from './metrics/registry.ts'
 import type { GroupCommitter } from './store/group-commit.ts'
@@ -31,6 +32,8 @@ export interface Services {
   setBaseUrl: (url: string) => void
   /** The Prometheus instruments (`/metrics`); undefined with `METRICS_ENABLED=0`. */
   metrics: Metrics | undefined
+  /** Source maps for JavaScript frames: resolved at ingest and on the issue page. */
+  sourceMaps: SourceMapResolver
   /** Extra ways to authenticate management requests (the UI's session cookie). */
   principalSources: PrincipalSource[]
 }

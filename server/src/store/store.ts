@@ -5,6 +5,7 @@
  */
 import type { AccountStore, LoginFailureStore, UiSessionStore } from './account-store.ts'
 import type { AlertOutboxStore, AlertStore } from './alert-store.ts'
+import type { ArtifactStore } from './artifact-types.ts'
 import type { ChangeFeed } from './change-feed.ts'
 import type { IngestStore } from './ingest-store.ts'
 import type { IssueStore, TriageStore } from './issue-store.ts'
@@ -42,7 +43,8 @@ export interface Store
     AuditStore,
     TeamStore,
     PrivacyStore,
-    IssueSearchStore {
+    IssueSearchStore,
+    ArtifactStore {
   readonly dialect: 'sqlite' | 'postgres'
   /** Configuration changes of every node, for the caches (change-feed.ts). */
   readonly changes: ChangeFeed

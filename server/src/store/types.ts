@@ -5,6 +5,7 @@
  */
 export * from './account-store.ts'
 export * from './alert-store.ts'
+export * from './artifact-types.ts'
 export * from './ingest-store.ts'
 export * from './issue-store.ts'
 export * from './live-store.ts'

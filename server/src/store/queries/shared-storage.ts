@@ -2,6 +2,7 @@ import type { SqlPort } from '../sql/port.ts'
 import { accountQueries } from './accounts.ts'
 import { alertOutboxQueries } from './alert-outbox.ts'
 import { alertQueries } from './alerts.ts'
+import { artifactQueries } from './artifacts.ts'
 import { issueSearchQueries } from './issue-search.ts'
 import { liveQueries } from './live.ts'
 import { loginFailureQueries } from './login-failures.ts'
@@ -41,5 +42,6 @@ export function sharedStorage(port: SqlPort) {
     ...teamQueries(port),
     ...privacyQueries(port),
     ...issueSearchQueries(port),
+    ...artifactQueries(port),
   }
 }
