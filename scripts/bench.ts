@@ -30,6 +30,9 @@
  *   --no-privacy        the bench project with data scrubbing and inbound filters off
  *   --privacy-compare   instead of the runs above: N runs with the default scrubbing and filters
  *                       on and N with them off, interleaved, their medians and the ratio
+ *   --sourcemaps        instead of the runs above: a minified browser event resolved through an
+ *                       uploaded source map vs. the same event without a bundle, interleaved, and
+ *                       the first resolution of a ~5 MB map (scripts/bench/sourcemaps.ts)
  *   --no-bare           skip the ceiling; --json FILE (artifacts/bench.json)
  */
 import { mkdirSync, writeFileSync } from 'node:fs'
@@ -54,6 +57,7 @@ import { type RetentionRun, retentionRun } from './bench/retention.ts'
 import { prefilledDatabase, timePage, timePages, withPrefilledCopy } from './bench/scale.ts'
 import { formatSearches, timeSearches } from './bench/search-timing.ts'
 import { startBare, stopChild } from './bench/server.ts'
+import { sourceMapsMain } from './bench/sourcemaps.ts'
 import { ENVELOPE, runWrk } from './bench/wrk.ts'
 import { SERVER_NODE_FLAGS } from './server-node-flags.mjs'
 
@@ -85,6 +89,7 @@ const { values: opts } = parseArgs({
     'scrape-ms': { type: 'string', default: '1000' },
     'no-privacy': { type: 'boolean', default: false },
     'privacy-compare': { type: 'boolean', default: false },
+    sourcemaps: { type: 'boolean', default: false },
   },
 })
 
@@ -234,6 +239,7 @@ async function main(): Promise<void> {
   if (opts.retention !== undefined) return retentionMain(Number(opts.retention))
   if (opts['metrics-cost']) return metricsCostMain(Number(opts['scrape-ms']))
   if (opts['privacy-compare']) return privacyMain()
+  if (opts.sourcemaps) return sourceMapsMain(startOptions, shape, RUNS)
   const prefilled = opts.scale ? await prefilledDatabase(startOptions) : undefined
   const ingests: IngestFigures[] = []
   const bares: BareFigures[] = []

@@ -2,7 +2,7 @@
 // Builds the conformance drivers that need a compiler, from their registries, into the ignored
 // .cache/drivers/ (the Go module cache and ~/.m2 keep the downloads between runs):
 //
-//   node scripts/setup-drivers.mjs [go] [go-prev] [java] [java-7x]
+//   node scripts/setup-drivers.mjs [go] [go-prev] [go-web] [java] [java-7x]
 //
 // Idempotent: each build writes a stamp with the hash of its sources; when it matches, the build
 // is skipped in milliseconds. A missing toolchain is printed and makes the exit code 1 (npm test
@@ -109,6 +109,15 @@ const builders = {
     cached('go-prev', [dir, prev], 'conformance-go', (out) => {
       const modfile = `-modfile=${join(prev, 'go.mod')}`
       run('go', ['build', modfile, '-trimpath', '-o', join(out, 'conformance-go'), '.'], dir)
+    })
+  },
+  // The Go web app of the go-http and go-gin rows: sentry-go's sentryhttp and sentrygin with
+  // Gin, as pinned in conformance/drivers/go-web/go.mod (sentrygin's newest release on the
+  // proxy, with the sentry-go of the same version).
+  'go-web'() {
+    const dir = join(root, 'conformance', 'drivers', 'go-web')
+    cached('go-web', [dir], 'conformance-go-web', (out) => {
+      run('go', ['build', '-trimpath', '-o', join(out, 'conformance-go-web'), '.'], dir)
     })
   },
   // io.sentry:sentry as pinned in pom.xml (newest 8.x).

@@ -24,9 +24,18 @@ const VENVS = {
   // The last 1.x release: 2.0 changed the scope, session and transport APIs, and 1.x is still
   // deployed widely (conformance/drivers/python/common.py bridges the difference).
   '.venv-1x': ['sentry-sdk==1.45.1'],
-  // A Flask app with the newest SDK (the privacy conformance test): its own venv, since
-  // sentry-sdk enables integrations for whatever libraries it finds installed.
-  '.venv-flask': ['sentry-sdk==2.75.0', 'flask==3.1.3'],
+  // The web-framework rows (conformance/drivers/flask, fastapi, django) and the privacy test's
+  // Flask app: the newest sentry-sdk
+  // beside the frameworks, whose integrations it enables by itself. One venv for the three
+  // apps (an integration stays idle in an app of another framework); Django 5.2 is the newest
+  // line that runs on Python 3.11.
+  '.venv-web': [
+    'sentry-sdk==2.75.0',
+    'flask==3.1.3',
+    'fastapi==0.165.0',
+    'uvicorn==0.54.0',
+    'django==5.2.19',
+  ],
   // Its own venv: the SDK venvs stay exactly what an SDK user has (sentry-sdk enables
   // integrations for whatever libraries it finds installed).
   '.venv-openapi': ['openapi-spec-validator==0.9.0', 'schemathesis==4.32.5'],

@@ -97,13 +97,14 @@ checks.pop()
 if (!existsSync(`${results}/conformance/report.json`))
   checks.push({ name: 'conformance matrix (no report)', ok: false })
 // The same runner once more with the server on a temporary PostgreSQL: the newest row of each
-// SDK family (older versions of one SDK differ in protocol details, not in what the store
-// does), so the second backend costs a fraction of the full matrix (docs/postgresql.md).
+// SDK family and of each web framework (older versions of one SDK differ in protocol details,
+// not in what the store does), so the second backend costs a fraction of the full matrix
+// (docs/postgresql.md).
 step('conformance matrix on PostgreSQL', process.execPath, [
   'conformance/bin/conformance.mjs',
   '--postgres',
   '--only',
-  'node-11,python,go,java,rust-stock,otel-js',
+  'node-11,express-11,fastify-11,browser-11,python,flask,fastapi,django,go,go-http,go-gin,java,rust-stock,otel-js',
   '--out',
   `${results}/conformance-postgres`,
 ])

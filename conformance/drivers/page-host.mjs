@@ -24,14 +24,14 @@ export const CHROMIUM_ARGS = [
 ]
 
 /**
- * Serves `files` (path → {type, body}) on 127.0.0.1 and answers 404 to anything else; returns
- * the page's cross-origin base URL and a close function.
+ * Serves `files` (path → {type, body, headers?}) on 127.0.0.1 and answers 404 to anything else;
+ * returns the page's cross-origin base URL and a close function.
  */
 export async function servePage(files) {
   const server = createServer((req, res) => {
     const file = files.get(new URL(req.url ?? '/', 'http://x').pathname)
     if (file === undefined) res.writeHead(404).end()
-    else res.writeHead(200, { 'content-type': file.type }).end(file.body)
+    else res.writeHead(200, { ...file.headers, 'content-type': file.type }).end(file.body)
   })
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve))
   return { origin: `http://localhost:${server.address().port}`, close: () => server.close() }

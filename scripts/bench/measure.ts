@@ -16,6 +16,8 @@ export interface LoadTarget {
   counter: Counter | undefined
   /** Server processes to read /proc for (empty: CPU and memory unknown). */
   pids: number[]
+  /** The envelope file to post instead of the captured Node SDK error. */
+  body?: string
   /** CPU ms the database's processes used so far (PostgreSQL run by the bench only). */
   dbCpuMs?: () => Promise<number>
 }
@@ -72,7 +74,12 @@ async function settledCount(counter: Counter): Promise<number> {
 
 /** Runs the warm-up and the measured run against an ingest target. */
 export async function measureIngest(t: LoadTarget, shape: LoadShape): Promise<IngestFigures> {
-  const base = { url: t.url, path: t.path, connections: shape.connections }
+  const base = {
+    url: t.url,
+    path: t.path,
+    connections: shape.connections,
+    ...(t.body === undefined ? {} : { body: t.body }),
+  }
   const withAddrs = t.addrs === undefined ? base : { ...base, addrs: t.addrs }
   const before = t.counter === undefined ? 0 : await t.counter.count()
   const warm =

@@ -43,6 +43,8 @@ export interface WrkOptions {
   addrs?: string[]
   countStatus?: boolean
   timeoutSeconds?: number
+  /** The envelope file to post (default {@link ENVELOPE}). */
+  body?: string
 }
 
 /** Whether a binary is on PATH. */
@@ -51,9 +53,9 @@ export function hasBinary(name: string): boolean {
 }
 
 /** The event id inside the payload, which the Lua script replaces per request. */
-export function envelopeEventId(): string {
-  const m = /"event_id":"([0-9a-f]{32})"/.exec(readFileSync(ENVELOPE, 'latin1'))
-  if (m?.[1] === undefined) throw new Error(`${ENVELOPE} has no event_id`)
+export function envelopeEventId(file = ENVELOPE): string {
+  const m = /"event_id":"([0-9a-f]{32})"/.exec(readFileSync(file, 'latin1'))
+  if (m?.[1] === undefined) throw new Error(`${file} has no event_id`)
   return m[1]
 }
 
@@ -79,8 +81,8 @@ export function runWrk(o: WrkOptions): Promise<WrkResult> {
   const child = spawn('sh', ['-c', script, bin, ...args], {
     env: {
       ...process.env,
-      BENCH_BODY: ENVELOPE,
-      BENCH_EVENT_ID: envelopeEventId(),
+      BENCH_BODY: o.body ?? ENVELOPE,
+      BENCH_EVENT_ID: envelopeEventId(o.body),
       BENCH_PATH: o.path,
       BENCH_RUN_ID: randomBytes(6).toString('hex'),
       BENCH_ADDRS: (o.addrs ?? []).join(','),

@@ -9,6 +9,7 @@ import Fastify, {
 import { installAccessControl } from './accounts/access.ts'
 import { setupAlerts } from './alerts/index.ts'
 import { apiRoutes } from './api/index.ts'
+import { installArtifactMaintenance } from './artifact-bundles/maintenance.ts'
 import type { Config } from './config.ts'
 import { installCronClock } from './crons/plugin.ts'
 import { ApiError, errorStatus } from './errors.ts'
@@ -22,6 +23,7 @@ import { KeyResolver } from './ingest/keys.ts'
 import { installIngestProtection } from './ingest/protection.ts'
 import { QuotaGate } from './ingest/quota.ts'
 import { ingestRoutes } from './ingest/routes.ts'
+import { SourceMapResolver } from './ingest/source-maps/resolver.ts'
 import { LiveBus } from './live/bus.ts'
 import { Metrics } from './metrics/registry.ts'
 import { countIngestRequests, metricsRoute, wireMetrics } from './metrics/wiring.ts'
@@ -127,6 +129,10 @@ export async function buildApp(
     setBaseUrl: (url) => {
       if (config.publicUrl === undefined) baseUrl = url
     },
+    sourceMaps: new SourceMapResolver(store, {
+      maxBytes: config.sourceMapCacheBytes,
+      log: app.log,
+    }),
     metrics,
   }
   app.decorate('services', services)
@@ -135,6 +141,7 @@ export async function buildApp(
   installIngestProtection(app, config)
   healthRoutes(app, services.committer)
   installRetention(app, store, config.retentionDays, metrics?.pruned.bind(metrics))
+  installArtifactMaintenance(app, store, config.retentionDays)
   errorHandler(app)
   if (metrics !== undefined) {
     wireMetrics(app, metrics)

@@ -53,6 +53,8 @@ export interface Config {
   protection: Protection
   /** Days events, health sessions and outcomes are kept (`RETENTION_DAYS`); 0: forever. */
   retentionDays: number
+  /** Bytes of parsed source maps kept in memory per node (`SOURCE_MAP_CACHE_MB`). */
+  sourceMapCacheBytes: number
   /** What SIGTERM does before exiting (`SHUTDOWN_*`, docs/deployment.md). */
   shutdown: ShutdownTiming
   /** The Prometheus endpoint (`METRICS_*`, docs/operations.md). */
@@ -279,6 +281,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
         intFrom(env['METRICS_PROJECT_LABELS'], 0, 'METRICS_PROJECT_LABELS'),
       ),
     }),
+    sourceMapCacheBytes:
+      intFrom(env['SOURCE_MAP_CACHE_MB'], 128, 'SOURCE_MAP_CACHE_MB') * 1024 * 1024,
     shutdown: Object.freeze({
       drainMs: intFrom(env['SHUTDOWN_DRAIN_MS'], 5_000, 'SHUTDOWN_DRAIN_MS'),
       timeoutMs: intFrom(env['SHUTDOWN_TIMEOUT_MS'], 30_000, 'SHUTDOWN_TIMEOUT_MS'),

@@ -2,6 +2,7 @@ import type { Config } from './config.ts'
 import type { DigestPool } from './ingest/digest-pool.ts'
 import type { KeyResolver } from './ingest/keys.ts'
 import type { QuotaGate } from './ingest/quota.ts'
+import type { SourceMapResolver } from './ingest/source-maps/resolver.ts'
 import type { LiveBus } from './live/bus.ts'
 import type { Metrics } from './metrics/registry.ts'
 import type { GroupCommitter } from './store/group-commit.ts'
@@ -30,6 +31,8 @@ export interface Services {
   setBaseUrl: (url: string) => void
   /** The Prometheus instruments (`/metrics`); undefined with `METRICS_ENABLED=0`. */
   metrics: Metrics | undefined
+  /** Source maps for JavaScript frames: resolved at ingest and on the issue page. */
+  sourceMaps: SourceMapResolver
 }
 
 declare module 'fastify' {

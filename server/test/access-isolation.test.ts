@@ -83,8 +83,12 @@ async function call(
   const isApi = route.url.startsWith('/api/')
   const body = route.spec.body?.(ids)
   const headers: Record<string, string> = { ...caller.headers(isApi, route.method) }
-  let payload: string | undefined
-  if (body !== undefined && isApi) {
+  let payload: string | Buffer | undefined
+  const rawBody = route.spec.rawBody?.()
+  if (rawBody !== undefined) {
+    headers['content-type'] = rawBody.contentType
+    payload = rawBody.payload
+  } else if (body !== undefined && isApi) {
     headers['content-type'] = 'application/json'
     payload = JSON.stringify(body)
   } else if (route.method === 'POST' && !isApi) {
@@ -161,15 +165,22 @@ describe("team A's callers and team B's objects", () => {
     let compared = 0
     const widest = callers.filter((c) => c.scope === undefined || c.scope === 'admin')
     for (const route of callable(true)) {
+      const on = 'on' in route.access ? route.access.on : undefined
       const located =
-        'on' in route.access && 'param' in route.access.on ? route.access.on.param : undefined
+        on === undefined
+          ? undefined
+          : 'param' in on
+            ? on.param
+            : 'teamSlug' in on
+              ? on.teamSlug
+              : undefined
       // The path's object ids beyond the one access is decided on, and those of body or query.
       const params = [...route.url.matchAll(/:([A-Za-z]+)/g)].map((m) => m[1] as string)
       const objects = [...params.filter((p) => p !== located), ...(route.spec.objectIds ?? [])]
       const ownsObjects = route.access.need !== 'instance:admin' && route.access.need !== 'public'
       if (!ownsObjects || objects.length === 0 || route.spec.noTeamObject !== undefined) continue
       // A second project of team A shares the team's members: another team's only, there.
-      for (const other of located === 'teamId' ? [b] : [b, a2]) {
+      for (const other of located === 'teamId' || located === 'org' ? [b] : [b, a2]) {
         const pick = (from: Ids) => Object.fromEntries(objects.map((o) => [o, from[o] as string]))
         for (const caller of widest) {
           const res = await call(route, caller, { ...idsOf(a), ...pick(idsOf(other)) })

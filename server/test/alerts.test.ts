@@ -458,7 +458,10 @@ describe('delivery: retries, giving up, e-mail', () => {
   })
 
   it('deleting a rule cancels its deliveries still waiting for a retry', async () => {
-    const slow = await alertApp({ alerts: { ...FAST, backoffBaseMs: 60_000 } })
+    // A retry due in one minute (FAST's cap would make it 500 ms: due before a slow delete).
+    const slow = await alertApp({
+      alerts: { ...FAST, backoffBaseMs: 60_000, backoffMaxMs: 60_000 },
+    })
     const q = await createProject(slow)
     const rule = await addRule(slow, q.id, webhookRule())
     hook.failNext(1)
@@ -579,7 +582,11 @@ describe('several nodes on one database', () => {
 
   it("survives a restart: a pending retry and a dead node's claim are sent by the next worker", async () => {
     const databasePath = join(dir, 'restart.sqlite')
-    const first = await alertApp({ databasePath, alerts: { ...FAST, backoffBaseMs: 60_000 } })
+    // A retry due in one minute (FAST's cap would make it 500 ms: due before a slow restart).
+    const first = await alertApp({
+      databasePath,
+      alerts: { ...FAST, backoffBaseMs: 60_000, backoffMaxMs: 60_000 },
+    })
     const p = await createProject(first)
     await addRule(first, p.id, webhookRule('json', [{ type: 'new_issue' }]))
     hook.failNext(1)

@@ -75,7 +75,7 @@ describe('docs/errors.md', () => {
     // Check-in reasons are chosen by the check-in rules and the store that applies them, found
     // here by reading the source: any `outcome('rejected', '…')`, `reason: '…'` of a rejection,
     // or returned monitor reason counts.
-    const monitors = ['server/src/store/sqlite/monitors.ts', 'server/src/store/checkin-rules.ts']
+    const monitors = ['server/src/store/queries/check-ins.ts', 'server/src/store/checkin-rules.ts']
       .map(read)
       .join('\n')
     const fromStore = [

@@ -3,7 +3,7 @@
 A `POST /login` view raises while its local variables and JSON body hold a password and a card
 number; the request is made with Flask's test client, with an Authorization header and cookies.
 
-    SENTRY_TEST_DSN=... conformance/.venv-flask/bin/python \\
+    SENTRY_TEST_DSN=... conformance/.venv-web/bin/python \\
         conformance/drivers/python/privacy_flask.py
 
 Prints one JSON line: {"event_ids": [...]}.

@@ -30,6 +30,26 @@ export const driverSchema = z.strictObject({
    * root and run with the same runtime as `command`; the matrix runner picks them by scenario.
    */
   programs: z.record(z.string(), z.string()).optional(),
+  /**
+   * The item types the driver's `unsupported` scenario sends that the server counts instead of
+   * storing (default: transaction, log, attachment).
+   */
+  unsupportedItems: z.array(z.string()).optional(),
+  /**
+   * A web-framework driver's app (`drivers/web-app.mjs` protocol): the framework's name and the
+   * transaction its SDK integration names the failing route `/orders/<id>` with; an SDK variant
+   * that names it otherwise has its own in `transactionBySdk` (`{order}` stands for the id).
+   * `null`: the SDK names no transaction on error events, and the issue's culprit is the crash
+   * frame, matching the regular expression `culprit`.
+   */
+  app: z
+    .strictObject({
+      framework: z.string(),
+      transaction: z.string().nullable(),
+      transactionBySdk: z.record(z.string(), z.string()).optional(),
+      culprit: z.string().optional(),
+    })
+    .optional(),
 })
 
 /** A driver's description plus whether it can run here. */

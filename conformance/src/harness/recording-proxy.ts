@@ -18,6 +18,8 @@ export interface RecordedRequest {
   path: string
   /** Item types of the envelope in order (empty when the body is not an envelope). */
   itemTypes: string[]
+  /** Its `session` and `sessions` (aggregate) items with their parsed payloads, as sent. */
+  sessionItems: SessionItem[]
   status: number
   /** The server's rate-limit headers, as sent. */
   retryAfter: string | undefined
@@ -45,11 +47,17 @@ const decoders: Record<string, (body: Buffer) => Promise<Buffer>> = {
   br: promisify(brotliDecompress),
 }
 
-/** Item types of an envelope: `length` when the item header has one, else up to the next LF. */
-export function envelopeItemTypes(body: Buffer): string[] {
-  const types: string[] = []
+/** One item of an envelope: its type and its payload bytes. */
+export interface EnvelopeItem {
+  type: string
+  payload: Buffer
+}
+
+/** Items of an envelope: `length` when the item header has one, else up to the next LF. */
+export function envelopeItems(body: Buffer): EnvelopeItem[] {
+  const items: EnvelopeItem[] = []
   let pos = body.indexOf(0x0a)
-  if (pos === -1) return types
+  if (pos === -1) return items
   pos++
   while (pos < body.length) {
     let end = body.indexOf(0x0a, pos)
@@ -61,19 +69,54 @@ export function envelopeItemTypes(body: Buffer): string[] {
     try {
       header = JSON.parse(line)
     } catch {
-      return types
+      return items
     }
-    if (typeof header !== 'object' || header === null) return types
+    if (typeof header !== 'object' || header === null) return items
     const { type, length } = header as { type?: unknown; length?: unknown }
-    types.push(typeof type === 'string' ? type : '?')
+    const start = Math.min(pos, body.length)
+    let stop: number
     if (typeof length === 'number') {
+      stop = Math.min(start + length, body.length)
       pos += length + 1
     } else {
       const next = body.indexOf(0x0a, pos)
+      stop = next === -1 ? body.length : next
       pos = next === -1 ? body.length : next + 1
     }
+    items.push({
+      type: typeof type === 'string' ? type : '?',
+      payload: body.subarray(start, stop),
+    })
   }
-  return types
+  return items
+}
+
+/** Item types of an envelope, in order. */
+export function envelopeItemTypes(body: Buffer): string[] {
+  return envelopeItems(body).map((item) => item.type)
+}
+
+/** A session update (`session`) or a batch of session aggregates (`sessions`) as sent. */
+export interface SessionItem {
+  type: 'session' | 'sessions'
+  /** The parsed JSON payload (null when it was not JSON). */
+  payload: unknown
+}
+
+/** The session items of an envelope, parsed. */
+function sessionItems(items: readonly EnvelopeItem[]): SessionItem[] {
+  const out: SessionItem[] = []
+  for (const item of items) {
+    if (item.type !== 'session' && item.type !== 'sessions') continue
+    let payload: unknown = null
+    try {
+      payload = JSON.parse(item.payload.toString('utf8'))
+    } catch {
+      // kept as null: the scenario shows what it could not read
+    }
+    out.push({ type: item.type, payload })
+  }
+  return out
 }
 
 async function readAll(req: IncomingMessage): Promise<Buffer> {
@@ -105,6 +148,7 @@ export async function startRecordingProxy(target: string): Promise<RecordingProx
         if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = String(value)
       }
       const method = req.method ?? 'GET'
+      const items = envelopeItems(decoded)
       const upstream = await fetch(`${target}${req.url ?? '/'}`, {
         method,
         headers,
@@ -116,7 +160,8 @@ export async function startRecordingProxy(target: string): Promise<RecordingProx
         answeredAt: Date.now(),
         method,
         path: (req.url ?? '/').split('?')[0] ?? '/',
-        itemTypes: envelopeItemTypes(decoded),
+        itemTypes: items.map((item) => item.type),
+        sessionItems: sessionItems(items),
         status: upstream.status,
         retryAfter: upstream.headers.get('retry-after') ?? undefined,
         rateLimits: upstream.headers.get('x-sentry-rate-limits') ?? undefined,

@@ -64,6 +64,11 @@ export class CellContext {
   readonly row: Row
   readonly driver: Driver
   readonly state: RunState
+  /**
+   * What a passing cell's reader should know (e.g. what the SDK lacks when initialised late):
+   * becomes the pass cell's `reason` in the report. Set with {@link CellContext.say}.
+   */
+  summary: string | undefined
 
   constructor(target: Target, row: Row, driver: Driver, state: RunState) {
     this.target = target
@@ -92,6 +97,11 @@ export class CellContext {
   /** Adds a project's proxied requests to this cell's evidence when the cell ends. */
   track(project: { id: number }): void {
     if (!this.evidence.projects.includes(project.id)) this.evidence.projects.push(project.id)
+  }
+
+  /** Sets the cell's one-line summary for the report (shown for passing cells too). */
+  say(text: string): void {
+    this.summary = text
   }
 
   /** Records something read back from the server. */

@@ -55,7 +55,7 @@ describe('matrix.json', () => {
         { id: 'x', title: 'x' },
         { id: 'ghost', title: 'no code' },
       ],
-      rows: [{ id: 'r', label: 'r', driver: 'node', cells: { y: 'expected' } }],
+      rows: [{ id: 'r', label: 'r', family: 'f', driver: 'node', cells: { y: 'expected' } }],
     }
     expect(matrixProblems(bad, new Set(['x']))).toEqual([
       'scenario ghost has no implementation',
@@ -95,6 +95,7 @@ describe('a driver whose runtime is missing', () => {
       {
         id: 'gone',
         label: 'gone',
+        family: 'gone',
         driver: 'gone',
         cells: { 'lands-and-groups': 'expected', 'missed-run': { unsupported: 'not in this SDK' } },
       },

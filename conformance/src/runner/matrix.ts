@@ -38,6 +38,10 @@ export const matrixSchema = z.strictObject({
     z.strictObject({
       id: idSchema,
       label: z.string(),
+      /** The SDK the row belongs to (e.g. `@sentry/node`): the report groups rows by it. */
+      family: z.string(),
+      /** The web framework whose stock integration the row's app uses, if any (e.g. Express). */
+      framework: z.string().optional(),
       /** `conformance/drivers/<driver>/driver.json`. */
       driver: z.string(),
       /** Which of the driver's `sdks` (its `--sdk` value); omitted for single-SDK drivers. */

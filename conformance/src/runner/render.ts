@@ -17,6 +17,24 @@ const cellOf = (report: Report, row: string, scenario: string): CellResult | und
 
 const mdEscape = (text: string): string => text.replaceAll('|', '\\|').replaceAll('\n', ' ')
 
+type ReportRow = Report['rows'][number]
+
+/** The heading a row is grouped under: its SDK, and the web framework when it runs an app. */
+export function groupOf(row: ReportRow): string {
+  const family = row.family ?? row.label
+  return row.framework === undefined ? family : `${family} · ${row.framework}`
+}
+
+/** The report's rows grouped by {@link groupOf}, groups in order of their first row. */
+export function rowGroups(report: Report): [string, ReportRow[]][] {
+  const groups = new Map<string, ReportRow[]>()
+  for (const row of report.rows) {
+    const key = groupOf(row)
+    groups.set(key, [...(groups.get(key) ?? []), row])
+  }
+  return [...groups]
+}
+
 /** One-line totals, the same wording everywhere. */
 export function totalsLine(report: Report): string {
   const s = report.summary
@@ -33,15 +51,25 @@ export function renderMarkdown(report: Report): string {
     `| SDK | ${report.scenarios.map((s) => s.id).join(' | ')} |`,
     `| --- | ${report.scenarios.map(() => '---').join(' | ')} |`,
   ]
-  for (const row of report.rows) {
-    const version = row.sdk === undefined ? '' : ` (${row.sdk.package} ${row.sdk.version})`
-    const cells = report.scenarios.map((s) => {
-      const c = cellOf(report, row.id, s.id)
-      return c === undefined ? '' : (MARK[c.status].split(' ')[0] ?? '')
-    })
-    lines.push(`| ${mdEscape(row.label + version)} | ${cells.join(' | ')} |`)
+  for (const [group, rows] of rowGroups(report)) {
+    lines.push(`| **${mdEscape(group)}** | ${report.scenarios.map(() => '').join(' | ')} |`)
+    for (const row of rows) {
+      const version = row.sdk === undefined ? '' : ` (${row.sdk.package} ${row.sdk.version})`
+      const cells = report.scenarios.map((s) => {
+        const c = cellOf(report, row.id, s.id)
+        return c === undefined ? '' : (MARK[c.status].split(' ')[0] ?? '')
+      })
+      lines.push(`| ${mdEscape(row.label + version)} | ${cells.join(' | ')} |`)
+    }
   }
   lines.push('', '✅ pass · ❌ fail · ➖ not supported by that SDK · ⏸ not run', '')
+  // Passing cells with something to say (e.g. what an app lacks when its SDK starts late).
+  const noted = report.cells.filter((c) => c.status === 'pass' && c.reason !== undefined)
+  if (noted.length > 0) {
+    lines.push('## Notes on passing cells', '')
+    for (const c of noted) lines.push(`- **${c.row} × ${c.scenario}**: ${mdEscape(c.reason ?? '')}`)
+    lines.push('')
+  }
   const notable = report.cells.filter((c) => c.status === 'fail' || c.status === 'not-run')
   if (notable.length > 0) {
     lines.push('## Failed and not run', '')
@@ -146,8 +174,13 @@ export function renderHtml(report: Report): string {
   const head = report.scenarios
     .map((s) => `<th title="${html(s.title)}">${html(s.id)}</th>`)
     .join('')
-  const body = report.rows
-    .map((row) => {
+  const groupRow = (group: string) =>
+    `<tr class="group"><th colspan="${report.scenarios.length + 1}">${html(group)}</th></tr>`
+  const body = rowGroups(report)
+    .flatMap(([group, rows]) => [groupRow(group), ...rows.map((row) => ({ row }))])
+    .map((entry) => {
+      if (typeof entry === 'string') return entry
+      const { row } = entry
       const version =
         row.sdk === undefined
           ? ''
@@ -210,6 +243,7 @@ td,th{border:1px solid #ccc;padding:4px 8px;text-align:left;vertical-align:top}
 .pass{background:#e6f4ea}.fail{background:#fce8e6}.unsupported{background:#f1f3f4;color:#666}.not-run{background:#fef7e0}
 pre{white-space:pre-wrap;max-height:30em;overflow:auto;background:#f8f8f8;padding:6px}
 details{margin:6px 0}summary{cursor:pointer;padding:4px}
+tr.group th{background:#e8eaed;font-size:15px}
 </style></head><body>
 <h1>Conformance report</h1>
 <p>Target <code>${html(report.target.url)}</code>, ${html(report.generatedAt)}: ${html(totalsLine(report))}. Report schema ${report.schemaVersion}.</p>

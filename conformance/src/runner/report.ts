@@ -75,6 +75,9 @@ export const reportSchema = z.looseObject({
     z.looseObject({
       id: z.string(),
       label: z.string(),
+      /** The SDK the row belongs to and the web framework of its app (matrix.json). */
+      family: z.string().optional(),
+      framework: z.string().optional(),
       sdk: z.looseObject({ package: z.string(), version: z.string() }).optional(),
     }),
   ),

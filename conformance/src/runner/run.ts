@@ -154,6 +154,7 @@ export async function runMatrix(opts: RunOptions): Promise<Report> {
         if (impl === undefined) throw new Error(`no implementation of ${job.scenario}`)
         await withTimeout(impl.run(ctx), CELL_TIMEOUT_MS, `${job.row.id} × ${job.scenario}`)
         result = { row: job.row.id, scenario: job.scenario, status: 'pass' }
+        if (ctx.summary !== undefined) result.reason = ctx.summary
       } catch (error) {
         const text = error instanceof Error ? (error.stack ?? error.message) : String(error)
         ctx.evidence.error = text + assertionValues(error)
@@ -204,7 +205,13 @@ export async function runMatrix(opts: RunOptions): Promise<Report> {
     scenarios: scenarios.map((s) => ({ id: s.id, title: s.title })),
     rows: rows.map((r) => {
       const sdk = sdkVersions.get(r.id)
-      return { id: r.id, label: r.label, ...(sdk === undefined ? {} : { sdk }) }
+      return {
+        id: r.id,
+        label: r.label,
+        family: r.family,
+        ...(r.framework === undefined ? {} : { framework: r.framework }),
+        ...(sdk === undefined ? {} : { sdk }),
+      }
     }),
     cells: results,
     fixtures,

@@ -53,7 +53,7 @@ function databaseText(): string {
 }
 
 const node = loadDriver('node')
-const flaskPython = 'conformance/.venv-flask/bin/python'
+const flaskPython = 'conformance/.venv-web/bin/python'
 const apps = [
   {
     label: 'Express + @sentry/node, sendDefaultPii false',
@@ -69,7 +69,7 @@ const apps = [
     program: 'conformance/drivers/python/privacy_flask.py',
     missing: existsSync(join(repoRoot, flaskPython))
       ? undefined
-      : 'no conformance/.venv-flask: run `node scripts/setup-python.mjs`',
+      : 'no conformance/.venv-web: run `node scripts/setup-python.mjs`',
   },
 ]
 

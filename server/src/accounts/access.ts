@@ -62,6 +62,11 @@ async function locate(
 ): Promise<Target> {
   if ('query' in on) return projectTeam(store, field(req.query, on.query))
   if ('newProjectTeam' in on) return newProjectTeam(store, req, principal, roles)
+  if ('teamSlug' in on) {
+    const slug = field(req.params, on.teamSlug)
+    const team = (await store.listTeams()).find((t) => t.slug === slug)
+    return team === undefined ? missing('organization') : found(team.id, 'organization')
+  }
   const raw = field(req.params, on.param)
   if (on.param === 'projectId') return projectTeam(store, raw)
   if (on.param === 'teamId') {

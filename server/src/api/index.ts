@@ -3,6 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { userRoutes } from '../accounts/routes.ts'
 import { teamRoutes } from '../accounts/team-routes.ts'
 import { alertRoutes } from '../alerts/routes.ts'
+import { artifactRoutes } from '../artifact-bundles/routes.ts'
 import { auditRoutes } from '../audit/routes.ts'
 import { componentRoutes } from '../components/routes.ts'
 import { type ApiScope, OPENAPI_PATH, schemaFirst } from '../http-kit/openapi.ts'
@@ -52,4 +53,5 @@ export async function apiRoutes(
   await userRoutes(app, services)
   await auditRoutes(app, services)
   await teamRoutes(app, services)
+  await artifactRoutes(app, services)
 }

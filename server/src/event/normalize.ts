@@ -141,6 +141,8 @@ function frame(v: unknown, notes: TrimNotes): Frame | undefined {
   const post = strList(v['post_context'])
   if (post !== undefined) f.post_context = post
   if (isObj(v['vars'])) f.vars = trimBag(v['vars'], 'frame.vars', notes) as Record<string, unknown>
+  // Source-map results (`symbolicated`, `sourcemap`, `sourcemap_error`), as Sentry's frame data.
+  if (isObj(v['data'])) f.data = trimBag(v['data'], 'frame.data', notes) as Record<string, unknown>
   return f
 }
 
@@ -162,6 +164,8 @@ function exceptionValue(v: unknown, notes: TrimNotes): ExceptionValue | undefine
   put(e, 'value', str(v['value']))
   put(e, 'module', str(v['module'], 256))
   put(e, 'stacktrace', stacktrace(v['stacktrace'] ?? v[LEGACY_STACKTRACE], notes))
+  // The minified frames of a source-mapped stack (ingest/source-maps/frames.ts).
+  put(e, 'raw_stacktrace', stacktrace(v['raw_stacktrace'], notes))
   const m = v['mechanism']
   if (isObj(m)) {
     const mech: NonNullable<ExceptionValue['mechanism']> = {}

@@ -26,6 +26,8 @@ export interface Frame {
   post_context?: string[]
   vars?: Record<string, unknown>
   instruction_addr?: string
+  /** Processing notes (source maps: `symbolicated`, `sourcemap`, `sourcemap_error`). */
+  data?: Record<string, unknown>
 }
 
 /** A stack trace; the last frame is the crash site. */
@@ -48,6 +50,8 @@ export interface ExceptionValue {
   module?: string
   mechanism?: Mechanism
   stacktrace?: Stacktrace
+  /** The frames as they came, when `stacktrace` was source-mapped. */
+  raw_stacktrace?: Stacktrace
 }
 
 /** A breadcrumb, as recorded by the SDK before the event. */

@@ -104,8 +104,19 @@ describe('culprit', () => {
     )
   })
 
-  it('falls back to the transaction, then to the empty string', () => {
-    expect(labelEvent(event({ transaction: 'GET /orders/:id' })).culprit).toBe('GET /orders/:id')
+  it('is the transaction when the event has one, before any frame', () => {
+    const stacktrace = { frames: [djangoFrame, viewFrame] }
+    const routed = { ...withException({ type: 'E', stacktrace }), transaction: 'GET /orders/:id' }
+    expect(labelEvent(routed).culprit).toBe('GET /orders/:id')
+    expect(labelEvent(event({ transaction: '/orders/{order_id}' })).culprit).toBe(
+      '/orders/{order_id}',
+    )
+  })
+
+  it('ignores a blank transaction and is the empty string with nothing to show', () => {
+    const stacktrace = { frames: [viewFrame] }
+    const blank = { ...withException({ type: 'E', stacktrace }), transaction: '  ' }
+    expect(labelEvent(blank).culprit).toBe('shop.views in checkout')
     expect(labelEvent(event({})).culprit).toBe('')
   })
 })

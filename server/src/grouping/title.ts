@@ -40,12 +40,18 @@ function title(
   return message === undefined ? '<unlabeled event>' : firstLine(message)
 }
 
+/**
+ * Sentry's rule: the event's `transaction` when it has one (a web framework's integration names
+ * it after the route, e.g. `GET /orders/:id`), else "location in function" of the crash frame.
+ */
 function culprit(event: NormalizedEvent): string {
+  const transaction = nonBlank(event.transaction)
+  if (transaction !== undefined) return transaction
   const frame = crashFrame(primaryFrames(event))
   const location = nonBlank(frame?.module) ?? nonBlank(frame?.filename)
   const fn = nonBlank(frame?.function) ?? nonBlank(frame?.raw_function)
   if (location !== undefined) return `${location} in ${fn ?? '?'}`
-  return fn ?? event.transaction ?? ''
+  return fn ?? ''
 }
 
 /** Title, culprit and metadata of an event, taken from its primary (last) exception if any. */

@@ -3,12 +3,13 @@ import type { Action } from './permissions.ts'
 
 /**
  * Where a route finds the object whose team decides access: a path parameter (`projectId`,
- * `issueId`, `teamId`), the `project` query parameter (the live stream), or the team a new
- * project is created in (`team_id` of the JSON body or `team` of a form; absent: a team the
+ * `issueId`, `teamId`), a team's slug (`org` of the sentry-cli routes), the `project` query
+ * parameter (the live stream), or the team a new project is created in (`team_id` of the JSON body or `team` of a form; absent: a team the
  * caller administers).
  */
 export type Locator =
   | { param: 'projectId' | 'issueId' | 'teamId' }
+  | { teamSlug: 'org' }
   | { query: 'project' }
   | { newProjectTeam: true }
 
@@ -49,6 +50,8 @@ export const onProject = (need: Action): Access => ({ need, on: { param: 'projec
 export const onIssue = (need: Action): Access => ({ need, on: { param: 'issueId' } })
 /** `need` on the team of the `:teamId` path parameter. */
 export const onTeam = (need: Action): Access => ({ need, on: { param: 'teamId' } })
+/** `need` on the team whose slug is the `:org` path parameter (sentry-cli's `--org`). */
+export const onOrg = (need: Action): Access => ({ need, on: { teamSlug: 'org' } })
 /** `need` on the project of the `?project=` query parameter. */
 export const onQueryProject = (need: Action): Access => ({ need, on: { query: 'project' } })
 /** Creating a project: `team:admin` on the team it is created in. */

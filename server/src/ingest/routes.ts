@@ -21,6 +21,7 @@ import type { QuotaGate } from './quota.ts'
 import { commitWithQuota } from './quota-commit.ts'
 import { countRejections } from './rejections.ts'
 import { pathProject, requireRequestCredentials } from './request.ts'
+import type { SourceMapResolver } from './source-maps/resolver.ts'
 
 /** What the ingest routes need from the app. */
 export interface IngestDeps {
@@ -31,6 +32,8 @@ export interface IngestDeps {
   bus: LiveBus
   quota: QuotaGate
   store: ProjectStore & { changes: ChangeFeed }
+  /** Rewrites minified JavaScript frames before the digest (docs/source-maps.md). */
+  sourceMaps: SourceMapResolver
 }
 
 declare module 'fastify' {
@@ -62,7 +65,7 @@ const PIXEL_GIF = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAA
 
 /** Registers `/api/:projectId/envelope/` and `/api/:projectId/store/` (POST, and GET's beacon). */
 export async function ingestRoutes(app: FastifyInstance, deps: IngestDeps): Promise<void> {
-  const { config, keys, committer, bus, quota, digests } = deps
+  const { config, keys, committer, bus, quota, digests, sourceMaps } = deps
   countRejections(app, deps)
   budgetHooks(app)
   app.removeAllContentTypeParsers()
@@ -102,6 +105,7 @@ export async function ingestRoutes(app: FastifyInstance, deps: IngestDeps): Prom
     const envelope = parseEnvelope(body(req))
     const ctx = new IngestContext(resolved, received, envelope.header, req.ip)
     handleItems(envelope.items, ctx, config.limits)
+    await sourceMaps.resolveQueued(ctx)
     await digestQueued(ctx, digests)
     const result = await commit(ctx)
     return { ctx, id: firstEventId(ctx, result), header: envelope.header }
@@ -139,6 +143,7 @@ export async function ingestRoutes(app: FastifyInstance, deps: IngestDeps): Prom
       return kind.eventId === undefined ? {} : { id: kind.eventId }
     }
     queueEventItem(decoded, ctx, config.limits.maxEvent, false)
+    await sourceMaps.resolveQueued(ctx)
     await digestQueued(ctx, digests)
     const id = firstEventId(ctx, await commit(ctx))
     return id === undefined ? {} : { id }

@@ -1,4 +1,5 @@
-import type { AlertTriggerKind, EventWriteResult } from './types.ts'
+import type { AlertTriggerKind } from './alert-store.ts'
+import type { EventWriteResult } from './model.ts'
 
 /** A project's live rule as the ingest transaction reads it (`alert_rules` row). */
 export interface RuleConditionsRow {

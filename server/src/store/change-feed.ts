@@ -1,4 +1,7 @@
-import type { Store } from './types.ts'
+import type { AlertStore } from './alert-store.ts'
+import type { PrivacyStore } from './privacy-types.ts'
+import type { ProjectStore } from './project-store.ts'
+import type { QuotaStore } from './quota-store.ts'
 
 /** What changed: the caches that hold it must drop it (`all`: every cache, notices were missed). */
 export type ChangeTopic = 'keys' | 'projects' | 'quotas' | 'rules' | 'all'
@@ -53,16 +56,10 @@ export class LocalChangeFeed implements ChangeFeed {
 }
 
 /** The store methods that change what nodes cache, and the notice each one publishes. */
-type Announced = Pick<
-  Store,
-  | 'createProject'
-  | 'createKey'
-  | 'revokeKey'
-  | 'setQuota'
-  | 'createAlertRule'
-  | 'deleteAlertRule'
-  | 'setPrivacySettings'
->
+type Announced = Pick<ProjectStore, 'createProject' | 'createKey' | 'revokeKey'> &
+  Pick<QuotaStore, 'setQuota'> &
+  Pick<AlertStore, 'createAlertRule' | 'deleteAlertRule'> &
+  Pick<PrivacyStore, 'setPrivacySettings'>
 
 /**
  * Wraps the store's configuration writes so each announces itself on `feed` after it

@@ -1,8 +1,8 @@
 import { describe, expect, it, vi } from 'vitest'
 import { row } from '../../test/store-contract/contract.ts'
 import { GroupCommitter } from './group-commit.ts'
+import type { IngestStore, WriteUnit } from './ingest-store.ts'
 import { openSqliteStore } from './sqlite/index.ts'
-import type { IngestStore, WriteUnit } from './types.ts'
 
 /** A store that records the size of every group it is asked to write, then writes it. */
 async function countingStore(apiKey: string) {

@@ -9,7 +9,7 @@ import {
   upsertGroupSync,
 } from './grouping-upsert.ts'
 import { triageOnEvent } from './issue-rules.ts'
-import type { EventToWrite } from './types.ts'
+import type { EventToWrite } from './model.ts'
 
 const ev = (eventId: string, hash: string, received = 1, projectId = 1): EventToWrite => ({
   projectId,

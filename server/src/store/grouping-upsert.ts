@@ -1,5 +1,5 @@
 import { type IssueOnEvent, type TriageState, triageOnEvent } from './issue-rules.ts'
-import type { EventToWrite } from './types.ts'
+import type { EventToWrite } from './model.ts'
 
 /** An issue found for a (project, hash), with its triage columns and count so far. */
 export type FoundIssue = IssueOnEvent & { issueId: number }

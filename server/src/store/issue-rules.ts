@@ -1,4 +1,5 @@
-import type { Issue, IssueChange, IssueStatus } from './types.ts'
+import type { IssueChange } from './issue-store.ts'
+import type { Issue, IssueStatus } from './model.ts'
 
 /** The triage columns of an issue: what the rules below read and decide. */
 export interface TriageState {

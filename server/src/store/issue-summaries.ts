@@ -1,6 +1,5 @@
-import type { EventToWrite, EventWriteResult } from './types.ts'
-
-const HOUR = 3_600_000
+import { hourOf } from './hours.ts'
+import type { EventToWrite, EventWriteResult } from './model.ts'
 
 /**
  * The page-read summaries of one group commit's new events, deduplicated so a backend writes
@@ -19,7 +18,7 @@ export class IssueSummaries {
     this.facet(r.issueId, 'environment', e.environment, e.projectId)
     this.facet(r.issueId, 'release', e.release, e.projectId)
     this.facet(r.issueId, 'component', e.component, e.projectId)
-    const hour = Math.floor(e.received / HOUR) * HOUR
+    const hour = hourOf(e.received)
     const k = `${r.issueId}\0${hour}`
     const h = this.hourRows.get(k)
     if (h === undefined) this.hourRows.set(k, [r.issueId, hour, 1])

@@ -3,7 +3,7 @@ import { createTestDatabase, type TestDatabase } from '../../test/support/postgr
 import { JOB_LEASE_MS, LeasedJob, type LeaseStore } from './leased-job.ts'
 import { openPostgresStore } from './postgres/index.ts'
 import { openSqliteStore } from './sqlite/index.ts'
-import type { Store } from './types.ts'
+import type { Store } from './store.ts'
 
 const HOUR = 3_600_000
 let db: TestDatabase | undefined

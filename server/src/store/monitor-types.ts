@@ -4,7 +4,7 @@
  * node run the clock (protocol.md §6.4, §9).
  */
 import type { ConfigResult, Schedule } from '../schedule/schedule.ts'
-import type { EventToWrite, Page } from './types.ts'
+import type { EventToWrite, Page } from './model.ts'
 
 /** Statuses a client may send. */
 export type CheckInStatus = 'in_progress' | 'ok' | 'error'

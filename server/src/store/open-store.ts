@@ -1,7 +1,7 @@
 import type { Config } from '../config.ts'
 import { openPostgresStore } from './postgres/index.ts'
 import { openSqliteStore } from './sqlite/index.ts'
-import type { Store } from './types.ts'
+import type { Store } from './store.ts'
 
 /** What the layers above hand the store when they open it. */
 export interface StoreWiring {

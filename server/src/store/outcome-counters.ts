@@ -1,6 +1,6 @@
-import type { EventToWrite, EventWriteResult, OutcomeDelta, WriteUnitResult } from './types.ts'
-
-const HOUR = 3_600_000
+import { hourOf } from './hours.ts'
+import type { WriteUnitResult } from './ingest-store.ts'
+import type { EventToWrite, EventWriteResult, OutcomeDelta } from './model.ts'
 
 /**
  * Sums the outcome increments of one group commit per counter (project, key, hour, outcome,
@@ -13,7 +13,7 @@ export class OutcomeCounters {
 
   /** Adds one increment (its time is truncated to the hour). */
   add(o: OutcomeDelta): void {
-    const hour = Math.floor(o.at / HOUR) * HOUR
+    const hour = hourOf(o.at)
     const k = `${o.projectId}\0${o.keyId}\0${hour}\0${o.outcome}\0${o.reason}\0${o.category}`
     const c = this.byKey.get(k)
     if (c === undefined) this.byKey.set(k, { ...o, at: hour })

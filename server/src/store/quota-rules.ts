@@ -1,4 +1,7 @@
-import type { EventToWrite, Quota } from './types.ts'
+import type { EventToWrite, Quota, UnitQuota } from './model.ts'
+
+/** Re-exported for the ingest path, which reads a unit's quota answer. */
+export type { UnitQuota }
 
 /** A project's current quota window as stored (`quota_windows`). */
 export interface QuotaWindow {
@@ -9,16 +12,6 @@ export interface QuotaWindow {
   /** Events charged in it. */
   used: number
   /** An event was refused in it: answers announce the limit until it ends. */
-  limited: boolean
-}
-
-/** What a unit's events met at the quota, for its answer (429 or rate-limit headers). */
-export interface UnitQuota {
-  /** Events of the unit refused for quota: neither stored nor counted as accepted. */
-  refused: number
-  /** End of the window the unit was charged in, ms. */
-  windowEnd: number
-  /** Something was refused in that window (this unit or an earlier one, on any node). */
   limited: boolean
 }
 

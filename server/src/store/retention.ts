@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { LeasedJob, type LeaseStore } from './leased-job.ts'
-import type { PruneResult, RetentionStore } from './types.ts'
+import type { PruneResult, RetentionStore } from './retention-store.ts'
 
 const DAY = 86_400_000
 /**

@@ -1,5 +1,6 @@
 import type { SearchQuery } from '../search/query.ts'
-import type { Issue, Page, StoredEvent } from './types.ts'
+import type { StoredEvent } from './issue-store.ts'
+import type { Issue, Page } from './model.ts'
 
 /** The orders of the issue list: last seen (default), first seen, events, users; newest/most first. */
 export type IssueSort = 'last_seen' | 'first_seen' | 'times_seen' | 'users'

@@ -1,6 +1,5 @@
+import { hourOf } from './hours.ts'
 import { categoryRank, type SessionUpdate } from './release-health-types.ts'
-
-const HOUR = 3_600_000
 
 /** The stored state of one session (a `health_sessions` row), as the folding rule sees it. */
 export interface StoredSession {
@@ -39,7 +38,7 @@ export function foldSession(old: StoredSession | undefined, s: SessionUpdate): S
       row: {
         release: s.release,
         environment: s.environment,
-        hour: Math.floor(s.started / HOUR) * HOUR,
+        hour: hourOf(s.started),
         did: s.did,
         category: rank,
         status: s.status,

@@ -7,8 +7,10 @@ export const TEAM_ROLES: readonly TeamRole[] = ['admin', 'member', 'viewer']
 /** The team every project belongs to before it is moved (seeded by the teams migration). */
 export const DEFAULT_TEAM_ID = 1
 
-/** A scope of an API token; each includes the ones before it (`read` ⊂ `write` ⊂ `admin`). */
-export type TokenScope = 'read' | 'write' | 'admin'
+import type { TokenScope } from './model.ts'
+
+/** An API token's scope (the record type lives in model.ts). */
+export type { TokenScope }
 
 /** Every scope, narrowest first. */
 export const TOKEN_SCOPES: readonly TokenScope[] = ['read', 'write', 'admin']

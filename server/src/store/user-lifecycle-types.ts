@@ -2,7 +2,7 @@
  * Storage of the user lifecycle (invitations, deactivation, password resets) and of the audit
  * log. Kept apart from `types.ts` so accounts can grow without every store interface in one file.
  */
-import type { Page, User } from './types.ts'
+import type { Page, User } from './model.ts'
 
 /** What a one-time account link is for. */
 export type AccountLinkKind = 'invite' | 'reset'

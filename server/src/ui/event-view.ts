@@ -1,11 +1,12 @@
 /**
  * Renders one stored event (message, exception chain with frames, breadcrumbs, tags, contexts,
- * user, request). The payload is read as untrusted JSON through small guards, and every value
+ * user, request, SDK integrations). The payload is read as untrusted JSON through small guards, and every value
  * is shown as text through `html`.
  */
 import type { NormalizedEvent } from '../event/types.ts'
 import { remarkLines } from '../privacy/scrub.ts'
 import { eventSearchFields } from '../search/event-tags.ts'
+import { integrationsSection, requestSection } from './event-request.ts'
 import { count, isoTime, truncate } from './format.ts'
 import { html, type SafeHtml } from './html.ts'
 
@@ -76,16 +77,39 @@ function frameHead(frame: Json): SafeHtml {
   }${fn === undefined ? '' : html` in <span class="fn">${fn}</span>`}`
 }
 
+/** Why a JavaScript frame is not (fully) source-mapped, and what to run about it. */
+const SOURCE_MAP_NOTES: Record<string, string> = {
+  no_debug_id:
+    'not source-mapped: the event names no debug ID for this file and has no release. Run `sentry-cli sourcemaps inject <dist>` on the build output, deploy that, then `sentry-cli sourcemaps upload <dist>` (see Settings → Source maps).',
+  missing_source_map:
+    'not source-mapped: no uploaded bundle of this project has a source map for debug ID {id}. Run `sentry-cli sourcemaps upload <dist>` with this project for the build that was deployed.',
+  no_release_artifact:
+    'not source-mapped: no bundle uploaded for this release has this file. Run `sentry-cli sourcemaps upload --release <release> <dist>`, or inject debug IDs.',
+  position_outside_map:
+    'not source-mapped: this line and column are outside the uploaded source map (was the map made from another build?).',
+  missing_sources_content:
+    'source-mapped, but the map carries no sourcesContent for this file, so there is no context. Build with sourcesContent enabled.',
+}
+
+function sourceMapNote(frame: Json): SafeHtml {
+  const data = obj(frame['data'])
+  const code = str(data?.['sourcemap_error'])
+  if (code === undefined || !Object.hasOwn(SOURCE_MAP_NOTES, code)) return html``
+  const text = (SOURCE_MAP_NOTES[code] ?? '').replace('{id}', str(data?.['debug_id']) ?? '?')
+  return html`<div class="small muted sourcemap-note" data-sourcemap-error="${code}">${text}</div>`
+}
+
 function oneFrame(frame: Json, open: boolean): SafeHtml {
   const inApp = frame['in_app'] === true
+  const note = sourceMapNote(frame)
   const lines = contextLines(frame)
   const vars = obj(frame['vars'])
   const varTable = vars === undefined ? '' : kvTable(Object.entries(vars).slice(0, 50))
   const cls = `frame${inApp ? ' app' : ''}`
   if (lines.value === '' && varTable === '') {
-    return html`<div class="${cls}"><div class="head">${frameHead(frame)}</div></div>`
+    return html`<div class="${cls}"><div class="head">${frameHead(frame)}</div>${note}</div>`
   }
-  return html`<details class="${cls}"${open ? html` open` : ''}><summary>${frameHead(frame)}</summary>${lines}${varTable}</details>`
+  return html`<details class="${cls}"${open ? html` open` : ''}><summary>${frameHead(frame)}</summary>${note}${lines}${varTable}</details>`
 }
 
 /** Stack frames, most recent call first; runs of library frames fold into one summary. */
@@ -233,7 +257,6 @@ export function eventBody(payload: unknown, component: string | null): SafeHtml 
   const st = event['stacktrace'] ?? (hasException ? undefined : crashed?.['stacktrace'])
   const tags = indexedTagsOf(event)
   const user = obj(event['user'])
-  const request = obj(event['request'])
   const sdk = obj(event['sdk'])
   return html`${msg === undefined ? '' : html`<h2>Message</h2><pre>${truncate(msg, 8000)}</pre>`}
 ${removedData(event['_meta'])}
@@ -257,7 +280,8 @@ ${st === undefined ? '' : html`<h2>Stack trace</h2>${stacktrace(st)}`}
   ])}</div>
 ${user === undefined ? '' : html`<h2>User</h2><div class="table-wrap">${kvTable(Object.entries(user).slice(0, 30))}</div>`}</div></div>
 ${breadcrumbs(event)}
-${request === undefined ? '' : html`<h2>Request</h2><div class="table-wrap">${kvTable(Object.entries(request).slice(0, 30))}</div>`}
+${requestSection(event['request'])}
 ${contexts(event)}
+${integrationsSection(sdk)}
 ${obj(event['extra']) === undefined ? '' : html`<h2>Extra</h2><div class="table-wrap">${kvTable(Object.entries(obj(event['extra']) ?? {}).slice(0, 50))}</div>`}`
 }

@@ -7,7 +7,7 @@ import { ApiError } from '../errors.ts'
 import type { PrincipalSource } from '../http-kit/principal.ts'
 import { hashToken } from '../http-kit/tokens.ts'
 import { TOKEN_SCOPES } from '../store/team-types.ts'
-import type { SessionStore, UiSession, User } from '../store/types.ts'
+import type { UiSession, UiSessionStore, User } from '../store/types.ts'
 
 /** The session cookie's name. */
 export const SESSION_COOKIE = 'ingest_session'
@@ -64,7 +64,7 @@ function sessionCookie(req: FastifyRequest): string | undefined {
 
 /** Signs a user in: a new session row and a fresh cookie (never reusing a presented one). */
 export async function startSession(
-  store: SessionStore,
+  store: UiSessionStore,
   req: FastifyRequest,
   reply: FastifyReply,
   config: Config,
@@ -85,7 +85,7 @@ export async function startSession(
 
 /** The live session of a request (sliding its expiry forward now and then), or undefined. */
 export async function readSession(
-  store: SessionStore,
+  store: UiSessionStore,
   req: FastifyRequest,
   now = Date.now(),
 ): Promise<ActiveSession | undefined> {
@@ -103,7 +103,7 @@ export async function readSession(
 
 /** Signs out: deletes the session row and clears the cookie. */
 export async function endSession(
-  store: SessionStore,
+  store: UiSessionStore,
   req: FastifyRequest,
   reply: FastifyReply,
   config: Config,
@@ -120,7 +120,7 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
  * changing call made with the cookie must also carry the session's CSRF token in
  * `X-CSRF-Token`, so another site cannot make a signed-in browser change anything.
  */
-export function sessionPrincipalSource(store: SessionStore): PrincipalSource {
+export function sessionPrincipalSource(store: UiSessionStore): PrincipalSource {
   return async (req) => {
     const session = await readSession(store, req)
     if (session === undefined) return undefined

@@ -14,6 +14,7 @@ function describe(access: Access | undefined): [string, string] {
   const on = access.on
   if ('query' in on) return [access.need, 'the `?project=` project']
   if ('newProjectTeam' in on) return [access.need, 'the team the project is created in']
+  if ('teamSlug' in on) return [access.need, 'the team whose slug is `:org`']
   return [access.need, LOCATED[on.param] ?? on.param]
 }
 

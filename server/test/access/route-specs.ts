@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
 import { ADMIN } from '../support/helpers.ts'
 import type { Caller, TeamObjects } from './world.ts'
@@ -17,6 +18,8 @@ export interface RouteSpec {
    * finds its own), merged over the team's ids.
    */
   fresh?: (app: FastifyInstance, team: TeamObjects, caller: Caller) => Promise<Ids>
+  /** A body that is not JSON (multipart chunk uploads): its content type and bytes. */
+  rawBody?: () => { contentType: string; payload: Buffer }
   /** A Server-Sent Events stream: an allowed call is checked over a socket, headers only. */
   stream?: true
   /**
@@ -41,6 +44,8 @@ export const idsOf = (t: TeamObjects): Ids => ({
   keyId: t.keyId,
   ruleId: t.ruleId,
   teamId: t.teamId,
+  org: t.org,
+  projectSlug: t.projectSlug,
   userId: t.userId,
   tokenId: t.tokenId,
   invitationId: t.invitationId,
@@ -57,6 +62,8 @@ export const MISSING: Ids = {
   keyId: 999_999_999,
   ruleId: 999_999_999,
   teamId: 999_999_999,
+  org: 'no-such-org',
+  projectSlug: 'no-such-project',
   userId: 999_999_999,
   tokenId: 999_999_999,
   invitationId: 999_999_999,
@@ -204,8 +211,34 @@ export const SPECS: Record<string, RouteSpec> = {
   'POST /settings/teams/:teamId/projects': {
     body: (ids) => ({ project: String(ids['projectId']) }),
   },
+  'POST /api/0/organizations/:org/chunk-upload/': { rawBody: () => chunkUpload() },
+  'POST /api/0/organizations/:org/artifactbundle/assemble/': {
+    // The body names projects: another team's answers as a missing one.
+    objectIds: ['projectSlug'],
+    // No chunks: nothing is missing, and an empty bundle is answered 200 `error`.
+    body: (ids) => ({
+      checksum: 'da39a3ee5e6b4b0d3255bfef95601890afd80709',
+      chunks: [],
+      projects: [ids['projectSlug']],
+    }),
+  },
   'GET /ui/live': { query: (ids) => `project=${ids['projectId']}`, stream: true },
   'POST /logout': { noTeamObject: 'ends the caller’s own session; run last in the role pass' },
+}
+
+/** A multipart chunk upload of one small chunk, as sentry-cli sends it. */
+function chunkUpload(): { contentType: string; payload: Buffer } {
+  const data = Buffer.from(`chunk ${next()}`)
+  const sha1 = createHash('sha1').update(data).digest('hex')
+  const boundary = 'access-boundary'
+  const payload = Buffer.concat([
+    Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${sha1}"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+    ),
+    data,
+    Buffer.from(`\r\n--${boundary}--\r\n`),
+  ])
+  return { contentType: `multipart/form-data; boundary=${boundary}`, payload }
 }
 
 /** The URL of a route with its `:params` filled from `ids` (a missing one throws). */

@@ -8,6 +8,10 @@ import { signIn } from '../support/ui-helpers.ts'
 /** The ids of one team's objects, by the path parameter name that carries them. */
 export interface TeamObjects {
   teamId: number
+  /** The team's slug: the `org` of the sentry-cli routes. */
+  org: string
+  /** The project's slug (the sentry-cli `--project`). */
+  projectSlug: string
   projectId: number
   projectName: string
   teamName: string
@@ -77,12 +81,15 @@ export async function buildTeam(
 ): Promise<TeamObjects> {
   const team =
     inTeam === undefined
-      ? (await api(app, 'POST', '/api/0/teams/', { name: `${name} team` })).json<{ id: number }>()
-      : { id: inTeam.teamId }
+      ? (await api(app, 'POST', '/api/0/teams/', { name: `${name} team` })).json<{
+          id: number
+          slug: string
+        }>()
+      : { id: inTeam.teamId, slug: inTeam.org }
   const projectName = `${name}-project-marker`
   const p = (
     await api(app, 'POST', '/api/0/projects/', { name: projectName, team_id: team.id })
-  ).json<{ id: number; dsn: string }>()
+  ).json<{ id: number; dsn: string; slug: string }>()
   const key = new URL(p.dsn).username
   const project = { id: p.id, key }
   const eventId = eid(p.id * 1000 + 1)
@@ -143,6 +150,8 @@ export async function buildTeam(
   ).json<{ id: number }>().id
   return {
     teamId: team.id,
+    org: team.slug,
+    projectSlug: p.slug,
     teamName: inTeam?.teamName ?? `${name} team`,
     projectId: p.id,
     projectName,

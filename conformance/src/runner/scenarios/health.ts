@@ -4,12 +4,14 @@
  */
 import type { Health } from '../../harness/health-crons.ts'
 import { waitFor } from '../../harness/wait.ts'
+import { sessionTotals } from './requests.ts'
 import type { Scenario } from './scenario.ts'
 
 interface SessionPlan {
   /** Program runs: scenario argument, user, accepted exit codes. */
   runs: { scenario: string; user: string; exitCodes?: number[] }[]
-  expected: Partial<Health>
+  /** The health expected, or `sent`: exactly what the SDK's session items add up to. */
+  expected: Partial<Health> | 'sent'
 }
 
 /**
@@ -36,6 +38,15 @@ const PLANS: Record<string, SessionPlan> = {
   // sentry-java's sessions on the JVM carry no `did` even with a user set (seen in the
   // evidence: the server counts 0 users), so users are not expected from it.
   java: { ...MANUAL, expected: { sessions: 2, sessions_errored: 1, sessions_healthy: 1 } },
+  // The browser: two page loads, one with an uncaught error. The page session of that one ends
+  // `crashed` (v10) or `unhandled` (v11): counted as the SDK sent it.
+  browser: {
+    runs: [
+      { scenario: 'ok', user: 'alice' },
+      { scenario: 'crash', user: 'carol' },
+    ],
+    expected: 'sent',
+  },
 }
 
 /** Sessions reach release health. */
@@ -68,6 +79,27 @@ export const sessions: Scenario = {
       throw error
     })
     ctx.note(`health of ${release}`, health)
-    ctx.expect(health).toMatchObject(plan.expected)
+    if (plan.expected !== 'sent') {
+      ctx.expect(health).toMatchObject(plan.expected)
+      return
+    }
+    const items = ctx.target.proxy.requests
+      .filter((r) => r.path.startsWith(`/api/${project.id}/`))
+      .flatMap((r) => r.sessionItems)
+    ctx.note('session items the SDK sent', items)
+    const sent = sessionTotals(items)
+    ctx.expect(sent.healthy, 'the clean page load').toBe(1)
+    ctx.expect(sent.crashed + sent.unhandled, 'the page load with the uncaught error').toBe(1)
+    ctx.expect(health).toMatchObject({
+      sessions: 2,
+      sessions_healthy: sent.healthy,
+      sessions_errored: sent.errored,
+      sessions_crashed: sent.crashed,
+      sessions_unhandled: sent.unhandled,
+      users: sent.users,
+    })
+    ctx.say(
+      `the page sessions as sent: ${sent.healthy} healthy, ${sent.crashed} crashed, ${sent.unhandled} unhandled`,
+    )
   },
 }

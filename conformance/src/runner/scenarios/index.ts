@@ -4,6 +4,7 @@ import { compressed, landsAndGroups, messagesGroup } from './events.ts'
 import { sessions } from './health.ts'
 import { otlpLogs } from './otlp.ts'
 import { backOff, clientReports, partialResend, unsupportedItems } from './quota.ts'
+import { lateInit, requestErrors, requestSessions } from './requests.ts'
 import type { Scenario } from './scenario.ts'
 
 /** The registry the runner looks scenarios up in. */
@@ -20,5 +21,8 @@ export const SCENARIOS: ReadonlyMap<string, Scenario> = new Map(
     unsupportedItems,
     compressed,
     otlpLogs,
+    requestErrors,
+    requestSessions,
+    lateInit,
   ].map((s) => [s.id, s]),
 )

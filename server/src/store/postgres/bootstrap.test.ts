@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { createTestDatabase, type TestDatabase } from '../../../test/support/postgres-database.ts'
 import { testConfig } from '../../../test/support/test-config.ts'
 import { bootstrap } from '../../bootstrap.ts'
-import type { Store } from '../types.ts'
+import type { Store } from '../store.ts'
 import { openPostgresStore } from './index.ts'
 
 let db: TestDatabase | undefined

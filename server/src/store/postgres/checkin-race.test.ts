@@ -2,7 +2,7 @@ import pg from 'pg'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createTestDatabase, type TestDatabase } from '../../../test/support/postgres-database.ts'
 import type { CheckInToWrite } from '../monitor-types.ts'
-import type { Store } from '../types.ts'
+import type { Store } from '../store.ts'
 import { openPostgresStore } from './index.ts'
 
 // The two check-ins of one run (in_progress with the monitor's config, then ok without it)

@@ -1,15 +1,16 @@
 import { afterAll, beforeEach } from 'vitest'
+import { alertContract } from '../../../test/store-contract/alerts-contract.ts'
 import { BACKEND_SKIPS } from '../../../test/store-contract/backend-skips.ts'
 import { storeContract } from '../../../test/store-contract/contract.ts'
-import { healthAndCronContract } from '../../../test/store-contract/health-crons-contract.ts'
-import { quotaOutcomeContract } from '../../../test/store-contract/quota-outcome-contract.ts'
+import { monitorContract } from '../../../test/store-contract/monitors-contract.ts'
+import { quotaContract } from '../../../test/store-contract/quotas-contract.ts'
+import { releaseHealthContract } from '../../../test/store-contract/release-health-contract.ts'
 import { retentionContract } from '../../../test/store-contract/retention-contract.ts'
 import { searchContract } from '../../../test/store-contract/search-contract.ts'
-import { triageAlertContract } from '../../../test/store-contract/triage-alerts-contract.ts'
 import { uiStoreContract } from '../../../test/store-contract/ui-contract.ts'
 import { userLifecycleContract } from '../../../test/store-contract/user-lifecycle-contract.ts'
 import { createTestDatabase, type TestDatabase } from '../../../test/support/postgres-database.ts'
-import type { Store } from '../types.ts'
+import type { Store } from '../store.ts'
 import { openPostgresStore } from './index.ts'
 
 // Every contract suite, unchanged, on a real PostgreSQL: like SQLite's `:memory:`, every
@@ -41,9 +42,10 @@ const open = async (): Promise<Store> => {
 }
 
 storeContract('postgres', open)
-quotaOutcomeContract('postgres', open)
-healthAndCronContract('postgres', open)
-triageAlertContract('postgres', open)
+quotaContract('postgres', open)
+releaseHealthContract('postgres', open)
+monitorContract('postgres', open)
+alertContract('postgres', open)
 uiStoreContract('postgres', open)
 retentionContract('postgres', open)
 userLifecycleContract('postgres', open)

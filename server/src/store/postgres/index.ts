@@ -1,29 +1,13 @@
 import type pg from 'pg'
 import { announceChanges } from '../change-feed.ts'
-import { accountQueries } from '../queries/accounts.ts'
-import { alertOutboxQueries } from '../queries/alert-outbox.ts'
-import { alertQueries } from '../queries/alerts.ts'
-import { issueSearchQueries } from '../queries/issue-search.ts'
-import { liveQueries } from '../queries/live.ts'
-import { loginFailureQueries } from '../queries/login-failures.ts'
-import { outcomeQueries } from '../queries/outcomes.ts'
-import { privacyQueries } from '../queries/project-privacy.ts'
-import { projectQueries } from '../queries/projects.ts'
-import { quotaQueries } from '../queries/quotas.ts'
-import { teamQueries } from '../queries/teams.ts'
-import { triageQueries } from '../queries/triage.ts'
-import { uiReadQueries } from '../queries/ui-reads.ts'
-import { uiSessionQueries } from '../queries/ui-sessions.ts'
-import { userLifecycleQueries } from '../queries/user-lifecycle.ts'
-import type { Store } from '../types.ts'
+import { sharedStorage } from '../queries/shared-storage.ts'
+import type { Store } from '../store.ts'
 import { PgChangeFeed } from './change-feed.ts'
 import { openPool } from './db.ts'
 import { pgIngest } from './ingest.ts'
 import { pgIssues } from './issues.ts'
 import { loadPgMigrations, migratePg } from './migrations.ts'
-import { pgMonitors } from './monitors.ts'
 import { ensurePartitions } from './partitions.ts'
-import { pgReleaseHealth } from './release-health.ts'
 import { pgRetention } from './retention.ts'
 import { postgresPort } from './sql-port.ts'
 
@@ -56,26 +40,10 @@ export async function openPostgresStore(
     dialect: 'postgres' as const,
     pool,
     poolSize,
-    ...projectQueries(port),
+    ...sharedStorage(port),
     ...pgIngest(pool),
     ...pgIssues(pool),
-    ...accountQueries(port),
-    ...uiSessionQueries(port),
-    ...loginFailureQueries(port),
-    ...uiReadQueries(port),
-    ...quotaQueries(port),
-    ...outcomeQueries(port),
-    ...triageQueries(port),
-    ...alertQueries(port),
-    ...alertOutboxQueries(port),
-    ...pgReleaseHealth(pool),
-    ...pgMonitors(pool),
     ...pgRetention(pool),
-    ...liveQueries(port),
-    ...userLifecycleQueries(port),
-    ...teamQueries(port),
-    ...privacyQueries(port),
-    ...issueSearchQueries(port),
     changes,
     usage: () => ({
       pool: {

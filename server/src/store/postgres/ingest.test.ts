@@ -2,7 +2,8 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { row } from '../../../test/store-contract/contract.ts'
 import { createTestDatabase, type TestDatabase } from '../../../test/support/postgres-database.ts'
 import { GroupCommitter } from '../group-commit.ts'
-import type { Store, WriteUnit } from '../types.ts'
+import type { WriteUnit } from '../ingest-store.ts'
+import type { Store } from '../store.ts'
 import { openPostgresStore } from './index.ts'
 
 let db: TestDatabase | undefined

@@ -14,6 +14,8 @@ import {
 } from '../grouping-upsert.ts'
 import { IssueSummaries } from '../issue-summaries.ts'
 import { eventOutcome, OutcomeCounters, withOutcomes } from '../outcome-counters.ts'
+import { checkInSteps } from '../queries/check-ins.ts'
+import { healthSteps } from '../queries/release-health.ts'
 import {
   admitReserved,
   overQuotaOutcome,
@@ -36,9 +38,9 @@ import type {
 } from '../types.ts'
 import { all, type Db, first, run, transaction } from './db.ts'
 import { LockTurns } from './lock-turns.ts'
-import { lockMonitors, monitorLockKeys, pgWriteCheckIn } from './monitors.ts'
+import { lockMonitors, monitorLockKeys } from './monitor-locks.ts'
 import { reserveQuota, settleQuota } from './quota-reservation.ts'
-import { pgHealthWriter } from './release-health.ts'
+import { driveSteps } from './sql-port.ts'
 
 const byHash = (a: { projectId: number; hash: string }, b: { projectId: number; hash: string }) =>
   a.projectId - b.projectId || (a.hash < b.hash ? -1 : a.hash > b.hash ? 1 : 0)
@@ -342,7 +344,6 @@ export function pgIngest(pool: pg.Pool): IngestStore {
       const counters = new OutcomeCounters()
       const summaries = new IssueSummaries()
       const search = new SearchSummaries()
-      const writeHealth = pgHealthWriter(c)
       const countedEvent = async (e: EventToWrite): Promise<EventWriteResult> => {
         const r = (await writeEvents(c, [e], await claimIds(c, [e])))[0] as EventWriteResult
         counters.add(eventOutcome(e, r))
@@ -392,10 +393,13 @@ export function pgIngest(pool: pg.Pool): IngestStore {
         if (q !== undefined && q.refused > 0 && first !== undefined)
           counters.add(overQuotaOutcome(first, q.refused))
         else for (const o of u.outcomesIfAdmitted ?? []) counters.add(o)
-        await writeHealth(u)
+        await driveSteps(c, healthSteps('postgres', u))
         for (const ci of u.checkIns ?? []) {
-          const r = await pgWriteCheckIn(c, ci, countedEvent, (o) => counters.add(o))
-          if (r !== undefined) own.push(r)
+          const failure = await driveSteps(
+            c,
+            checkInSteps('postgres', ci, (o) => counters.add(o)),
+          )
+          if (failure !== undefined) own.push(await countedEvent(failure))
         }
         results.push(q === undefined ? { events: own } : { events: own, quota: q })
       }

@@ -1,7 +1,7 @@
 import type pg from 'pg'
+import type { IssueStore } from '../issue-store.ts'
 import { decodeCursor, type EventRow, type IssueRow, toEvent, toIssue } from '../rows/issues.ts'
 import { substringPattern } from '../text-filter.ts'
-import type { IssueStore } from '../types.ts'
 import { all, first, run } from './db.ts'
 
 /** Issue and event reads on PostgreSQL (rows map like SQLite's: the columns are the same). */

@@ -1,9 +1,8 @@
 import type pg from 'pg'
-import type { RetentionStore } from '../types.ts'
+import { HOUR } from '../hours.ts'
+import type { RetentionStore } from '../retention-store.ts'
 import { run } from './db.ts'
 import { dropPartitionsBefore, ensurePartitions } from './partitions.ts'
-
-const HOUR = 3_600_000
 
 /**
  * Retention on PostgreSQL: first whole days of events go by dropping their daily partition

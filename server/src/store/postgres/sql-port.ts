@@ -16,6 +16,17 @@ const exec = (db: Db, op: SqlOp): Promise<unknown> => {
 }
 
 /**
+ * Drives `steps` on `db` (a pool or a connection inside a transaction the caller owns), one
+ * awaited query per step: the group commit runs shared steps (check-ins, release health) on
+ * its own transaction's connection this way.
+ */
+export async function driveSteps<T>(db: Db, steps: Steps<T>): Promise<T> {
+  let r = steps.next()
+  while (r.done !== true) r = steps.next(await exec(db, r.value))
+  return r.value
+}
+
+/**
  * The shared SQL port on the store's pool: `$n` placeholders, values cleaned as every query of
  * this backend (db.ts), transactions on one pooled connection with one awaited query per step,
  * rerun from a fresh `make()` on a serialization failure or deadlock.
@@ -27,11 +38,6 @@ export function postgresPort(pool: pg.Pool): SqlPort {
     first: async <T>(q: Statement) => (await exec(pool, { kind: 'first', q })) as T | undefined,
     run: async (q: Statement) => (await exec(pool, { kind: 'run', q })) as number,
     transaction: <T>(make: () => Steps<T>) =>
-      transaction(pool, async (client) => {
-        const steps = make()
-        let r = steps.next()
-        while (r.done !== true) r = steps.next(await exec(client, r.value))
-        return r.value
-      }),
+      transaction(pool, (client) => driveSteps(client, make())),
   }
 }

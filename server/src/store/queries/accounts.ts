@@ -1,8 +1,8 @@
+import type { AccountStore } from '../account-store.ts'
 import { type TokenRow, toToken, toUser, type UserRow } from '../rows/accounts.ts'
 import type { SqlPort } from '../sql/port.ts'
 import { raw, sql } from '../sql/statement.ts'
 import { TOKEN_SCOPES } from '../team-types.ts'
-import type { AccountStore } from '../types.ts'
 
 const TOKEN_COLUMNS = raw('id, user_id, name, created_at, revoked_at, scopes')
 

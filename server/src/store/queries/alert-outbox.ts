@@ -1,7 +1,7 @@
+import type { AlertOutboxStore } from '../alert-store.ts'
 import { TRIGGER_COLUMNS, type TriggerRow, toPendingAlert } from '../rows/alerts.ts'
 import type { SqlPort } from '../sql/port.ts'
 import { raw, sql } from '../sql/statement.ts'
-import type { AlertOutboxStore } from '../types.ts'
 
 /**
  * The alert decision outbox (`alert_triggers`), written once. On PostgreSQL a claim picks rows

@@ -1,8 +1,8 @@
 import { LRUCache } from 'lru-cache'
+import type { AlertDelivery, AlertStore, NewDelivery } from '../alert-store.ts'
 import { type DeliveryRow, type RuleRow, toDelivery, toRule } from '../rows/alerts.ts'
 import { type SqlPort, type Steps, step } from '../sql/port.ts'
 import { join, raw, type Statement, sql } from '../sql/statement.ts'
-import type { AlertDelivery, AlertStore, NewDelivery } from '../types.ts'
 
 /** Longest error text kept in the delivery log. */
 const MAX_ERROR = 1000

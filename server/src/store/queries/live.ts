@@ -1,7 +1,7 @@
+import type { LiveEventRow, LiveStore } from '../live-store.ts'
 import { inList } from '../sql/in-list.ts'
 import type { SqlPort } from '../sql/port.ts'
 import { raw, sql } from '../sql/statement.ts'
-import type { LiveEventRow, LiveStore } from '../types.ts'
 
 // Quoted: PostgreSQL folds unquoted aliases to lower case.
 const COLUMNS = raw('id, issue_id AS "issueId", event_id AS "eventId"')

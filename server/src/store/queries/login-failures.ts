@@ -1,7 +1,7 @@
+import type { LoginFailureStore, LoginFailures } from '../account-store.ts'
 import { inList } from '../sql/in-list.ts'
 import { type SqlPort, type Steps, step } from '../sql/port.ts'
 import { sql } from '../sql/statement.ts'
-import type { LoginFailureStore, LoginFailures } from '../types.ts'
 
 /** The sign-in throttle's counters (`login_failures`), written once for both backends. */
 export function loginFailureQueries(db: SqlPort): LoginFailureStore {

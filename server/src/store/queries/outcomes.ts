@@ -1,8 +1,9 @@
 import { HOUR } from '../hours.ts'
+import type { OutcomeTotal } from '../model.ts'
+import type { OutcomeFilter, OutcomeHourTotal, OutcomeStore } from '../quota-store.ts'
 import { inList } from '../sql/in-list.ts'
 import type { SqlPort } from '../sql/port.ts'
 import { raw, sql } from '../sql/statement.ts'
-import type { OutcomeFilter, OutcomeHourTotal, OutcomeStore, OutcomeTotal } from '../types.ts'
 
 /** `[since, until)` widened to whole hours: counters are kept per hour. */
 function hourRange(f: OutcomeFilter): [number, number] {

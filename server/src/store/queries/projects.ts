@@ -1,8 +1,9 @@
+import type { Project, ProjectKey } from '../model.ts'
+import type { ProjectStore } from '../project-store.ts'
 import { type KeyRow, type ProjectRow, toKey, toProject } from '../rows/projects.ts'
 import { type SqlPort, type Steps, step } from '../sql/port.ts'
 import { type Statement, sql } from '../sql/statement.ts'
 import { DEFAULT_TEAM_ID } from '../team-types.ts'
-import type { Project, ProjectKey, ProjectStore } from '../types.ts'
 
 const insertKey = (
   projectId: number,

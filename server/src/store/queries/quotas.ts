@@ -1,7 +1,8 @@
+import type { Quota } from '../model.ts'
+import type { QuotaStore } from '../quota-store.ts'
 import { inList } from '../sql/in-list.ts'
 import type { SqlPort } from '../sql/port.ts'
 import { raw, sql } from '../sql/statement.ts'
-import type { Quota, QuotaStore } from '../types.ts'
 
 /** Event quotas and the stored-event probe, written once. */
 export function quotaQueries(db: SqlPort): QuotaStore {

@@ -1,9 +1,9 @@
 import { applyChange } from '../issue-rules.ts'
+import { ISSUE_COUNT_CAP, type IssueChange, type TriageStore } from '../issue-store.ts'
+import type { Issue } from '../model.ts'
 import { type IssueRow, toIssue } from '../rows/issues.ts'
 import { type SqlPort, type Steps, step } from '../sql/port.ts'
 import { raw, sql } from '../sql/statement.ts'
-import type { TriageStore } from '../types.ts'
-import { ISSUE_COUNT_CAP, type Issue, type IssueChange } from '../types.ts'
 
 /**
  * Triage writes, written once: each issue is read, changed by issue-rules.ts and written back

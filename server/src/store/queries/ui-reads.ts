@@ -1,12 +1,9 @@
 import { HOUR } from '../hours.ts'
+import { ISSUE_COUNT_CAP } from '../issue-store.ts'
+import type { IssueStatus } from '../model.ts'
 import type { SqlPort } from '../sql/port.ts'
 import { raw, type Statement, sql } from '../sql/statement.ts'
-import {
-  type EventNeighbours,
-  ISSUE_COUNT_CAP,
-  type IssueStatus,
-  type UiReadStore,
-} from '../types.ts'
+import type { EventNeighbours, UiReadStore } from '../ui-read-store.ts'
 
 /** At most this many choices per filter (the select would be unusable beyond). */
 const FACET_LIMIT = 200

@@ -1,12 +1,12 @@
-import { type SessionRow, type SessionUserRow, toSession, toUser } from '../rows/sessions.ts'
+import type { UiSessionStore } from '../account-store.ts'
+import { type SessionRow, type SessionUserRow, toSession, toUser } from '../rows/ui-sessions.ts'
 import type { SqlPort } from '../sql/port.ts'
 import { raw, sql } from '../sql/statement.ts'
-import type { SessionStore } from '../types.ts'
 
 const COLUMNS = raw('id, user_id, csrf_token, created_at, last_seen_at, expires_at')
 
 /** Web UI login sessions (table `ui_sessions`), written once for both backends. */
-export function uiSessionQueries(db: SqlPort): SessionStore {
+export function uiSessionQueries(db: SqlPort): UiSessionStore {
   return {
     createSession: async (userId, tokenHash, csrfToken, now, expiresAt) => {
       const r = await db.first<SessionRow>(

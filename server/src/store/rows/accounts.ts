@@ -2,8 +2,9 @@
  * User and API token rows as both stores read them, and their mapping to the store types.
  * Shared so the SQLite and PostgreSQL stores cannot map a column differently.
  */
+
+import type { ApiToken, User } from '../model.ts'
 import { TOKEN_SCOPES } from '../team-types.ts'
-import type { ApiToken, User } from '../types.ts'
 
 /** A `UserRow` as the SQL returns it (snake_case columns). */
 export interface UserRow {

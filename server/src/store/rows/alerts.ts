@@ -10,7 +10,7 @@ import type {
   AlertTriggerKind,
   DeliveryStatus,
   PendingAlert,
-} from '../types.ts'
+} from '../alert-store.ts'
 
 /** A `RuleRow` as the SQL returns it (snake_case columns). */
 export interface RuleRow {

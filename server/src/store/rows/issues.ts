@@ -5,8 +5,9 @@
 
 import { eventSearchString } from '../../search/event-tags.ts'
 import type { FoundIssue } from '../grouping-upsert.ts'
+import type { StoredEvent } from '../issue-store.ts'
+import type { EventToWrite, Issue, IssueStatus } from '../model.ts'
 import { encodePayload, readStoredPayload } from '../payload-codec.ts'
-import type { EventToWrite, Issue, IssueStatus, StoredEvent } from '../types.ts'
 
 /** An `issues` row. */
 export interface IssueRow {

@@ -2,7 +2,7 @@
  * Project and DSN key rows as both stores read them, and their mapping to the store types.
  * Shared so the SQLite and PostgreSQL stores cannot map a column differently.
  */
-import type { Project, ProjectKey } from '../types.ts'
+import type { Project, ProjectKey } from '../model.ts'
 
 /** A `ProjectRow` as the SQL returns it (snake_case columns). */
 export interface ProjectRow {

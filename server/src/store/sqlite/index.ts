@@ -2,29 +2,13 @@ import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import type Database from 'better-sqlite3'
 import { announceChanges, LocalChangeFeed } from '../change-feed.ts'
-import { accountQueries } from '../queries/accounts.ts'
-import { alertOutboxQueries } from '../queries/alert-outbox.ts'
-import { alertQueries } from '../queries/alerts.ts'
-import { issueSearchQueries } from '../queries/issue-search.ts'
-import { liveQueries } from '../queries/live.ts'
-import { loginFailureQueries } from '../queries/login-failures.ts'
-import { outcomeQueries } from '../queries/outcomes.ts'
-import { privacyQueries } from '../queries/project-privacy.ts'
-import { projectQueries } from '../queries/projects.ts'
-import { quotaQueries } from '../queries/quotas.ts'
-import { teamQueries } from '../queries/teams.ts'
-import { triageQueries } from '../queries/triage.ts'
-import { uiReadQueries } from '../queries/ui-reads.ts'
-import { uiSessionQueries } from '../queries/ui-sessions.ts'
-import { userLifecycleQueries } from '../queries/user-lifecycle.ts'
-import type { Store } from '../types.ts'
+import { sharedStorage } from '../queries/shared-storage.ts'
+import type { Store } from '../store.ts'
 import { openConnection } from './connection.ts'
 import { sqliteIngest } from './ingest.ts'
 import { sqliteIngestThread, writerBusySeconds } from './ingest-thread.ts'
 import { sqliteIssues } from './issues.ts'
 import { loadMigrations, migrate } from './migrations.ts'
-import { sqliteMonitors } from './monitors.ts'
-import { sqliteReleaseHealth } from './release-health.ts'
 import { sqliteRetention } from './retention.ts'
 import { sqlitePort } from './sql-port.ts'
 
@@ -54,30 +38,14 @@ export async function openSqliteStore(
   const store = {
     dialect: 'sqlite' as const,
     db,
-    ...projectQueries(port),
+    ...sharedStorage(port),
     write: writer?.write ?? sqliteIngest(db).write,
     // The writer thread digests units' undigested events with the injected digest module.
     ...(writer !== undefined && opts.digestModule !== undefined
       ? { digestsOnWriter: true as const }
       : {}),
     ...sqliteIssues(db),
-    ...accountQueries(port),
-    ...uiSessionQueries(port),
-    ...loginFailureQueries(port),
-    ...uiReadQueries(port),
-    ...quotaQueries(port),
-    ...outcomeQueries(port),
-    ...triageQueries(port),
-    ...alertQueries(port),
-    ...alertOutboxQueries(port),
-    ...sqliteReleaseHealth(db),
-    ...sqliteMonitors(db),
     pruneBefore: writer?.pruneBefore ?? sqliteRetention(db).pruneBefore,
-    ...liveQueries(port),
-    ...userLifecycleQueries(port),
-    ...teamQueries(port),
-    ...privacyQueries(port),
-    ...issueSearchQueries(port),
     changes,
     ...(writer !== undefined ? { usage: () => ({ writerBusySeconds: writerBusySeconds() }) } : {}),
     close: async () => {

@@ -13,6 +13,8 @@ import {
 } from '../grouping-upsert.ts'
 import { IssueSummaries } from '../issue-summaries.ts'
 import { eventOutcome, OutcomeCounters, withOutcomes } from '../outcome-counters.ts'
+import { checkInSteps } from '../queries/check-ins.ts'
+import { healthSteps } from '../queries/release-health.ts'
 import { admitEvents, overQuotaOutcome, type QuotaWindow, type UnitQuota } from '../quota-rules.ts'
 import {
   type EventParams,
@@ -23,8 +25,7 @@ import {
 } from '../rows/issues.ts'
 import { type IssueTagRow, newUsers, SearchSummaries } from '../search-summaries.ts'
 import type { EventToWrite, EventWriteResult, IngestStore, WriteUnit } from '../types.ts'
-import { sqliteCheckInWriter } from './monitors.ts'
-import { sqliteHealthWriter } from './release-health.ts'
+import { sqliteStepRunner } from './sql-port.ts'
 
 /**
  * The ingest write path on SQLite: every unit of a group commit in one transaction of prepared
@@ -247,8 +248,8 @@ export function sqliteIngest(db: Database.Database): IngestStore {
     return { events: u.events.filter((_, i) => a.keep[i]), quota: a.unit }
   }
 
-  const writeHealth = sqliteHealthWriter(db)
-  const writeCheckIn = sqliteCheckInWriter(db)
+  // Shared steps (release health, check-ins) run synchronously inside this transaction.
+  const steps = sqliteStepRunner(db)
 
   // Counters are summed per group commit first: one upsert per distinct counter, not per item.
   const writeAll = db.transaction((units: WriteUnit[]) => {
@@ -278,10 +279,10 @@ export function sqliteIngest(db: Database.Database): IngestStore {
       const first = u.events[0]
       if (refused > 0 && first !== undefined) counters.add(overQuotaOutcome(first, refused))
       else for (const o of u.outcomesIfAdmitted ?? []) counters.add(o)
-      writeHealth(u)
+      steps.drive(healthSteps('sqlite', u))
       for (const c of u.checkIns ?? []) {
-        const r = writeCheckIn(c, countedEvent, (o) => counters.add(o))
-        if (r !== undefined) events.push(r)
+        const failure = steps.drive(checkInSteps('sqlite', c, (o) => counters.add(o)))
+        if (failure !== undefined) events.push(countedEvent(failure))
       }
       return a.quota === undefined ? { events } : { events, quota: a.quota }
     })

@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3'
+import type { IssueStore } from '../issue-store.ts'
 import { decodeCursor, type EventRow, type IssueRow, toEvent, toIssue } from '../rows/issues.ts'
 import { substringPattern } from '../text-filter.ts'
-import type { IssueStore } from '../types.ts'
 
 /** Issue and event reads on SQLite. */
 export function sqliteIssues(db: Database.Database): IssueStore {

@@ -1,4 +1,4 @@
-import { quotaOutcomeContract } from '../../../test/store-contract/quota-outcome-contract.ts'
+import { quotaContract } from '../../../test/store-contract/quotas-contract.ts'
 import { openSqliteStore } from './index.ts'
 
-quotaOutcomeContract('sqlite', () => openSqliteStore(':memory:'))
+quotaContract('sqlite', () => openSqliteStore(':memory:'))

@@ -1,7 +1,6 @@
 import type Database from 'better-sqlite3'
-import type { PruneResult, RetentionStore } from '../types.ts'
-
-const HOUR = 3_600_000
+import { HOUR } from '../hours.ts'
+import type { PruneResult, RetentionStore } from '../retention-store.ts'
 
 /**
  * Retention on SQLite: small batched deletes by primary key (row values: several tables are

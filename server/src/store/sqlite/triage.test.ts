@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { triageAlertContract } from '../../../test/store-contract/triage-alerts-contract.ts'
+import { alertContract } from '../../../test/store-contract/alerts-contract.ts'
 import { applyChange } from '../issue-rules.ts'
-import type { Issue } from '../types.ts'
+import type { Issue } from '../model.ts'
 import { openSqliteStore } from './index.ts'
 
 const issue = (over: Partial<Issue> = {}): Issue => ({
@@ -61,4 +61,4 @@ describe('applyChange', () => {
   })
 })
 
-triageAlertContract('sqlite', () => openSqliteStore(':memory:'))
+alertContract('sqlite', () => openSqliteStore(':memory:'))

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import type { EventToWrite, WriteUnit } from '../types.ts'
+import type { WriteUnit } from '../ingest-store.ts'
+import type { EventToWrite } from '../model.ts'
 import { decodeUnits, encodeUnits } from './unit-codec.ts'
 
 const event = (eventId: string, payload: string | Uint8Array): EventToWrite => ({

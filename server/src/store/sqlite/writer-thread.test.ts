@@ -2,10 +2,11 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
+import { alertContract } from '../../../test/store-contract/alerts-contract.ts'
 import { row, storeContract } from '../../../test/store-contract/contract.ts'
-import { healthAndCronContract } from '../../../test/store-contract/health-crons-contract.ts'
-import { quotaOutcomeContract } from '../../../test/store-contract/quota-outcome-contract.ts'
-import { triageAlertContract } from '../../../test/store-contract/triage-alerts-contract.ts'
+import { monitorContract } from '../../../test/store-contract/monitors-contract.ts'
+import { quotaContract } from '../../../test/store-contract/quotas-contract.ts'
+import { releaseHealthContract } from '../../../test/store-contract/release-health-contract.ts'
 import { uiStoreContract } from '../../../test/store-contract/ui-contract.ts'
 import { openConnection } from './connection.ts'
 import { openSqliteStore } from './index.ts'
@@ -18,9 +19,10 @@ const openFile = () => openSqliteStore(join(dir, `db-${++n}.sqlite`))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
 storeContract('sqlite file, writer thread', openFile)
-quotaOutcomeContract('sqlite file, writer thread', openFile)
-healthAndCronContract('sqlite file, writer thread', openFile)
-triageAlertContract('sqlite file, writer thread', openFile)
+quotaContract('sqlite file, writer thread', openFile)
+releaseHealthContract('sqlite file, writer thread', openFile)
+monitorContract('sqlite file, writer thread', openFile)
+alertContract('sqlite file, writer thread', openFile)
 uiStoreContract('sqlite file, writer thread', openFile)
 
 describe('sqlite writer thread', () => {

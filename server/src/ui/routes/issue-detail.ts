@@ -14,6 +14,26 @@ import { layout, type PageContext, postForm, projectUrl, sendPage } from '../lay
 import { type IgnoreOptions, triage } from '../triage.ts'
 
 const HOUR = 3_600_000
+
+/**
+ * Maps the frames of a stored event that were not mapped at ingest (its bundle came later, or
+ * the project had none then), and marks those that still cannot be with the reason. Frames
+ * mapped at ingest are left alone; the maps come from the resolver's cache.
+ */
+async function resolveForDisplay(
+  deps: UiDeps,
+  projectId: number,
+  payload: unknown,
+  log: { warn(obj: object, msg: string): void },
+): Promise<void> {
+  if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) return
+  const resolver = deps.services.sourceMaps
+  try {
+    await resolver.resolveEvent(projectId, payload as Record<string, unknown>)
+  } catch (err) {
+    log.warn({ err, projectId }, 'source-map resolution for display failed')
+  }
+}
 const DAY = 24 * HOUR
 
 /** Chart periods: length and bucket size. */
@@ -172,6 +192,9 @@ export async function issueDetailRoutes(app: FastifyInstance, deps: UiDeps): Pro
       } catch {
         payload = {}
       }
+      // An event stored before its source maps were uploaded is resolved for display now
+      // (its issue keeps the grouping it got at ingest: docs/source-maps.md).
+      await resolveForDisplay(deps, issue.projectId, payload, req.log)
       const periodLinks = Object.entries(PERIODS).map(([id, p]) =>
         id === q.period
           ? html`<b>${p.label}</b>`

@@ -76,6 +76,28 @@ sentry_sdk.init(
   ]
 }
 
+/**
+ * The commands that upload a JavaScript build's source maps with stock sentry-cli or a bundler
+ * plugin: `SENTRY_URL` this server, the org the project's team slug, the project its slug,
+ * and an API token of a user who administers the team (docs/source-maps.md).
+ */
+export function sourceMapCommands(baseUrl: string, org: string, project: string): string {
+  return `# An API token (Account → API tokens, scope "admin") of a user who is admin of this team
+export SENTRY_AUTH_TOKEN=<token>
+export SENTRY_URL=${baseUrl}
+export SENTRY_ORG=${org}
+export SENTRY_PROJECT=${project}
+
+# After each production build (dist/ holds the .js and .js.map files):
+npx @sentry/cli sourcemaps inject ./dist
+npx @sentry/cli sourcemaps upload ./dist
+
+# Or let the bundler do both, e.g. esbuild (webpack and vite plugins take the same options):
+#   import { sentryEsbuildPlugin } from '@sentry/esbuild-plugin'
+#   plugins: [sentryEsbuildPlugin({ url: '${baseUrl}', org: '${org}', project: '${project}',
+#                                   authToken: process.env.SENTRY_AUTH_TOKEN })]`
+}
+
 /** A DSN field with a copy button. */
 export function dsnField(id: string, dsn: string): SafeHtml {
   return html`<div class="dsn"><input id="${id}" type="text" readonly value="${dsn}" aria-label="DSN">
@@ -144,6 +166,7 @@ ${postForm(ctx, '/projects', html`<input type="text" name="name" placeholder="Ne
       const key = defaultKey(await store.listKeys(project.id))
       const created = (req.query as Record<string, unknown>)['created'] === '1'
       const dsn = key === undefined ? '' : dsnOf(key)
+      const team = await store.getTeam(project.teamId)
       const body = html`<h1>Set up ${project.name}</h1>
 <div class="card"><h2>DSN</h2>
 <p class="muted">The only configuration an SDK needs. More keys (component DSNs) are under <a href="${projectUrl(project.id, 'settings')}">Settings</a>.</p>
@@ -155,7 +178,10 @@ ${snippets(dsn).map(
     s,
   ) => html`<div class="snippet-head"><h3>${s.title}</h3><button type="button" data-copy="snippet-${s.id}">Copy</button></div>
 ${s.note === undefined ? '' : html`<p class="small">${s.note}</p>`}<pre id="snippet-${s.id}">${s.code}</pre>`,
-)}</div>`
+)}</div>
+<div class="card snippets" id="source-maps"><div class="snippet-head"><h2>Source maps (JavaScript)</h2><button type="button" data-copy="snippet-sourcemaps">Copy</button></div>
+<p class="muted">Upload each build's source maps with the stock <code>sentry-cli</code> (2.x or 3.x) or a bundler plugin: minified browser frames are then shown and grouped by their original function, file and line. An event sent before its upload is shown resolved once the maps arrive.</p>
+<pre id="snippet-sourcemaps">${sourceMapCommands(deps.services.baseUrl(), team?.slug ?? 'default', project.slug)}</pre></div>`
       return sendPage(
         reply,
         layout(

@@ -1,6 +1,6 @@
 /**
- * Event quotas (issue 3): one optional row per project. The counters of the current window
- * live in memory (ingest/quota.ts); only the configuration is stored.
+ * Event quotas: one optional row per project. The counters of the current window lived in
+ * memory when this was written; 010-shared-counters.ts moved them into the database.
  */
 export const sql = `
 CREATE TABLE project_quotas (

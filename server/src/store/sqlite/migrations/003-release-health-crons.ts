@@ -1,5 +1,5 @@
 /**
- * Release health and cron monitors (issue 4).
+ * Release health and cron monitors.
  *
  * Release health: every single-session update lands in `health_sessions` (one row per session
  * id, holding the worst category it reported), and the hourly rollups `health_hours` (session

@@ -1,5 +1,5 @@
 /**
- * Triage and alerts (issue 7b): the For review flag and ignore conditions on issues, the
+ * Triage and alerts: the For review flag and ignore conditions on issues, the
  * per-issue time index the frequency alerts count with, one active component key per label,
  * alert rules and the delivery log (the outbox the alert worker drains).
  */

@@ -1,5 +1,5 @@
 /**
- * Web UI sessions (issue 7a). Only the SHA-256 of the cookie secret is stored, so a copy of the
+ * Web UI sessions. Only the SHA-256 of the cookie secret is stored, so a copy of the
  * database cannot be replayed as a login; the CSRF token is per session.
  */
 export const sql = `

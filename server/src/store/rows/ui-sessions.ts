@@ -2,7 +2,8 @@
  * UI session rows (joined with their user) as both stores read them, and their mapping.
  * Shared so the SQLite and PostgreSQL stores cannot map a column differently.
  */
-import type { UiSession, User } from '../types.ts'
+import type { UiSession } from '../account-store.ts'
+import type { User } from '../model.ts'
 
 /** A `SessionRow` as the SQL returns it (snake_case columns). */
 export interface SessionRow {

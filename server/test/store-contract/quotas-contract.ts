@@ -9,9 +9,9 @@ const T0 = Date.UTC(2026, 0, 15, 10, 0, 0)
 
 /**
  * Quota settings, the stored-id probe and the outcome reads every Store backend must show (run
- * against SQLite in `sqlite/quotas.test.ts`, against PostgreSQL when that backend exists).
+ * against SQLite in `sqlite/quotas.test.ts`, against PostgreSQL in `postgres/contract.test.ts`).
  */
-export function quotaOutcomeContract(name: string, open: () => Promise<Store>): void {
+export function quotaContract(name: string, open: () => Promise<Store>): void {
   const setup = async () => {
     const { store, project, key } = await openWithProject(open)
     const delta = (over: Partial<OutcomeDelta>): OutcomeDelta => ({

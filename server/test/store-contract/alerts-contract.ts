@@ -9,9 +9,9 @@ const MIN = 60_000
 
 /**
  * Triage transitions, alert rules and the delivery outbox every Store backend must show (run
- * against SQLite in `sqlite/triage.test.ts`, against PostgreSQL when that backend exists).
+ * against SQLite in `sqlite/triage.test.ts`, against PostgreSQL in `postgres/contract.test.ts`).
  */
-export function triageAlertContract(name: string, open: () => Promise<Store>): void {
+export function alertContract(name: string, open: () => Promise<Store>): void {
   const setup = async () => {
     const { store, project, key } = await openWithProject(open)
     const write = async (hash: string, received = T0) => {

@@ -1,0 +1,228 @@
+import { deflateRawSync } from 'node:zlib'
+import { TraceMap } from '@jridgewell/trace-mapping'
+import yauzl from 'yauzl'
+import type { ArtifactFileToStore } from '../store/artifact-types.ts'
+import { ARTIFACT_LIMITS } from './limits.ts'
+
+/** Why a bundle was refused; `detail` names the file and the reason (the CLI prints it). */
+export class BundleError extends Error {}
+
+/** The 8-byte header of a sentry-cli artifact bundle: ASCII `SYSB` and a u32 LE version. */
+const MAGIC = Buffer.from('SYSB', 'ascii')
+
+const MANIFEST = 'manifest.json'
+const MAX_URL = 2048
+
+type Json = Record<string, unknown>
+const isObj = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v)
+
+/**
+ * A debug ID as stored and looked up: a lower-case hyphenated UUID. sentry-cli writes that
+ * form; 32 bare hex digits and an upper-case or `-sourcemap`-suffixed one are accepted too.
+ */
+export function normalizeDebugId(v: unknown): string | null {
+  if (typeof v !== 'string' || v.length > 64) return null
+  const hex = v
+    .toLowerCase()
+    .replace(/-sourcemap$/, '')
+    .replaceAll('-', '')
+  if (!/^[0-9a-f]{32}$/.test(hex)) return null
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`
+}
+
+/** A header of a manifest entry, whatever the case of its name. */
+function header(headers: unknown, name: string): string | undefined {
+  if (!isObj(headers)) return undefined
+  for (const [k, v] of Object.entries(headers)) {
+    if (k.toLowerCase() === name && typeof v === 'string') return v
+  }
+  return undefined
+}
+
+/**
+ * The URL a minified file's `Sourcemap` header points to, resolved against the file's own URL
+ * the way the CLI writes both (`~/static/app.js` + `app.js.map` → `~/static/app.js.map`).
+ */
+export function resolveMapUrl(fileUrl: string, ref: string): string | null {
+  if (ref === '' || ref.startsWith('data:')) return null
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(ref) || ref.startsWith('~/')) return ref
+  const base = fileUrl.slice(0, fileUrl.lastIndexOf('/') + 1)
+  if (ref.startsWith('/')) {
+    const origin = /^([a-z][a-z0-9+.-]*:\/\/[^/]+|~)/i.exec(fileUrl)?.[1] ?? '~'
+    return origin + ref
+  }
+  const parts = (base + ref).split('/')
+  const out: string[] = []
+  for (const p of parts) {
+    if (p === '.') continue
+    if (p === '..' && out.length > 1) out.pop()
+    else out.push(p)
+  }
+  return out.join('/')
+}
+
+/** Reads every entry of the ZIP (bounded), keyed by its name. */
+async function readZip(zip: Buffer): Promise<Map<string, Buffer>> {
+  let file: yauzl.ZipFile
+  try {
+    file = await yauzl.fromBufferPromise(zip, { lazyEntries: true, validateEntrySizes: true })
+  } catch (err) {
+    throw new BundleError(`the bundle is not a ZIP archive (${(err as Error).message})`)
+  }
+  if (file.entryCount > ARTIFACT_LIMITS.maxEntries) {
+    file.close()
+    throw new BundleError(
+      `the bundle has ${file.entryCount} files, more than the ${ARTIFACT_LIMITS.maxEntries} allowed`,
+    )
+  }
+  const out = new Map<string, Buffer>()
+  let total = 0
+  return new Promise((resolve, reject) => {
+    const fail = (err: unknown) => {
+      file.close()
+      reject(err instanceof BundleError ? err : new BundleError(String((err as Error).message)))
+    }
+    file.on('error', fail)
+    file.on('end', () => resolve(out))
+    file.on('entry', (entry: yauzl.Entry) => {
+      const name = entry.fileName
+      if (name.endsWith('/')) {
+        file.readEntry()
+        return
+      }
+      const size = entry.uncompressedSize
+      if (size > ARTIFACT_LIMITS.maxFileBytes) {
+        fail(
+          new BundleError(
+            `file ${name}: ${size} bytes, more than the ${ARTIFACT_LIMITS.maxFileBytes} allowed`,
+          ),
+        )
+        return
+      }
+      total += size
+      if (total > ARTIFACT_LIMITS.maxTotalBytes) {
+        fail(
+          new BundleError(`the bundle unpacks to more than ${ARTIFACT_LIMITS.maxTotalBytes} bytes`),
+        )
+        return
+      }
+      if (size > 1024 * 1024 && size > entry.compressedSize * ARTIFACT_LIMITS.maxRatio) {
+        fail(
+          new BundleError(
+            `file ${name}: compression ratio over ${ARTIFACT_LIMITS.maxRatio}:1 (a zip bomb?)`,
+          ),
+        )
+        return
+      }
+      file.openReadStream(entry, (err, stream) => {
+        if (err !== null) {
+          fail(new BundleError(`file ${name}: ${err.message}`))
+          return
+        }
+        const parts: Buffer[] = []
+        stream.on('data', (c: Buffer) => parts.push(c))
+        stream.on('error', (e: Error) => fail(new BundleError(`file ${name}: ${e.message}`)))
+        stream.on('end', () => {
+          out.set(name, Buffer.concat(parts))
+          file.readEntry()
+        })
+      })
+    })
+    file.readEntry()
+  })
+}
+
+/** Checks that a source map parses; the reason otherwise. Returns its own debug ID, if any. */
+function checkSourceMap(name: string, bytes: Buffer): string | null {
+  let json: unknown
+  try {
+    json = JSON.parse(bytes.toString('utf8'))
+  } catch (err) {
+    throw new BundleError(`file ${name}: the source map is not JSON (${(err as Error).message})`)
+  }
+  if (!isObj(json)) throw new BundleError(`file ${name}: the source map is not a JSON object`)
+  const sectioned = Array.isArray(json['sections'])
+  if (!sectioned && (typeof json['mappings'] !== 'string' || !Array.isArray(json['sources']))) {
+    throw new BundleError(`file ${name}: the source map has no "mappings" string or "sources" list`)
+  }
+  if (!sectioned) {
+    try {
+      new TraceMap(json as unknown as ConstructorParameters<typeof TraceMap>[0])
+    } catch (err) {
+      throw new BundleError(
+        `file ${name}: the source map does not parse (${(err as Error).message})`,
+      )
+    }
+  }
+  return normalizeDebugId(json['debugId'] ?? json['debug_id'])
+}
+
+/**
+ * Reads an assembled artifact bundle (the `SYSB` header, then a ZIP with `manifest.json`) into
+ * the files to store: each checked (a source map must parse), bounded (entries, sizes, ratio)
+ * and deflated. Throws a {@link BundleError} naming the file and the reason; nothing is
+ * returned for a bundle with any bad file, so nothing of it is stored.
+ */
+export async function readArtifactBundle(bundle: Buffer): Promise<ArtifactFileToStore[]> {
+  if (bundle.length < 8 || !bundle.subarray(0, 4).equals(MAGIC)) {
+    throw new BundleError('the upload is not an artifact bundle (no SYSB header)')
+  }
+  let entries: Map<string, Buffer>
+  try {
+    // sentry-cli writes the ZIP after the header with offsets counted from the file start.
+    entries = await readZip(bundle)
+  } catch (first) {
+    try {
+      entries = await readZip(bundle.subarray(8))
+    } catch {
+      throw first
+    }
+  }
+  const manifestBytes = entries.get(MANIFEST)
+  if (manifestBytes === undefined) throw new BundleError('the bundle has no manifest.json')
+  let manifest: unknown
+  try {
+    manifest = JSON.parse(manifestBytes.toString('utf8'))
+  } catch (err) {
+    throw new BundleError(`manifest.json is not JSON (${(err as Error).message})`)
+  }
+  const files = isObj(manifest) ? manifest['files'] : undefined
+  if (!isObj(files)) throw new BundleError('manifest.json has no "files" object')
+  const out: ArtifactFileToStore[] = []
+  let ord = 0
+  for (const [path, meta] of Object.entries(files)) {
+    if (!isObj(meta))
+      throw new BundleError(`manifest.json: entry ${path.slice(0, 200)} is not an object`)
+    const bytes = entries.get(path)
+    if (bytes === undefined)
+      throw new BundleError(
+        `file ${path.slice(0, 200)}: listed in manifest.json but not in the ZIP`,
+      )
+    const type = meta['type']
+    const url = meta['url']
+    if (typeof type !== 'string' || type.length > 64)
+      throw new BundleError(`file ${path}: no "type"`)
+    if (typeof url !== 'string' || url === '' || url.length > MAX_URL) {
+      throw new BundleError(`file ${path}: no "url" (or longer than ${MAX_URL} characters)`)
+    }
+    let debugId = normalizeDebugId(header(meta['headers'], 'debug-id'))
+    let mapUrl: string | null = null
+    if (type === 'source_map') {
+      const own = checkSourceMap(path, bytes)
+      debugId = debugId ?? own
+    } else if (type === 'minified_source') {
+      const ref = header(meta['headers'], 'sourcemap') ?? header(meta['headers'], 'x-sourcemap')
+      mapUrl = ref === undefined ? null : resolveMapUrl(url, ref.slice(0, MAX_URL))
+    }
+    out.push({
+      ord: ord++,
+      fileType: type,
+      url,
+      debugId,
+      mapUrl,
+      size: bytes.length,
+      data: deflateRawSync(bytes),
+    })
+  }
+  return out
+}

@@ -1,0 +1,101 @@
+import { inflateRawSync } from 'node:zlib'
+import { AnyMap, type TraceMap, traceSegment } from '@jridgewell/trace-mapping'
+import type { StoredSourceMap } from '../../store/artifact-types.ts'
+
+/** Longest context line kept, in characters around the column (minified sources are one line). */
+const MAX_CONTEXT_LINE = 300
+/** Lines of context above and below the frame's line, as Sentry shows. */
+const CONTEXT_LINES = 5
+/** Positions remembered per map: the same errors recur, so most lookups are repeats. */
+const MAX_REMEMBERED = 2048
+
+const cut = (l: string, col = 0): string => {
+  if (l.length <= MAX_CONTEXT_LINE) return l
+  const from = Math.max(0, col - MAX_CONTEXT_LINE / 2)
+  return l.slice(from, from + MAX_CONTEXT_LINE)
+}
+
+/** Where a minified position comes from in the original source. */
+export interface OriginalPosition {
+  /** The source as the map names it (with `sourceRoot`). */
+  source: string
+  /** 1-based line and column. */
+  line: number
+  column: number
+  /** The original identifier at the position, from the map's `names`. */
+  name: string | null
+  /** Context from `sourcesContent`, or undefined when the map carries no content for it. */
+  context: { pre: string[]; line: string; post: string[] } | undefined
+}
+
+/**
+ * A source map parsed once and kept in the cache (map-cache.ts): the trace-mapping index and,
+ * split on first use, the lines of each `sourcesContent` entry.
+ */
+export class ParsedMap {
+  readonly bundleId: number
+  readonly url: string
+  /** Roughly what it holds in memory, for the byte-bounded cache. */
+  readonly bytes: number
+  readonly #map: TraceMap
+  readonly #lines = new Map<number, string[]>()
+  readonly #seen = new Map<number, OriginalPosition | null>()
+
+  constructor(stored: StoredSourceMap) {
+    const text = inflateRawSync(stored.data).toString('utf8')
+    this.bundleId = stored.bundleId
+    this.url = stored.url
+    this.#map = new AnyMap(text)
+    // The JSON text once more for the decoded mappings and split lines (measured: the decoded
+    // segments of an esbuild map take about as much as its text).
+    this.bytes = text.length * 2 + 1024
+  }
+
+  /**
+   * The original position of a 1-based line and column (greatest lower bound), if mapped. The
+   * result is shared between events asking for the same position: callers never mutate it.
+   */
+  lookup(line: number, column: number): OriginalPosition | undefined {
+    if (line < 1 || column < 1 || line > 0x1fffff || column > 0x7fffffff) return undefined
+    const key = line * 0x80000000 + column
+    const seen = this.#seen.get(key)
+    if (seen !== undefined) return seen ?? undefined
+    const found = this.#lookup(line, column)
+    if (this.#seen.size >= MAX_REMEMBERED) this.#seen.clear()
+    this.#seen.set(key, found ?? null)
+    return found
+  }
+
+  #lookup(line: number, column: number): OriginalPosition | undefined {
+    const seg = traceSegment(this.#map, line - 1, column - 1)
+    if (seg === null || seg.length === 1) return undefined
+    const sourceIndex = seg[1]
+    const source = this.#map.sources[sourceIndex] ?? this.#map.resolvedSources[sourceIndex]
+    if (source === undefined || source === null) return undefined
+    const name = seg.length === 5 ? (this.#map.names[seg[4]] ?? null) : null
+    return {
+      source,
+      line: seg[2] + 1,
+      column: seg[3] + 1,
+      name,
+      context: this.#context(sourceIndex, seg[2], seg[3]),
+    }
+  }
+
+  #context(sourceIndex: number, line0: number, col0: number): OriginalPosition['context'] {
+    let lines = this.#lines.get(sourceIndex)
+    if (lines === undefined) {
+      const content = this.#map.sourcesContent?.[sourceIndex]
+      if (typeof content !== 'string') return undefined
+      lines = content.split(/\r?\n/)
+      this.#lines.set(sourceIndex, lines)
+    }
+    const at = lines[line0]
+    if (at === undefined) return undefined
+    return {
+      pre: lines.slice(Math.max(0, line0 - CONTEXT_LINES), line0).map((l) => cut(l)),
+      line: cut(at, col0),
+      post: lines.slice(line0 + 1, line0 + 1 + CONTEXT_LINES).map((l) => cut(l)),
+    }
+  }
+}

@@ -1,4 +1,0 @@
-import { healthAndCronContract } from '../../../test/store-contract/health-crons-contract.ts'
-import { openSqliteStore } from './index.ts'
-
-healthAndCronContract('sqlite', () => openSqliteStore(':memory:'))

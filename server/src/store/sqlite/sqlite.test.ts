@@ -1,4 +1,0 @@
-import { storeContract } from '../../../test/store-contract/contract.ts'
-import { openSqliteStore } from './index.ts'
-
-storeContract('sqlite', () => openSqliteStore(':memory:'))

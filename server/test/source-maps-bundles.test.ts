@@ -1,0 +1,332 @@
+import { createHash } from 'node:crypto'
+import { readFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { gzipSync } from 'node:zlib'
+import type { FastifyInstance } from 'fastify'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { pruneArtifacts } from '../src/artifact-bundles/maintenance.ts'
+import { framesOfRun } from './source-maps/stack.ts'
+import { bundleApp, type UploadTeam, uploadTeam } from './source-maps/world.ts'
+import { artifactBundle, SYSB, zip } from './source-maps/zip.ts'
+import { ADMIN, eid, sendItems, testApp } from './support/helpers.ts'
+
+/**
+ * The upload surface below the CLI: chunk checks and limits, the assemble states, bad bundles
+ * refused with a detail naming the file and nothing stored, release + URL resolution, and the
+ * maintenance job's removal of chunks never assembled. SQLite and PostgreSQL.
+ */
+
+let app: FastifyInstance
+let team: UploadTeam
+
+beforeAll(async () => {
+  app = await testApp()
+  team = await uploadTeam(app, 'Bundles')
+}, 60_000)
+afterAll(async () => {
+  await app?.close()
+})
+
+const sha1 = (b: Buffer) => createHash('sha1').update(b).digest('hex')
+const auth = () => ({ authorization: `Bearer ${team.token}` })
+
+function multipart(parts: { name: string; filename: string; data: Buffer }[]) {
+  const boundary = 'chunk-boundary-7'
+  const payload = Buffer.concat([
+    ...parts.flatMap((p) => [
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="${p.name}"; filename="${p.filename}"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+      ),
+      p.data,
+      Buffer.from('\r\n'),
+    ]),
+    Buffer.from(`--${boundary}--\r\n`),
+  ])
+  return { payload, contentType: `multipart/form-data; boundary=${boundary}` }
+}
+
+function postChunks(parts: { name: string; filename: string; data: Buffer }[]) {
+  const { payload, contentType } = multipart(parts)
+  return app.inject({
+    method: 'POST',
+    url: `/api/0/organizations/${team.org}/chunk-upload/`,
+    headers: { ...auth(), 'content-type': contentType },
+    payload,
+  })
+}
+
+function assemble(body: object) {
+  return app.inject({
+    method: 'POST',
+    url: `/api/0/organizations/${team.org}/artifactbundle/assemble/`,
+    headers: auth(),
+    payload: body,
+  })
+}
+
+/** Uploads a bundle as one gzip chunk and assembles it; returns the assemble answer. */
+async function uploadBundle(bundle: Buffer, extra: object = {}) {
+  const sum = sha1(bundle)
+  const up = await postChunks([{ name: 'file_gzip', filename: sum, data: gzipSync(bundle) }])
+  expect(up.statusCode, up.body).toBe(200)
+  const res = await assemble({
+    checksum: sum,
+    chunks: [sum],
+    projects: [team.projectSlug],
+    ...extra,
+  })
+  expect(res.statusCode, res.body).toBe(200)
+  return res.json<{ state: string; missingChunks: string[]; detail?: string }>()
+}
+
+describe('chunks', () => {
+  it('answers the options with a relative URL and the limits', async () => {
+    const res = await app.inject({
+      url: `/api/0/organizations/${team.org}/chunk-upload/`,
+      headers: auth(),
+    })
+    expect(res.statusCode).toBe(200)
+    expect(res.json()).toEqual({
+      url: `/api/0/organizations/${team.org}/chunk-upload/`,
+      chunkSize: 8_388_608,
+      chunksPerRequest: 8,
+      maxRequestSize: 33_554_432,
+      maxFileSize: 67_108_864,
+      maxWait: 60,
+      hashAlgorithm: 'sha1',
+      concurrency: 1,
+      compression: ['gzip'],
+      accept: ['release_files', 'sources', 'artifact_bundles', 'artifact_bundles_v2'],
+    })
+  })
+
+  it('verifies each chunk: a wrong sha1 is 400, a chunk over 8 MiB is 413, no multipart 415', async () => {
+    const data = Buffer.from('some chunk bytes')
+    const wrong = await postChunks([{ name: 'file', filename: 'a'.repeat(40), data }])
+    expect(wrong.statusCode).toBe(400)
+    expect(wrong.json()).toEqual({
+      detail: `chunk ${'a'.repeat(40)}: its bytes have sha1 ${sha1(data)}`,
+    })
+    const big = Buffer.alloc(8 * 1024 * 1024 + 1)
+    const tooBig = await postChunks([
+      { name: 'file_gzip', filename: sha1(big), data: gzipSync(big) },
+    ])
+    expect(tooBig.statusCode).toBe(413)
+    expect(tooBig.json()).toEqual({
+      detail: `chunk ${sha1(big)}: over 8388608 bytes`,
+    })
+    const rawTooBig = await postChunks([{ name: 'file', filename: sha1(big), data: big }])
+    expect(rawTooBig.statusCode).toBe(413)
+    expect(rawTooBig.json()).toEqual({ detail: `chunk ${sha1(big)}: over 8388608 bytes` })
+    const json = await app.inject({
+      method: 'POST',
+      url: `/api/0/organizations/${team.org}/chunk-upload/`,
+      headers: auth(),
+      payload: { not: 'multipart' },
+    })
+    expect(json.statusCode).toBe(415)
+    expect(json.json()).toEqual({ detail: 'send the chunks as multipart/form-data' })
+  })
+
+  it('assemble lists the missing chunks, then joins them; unassembled chunks go after an hour', async () => {
+    const a = Buffer.from('first chunk of nothing')
+    const b = Buffer.from('second chunk of nothing')
+    const whole = sha1(Buffer.concat([a, b]))
+    const first = await assemble({
+      checksum: whole,
+      chunks: [sha1(a), sha1(b)],
+      projects: [team.projectSlug],
+    })
+    expect(first.json()).toEqual({ state: 'not_found', missingChunks: [sha1(a), sha1(b)] })
+    await postChunks([{ name: 'file', filename: sha1(a), data: a }])
+    const second = await assemble({
+      checksum: whole,
+      chunks: [sha1(a), sha1(b)],
+      projects: [team.projectSlug],
+    })
+    expect(second.json()).toEqual({ state: 'not_found', missingChunks: [sha1(b)] })
+    // The maintenance job removes chunks older than an hour.
+    await pruneArtifacts(app.services.store, 0, Date.now() + 3_600_001)
+    const third = await assemble({
+      checksum: whole,
+      chunks: [sha1(a), sha1(b)],
+      projects: [team.projectSlug],
+    })
+    expect(third.json()).toEqual({ state: 'not_found', missingChunks: [sha1(a), sha1(b)] })
+    await postChunks([
+      { name: 'file', filename: sha1(a), data: a },
+      { name: 'file', filename: sha1(b), data: b },
+    ])
+    const done = await assemble({
+      checksum: whole,
+      chunks: [sha1(a), sha1(b)],
+      projects: [team.projectSlug],
+    })
+    expect(done.json()).toEqual({
+      state: 'error',
+      missingChunks: [],
+      detail: 'the upload is not an artifact bundle (no SYSB header)',
+    })
+  })
+
+  it('refuses an assemble without a project, or naming another team’s project', async () => {
+    const none = await assemble({ checksum: 'b'.repeat(40), chunks: [] })
+    expect(none.statusCode).toBe(400)
+    expect(none.json()).toEqual({
+      detail: 'name the project the bundle is for (sentry-cli --project / SENTRY_PROJECT)',
+    })
+    const other = await uploadTeam(app, 'Other Bundles')
+    const res = await assemble({
+      checksum: 'b'.repeat(40),
+      chunks: [],
+      projects: [other.projectSlug],
+    })
+    expect(res.statusCode).toBe(404)
+    expect(res.json()).toEqual({ detail: 'no such project' })
+  })
+})
+
+describe('bad bundles are refused with the file and the reason, and nothing is stored', () => {
+  const js = Buffer.from('console.log(1)\n')
+  it.each([
+    [
+      'not a ZIP',
+      Buffer.concat([SYSB, Buffer.from('this is not a zip at all')]),
+      /^the bundle is not a ZIP archive/,
+    ],
+    [
+      'no manifest',
+      artifactBundle(
+        { '_/_/app.js': { type: 'minified_source', url: '~/app.js', data: js } },
+        { manifest: false },
+      ),
+      /^the bundle has no manifest\.json$/,
+    ],
+    [
+      'a map that is not JSON',
+      artifactBundle({
+        '_/_/app.js.map': {
+          type: 'source_map',
+          url: '~/app.js.map',
+          data: Buffer.from('{"version":3,'),
+        },
+      }),
+      /^file _\/_\/app\.js\.map: the source map is not JSON/,
+    ],
+    [
+      'a map without mappings',
+      artifactBundle({
+        '_/_/app.js.map': {
+          type: 'source_map',
+          url: '~/app.js.map',
+          data: Buffer.from('{"version":3}'),
+        },
+      }),
+      /^file _\/_\/app\.js\.map: the source map has no "mappings" string or "sources" list$/,
+    ],
+    [
+      'a file listed but absent',
+      zip(
+        [
+          {
+            name: 'manifest.json',
+            data: Buffer.from(
+              JSON.stringify({ files: { 'x.js': { type: 'source', url: '~/x.js' } } }),
+            ),
+          },
+        ],
+        SYSB,
+      ),
+      /^file x\.js: listed in manifest\.json but not in the ZIP$/,
+    ],
+    [
+      'a zip bomb',
+      zip(
+        [
+          { name: 'manifest.json', data: Buffer.from('{"files":{}}') },
+          { name: 'bomb.bin', data: Buffer.alloc(20 * 1024 * 1024), deflate: true },
+        ],
+        SYSB,
+      ),
+      /^file bomb\.bin: compression ratio over 200:1/,
+    ],
+  ])('%s', async (_what, bundle, detail) => {
+    const answer = await uploadBundle(bundle)
+    expect(answer.state).toBe('error')
+    expect(answer.missingChunks).toEqual([])
+    expect(answer.detail).toMatch(detail)
+    expect(await app.services.store.findArtifactBundle(team.teamId, sha1(bundle))).toBeUndefined()
+    expect(await app.services.store.projectHasArtifacts(team.projectId)).toBe(false)
+  })
+})
+
+describe('release + URL', () => {
+  it('a bundle uploaded with --release resolves frames by URL (the ~/ form), stored once', async () => {
+    const { out } = await bundleApp(`import { run } from './app-source.js'\nexport { run }\n`, {
+      format: 'iife',
+      globalName: 'shop',
+      salt: 'release-url',
+    })
+    const minified = await readFile(join(out, 'app.min.js'))
+    const sourceMap = await readFile(join(out, 'app.min.js.map'))
+    const bundle = artifactBundle({
+      '_/_/static/app.min.js': {
+        type: 'minified_source',
+        url: '~/static/app.min.js',
+        headers: { Sourcemap: 'app.min.js.map' },
+        data: minified,
+      },
+      '_/_/static/app.min.js.map': {
+        type: 'source_map',
+        url: '~/static/app.min.js.map',
+        data: sourceMap,
+      },
+    })
+    expect(await uploadBundle(bundle, { version: 'shop@1.2.3' })).toEqual({
+      state: 'ok',
+      missingChunks: [],
+    })
+    // The same bundle again: `ok` at once, the same stored bundle.
+    const id = await app.services.store.findArtifactBundle(team.teamId, sha1(bundle))
+    expect(
+      (
+        await assemble({
+          checksum: sha1(bundle),
+          chunks: [sha1(bundle)],
+          projects: [team.projectSlug],
+          version: 'shop@1.2.3',
+        })
+      ).json(),
+    ).toEqual({ state: 'ok', missingChunks: [] })
+    expect(await app.services.store.findArtifactBundle(team.teamId, sha1(bundle))).toBe(id)
+
+    const url = 'https://shop.example.com/static/app.min.js?v=7'
+    const frames = await framesOfRun(join(out, 'app.min.js'), url, 'shop')
+    const event = (n: number, release: string) => ({
+      event_id: eid(n),
+      platform: 'javascript',
+      release,
+      exception: { values: [{ type: 'Error', value: 'checkout failed', stacktrace: { frames } }] },
+    })
+    await sendItems(app, { id: team.projectId, key: team.dsnKey }, [
+      ['event', event(901, 'shop@1.2.3')],
+    ])
+    await sendItems(app, { id: team.projectId, key: team.dsnKey }, [
+      ['event', event(902, 'shop@9.9.9')],
+    ])
+    const read = async (n: number) =>
+      (
+        await app.inject({
+          url: `/api/0/projects/${team.projectId}/events/${eid(n)}/`,
+          headers: ADMIN,
+        })
+      ).json<{ exception: { values: { stacktrace: { frames: Record<string, unknown>[] } }[] } }>()
+    const top = (await read(901)).exception.values[0]?.stacktrace.frames.at(-1)
+    expect(top?.['function']).toBe('explodeWithOriginalName')
+    expect(top?.['abs_path']).toBe('https://shop.example.com/app-source.js')
+    expect(top?.['data']).toEqual({ symbolicated: true, sourcemap: '~/static/app.min.js.map' })
+    // Another release has no bundle: the frame says so.
+    const other = (await read(902)).exception.values[0]?.stacktrace.frames.at(-1)
+    expect(other?.['data']).toEqual({ sourcemap_error: 'no_release_artifact' })
+  }, 60_000)
+})

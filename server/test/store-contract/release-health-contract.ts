@@ -1,0 +1,133 @@
+import { describe, expect, it } from 'vitest'
+import type { CheckInToWrite } from '../../src/store/monitor-types.ts'
+import type { SessionUpdate } from '../../src/store/release-health-types.ts'
+import type { Store } from '../../src/store/types.ts'
+import { openWithProject } from './contract-setup.ts'
+
+const HOUR = 3_600_000
+const MINUTE = 60_000
+/** A fixed hour to write at: the store must not depend on the wall clock. */
+const T0 = Date.UTC(2026, 0, 15, 10, 0, 0)
+const RANGE = { since: 0, until: T0 + 100 * HOUR }
+
+/**
+ * The release-health behaviour every Store backend must show (run against SQLite in
+ * `sqlite/contract.test.ts` and `sqlite/writer-thread.test.ts`, against PostgreSQL in
+ * `postgres/contract.test.ts`).
+ */
+export function releaseHealthContract(name: string, open: () => Promise<Store>): void {
+  const setup = async () => {
+    const { store, project, key } = await openWithProject(open)
+    const update = (over: Partial<SessionUpdate>): SessionUpdate => ({
+      projectId: project.id,
+      sid: 's1',
+      did: null,
+      release: 'r@1',
+      environment: 'prod',
+      started: T0 + 5 * MINUTE,
+      timestamp: T0 + 6 * MINUTE,
+      status: 'exited',
+      errors: 0,
+      category: 'healthy',
+      ...over,
+    })
+    const checkIn = (over: Partial<CheckInToWrite>): CheckInToWrite => ({
+      projectId: project.id,
+      keyId: key.id,
+      received: T0,
+      checkInId: 'c'.repeat(32),
+      freshId: 'f'.repeat(32),
+      slug: 'job',
+      status: 'ok',
+      environment: 'production',
+      durationMs: null,
+      release: null,
+      traceId: null,
+      config: {
+        ok: true,
+        config: { schedule: { type: 'crontab', value: '*/10 * * * *' }, checkinMargin: 1 },
+      },
+      ...over,
+    })
+    return { store, project, key, update, checkIn }
+  }
+
+  describe(`release health contract: ${name}`, () => {
+    it('counts a session once, in its worst category, across units and commits', async () => {
+      const { store, project, update } = await setup()
+      await store.write([
+        { events: [], outcomes: [], sessions: [update({ status: 'ok', did: 'u1' })] },
+        { events: [], outcomes: [], sessions: [update({ status: 'ok', did: 'u1' })] },
+      ])
+      await store.write([
+        {
+          events: [],
+          outcomes: [],
+          sessions: [
+            update({ status: 'crashed', category: 'crashed' }),
+            update({ sid: 's2', did: 'u2' }),
+          ],
+        },
+      ])
+      await store.write([{ events: [], outcomes: [], sessions: [update({ status: 'ok' })] }])
+      const [r] = await store.listReleaseHealth(project.id, RANGE)
+      expect(r?.counts.sessions).toEqual({
+        total: 2,
+        healthy: 1,
+        errored: 0,
+        unhandled: 0,
+        abnormal: 0,
+        crashed: 1,
+      })
+      expect(r?.counts.users).toMatchObject({ total: 2, crashed: 1, healthy: 1 })
+      expect(r).toMatchObject({
+        release: 'r@1',
+        firstSeen: T0,
+        lastSeen: T0,
+        environments: ['prod'],
+      })
+      await store.close()
+    })
+
+    it('adds aggregate buckets and serves hourly series for a range and environment', async () => {
+      const { store, project, update } = await setup()
+      const counts = { healthy: 3, errored: 1, unhandled: 0, abnormal: 0, crashed: 1 }
+      await store.write([
+        {
+          events: [],
+          outcomes: [],
+          sessionBuckets: [
+            {
+              projectId: project.id,
+              release: 'r@1',
+              environment: 'prod',
+              started: T0 + HOUR,
+              did: 'u9',
+              counts,
+            },
+          ],
+          sessions: [update({ environment: 'dev', status: 'abnormal', category: 'abnormal' })],
+        },
+      ])
+      const all = await store.releaseHealthSeries(project.id, 'r@1', RANGE)
+      expect(all?.totals.sessions).toMatchObject({ total: 6, crashed: 1, abnormal: 1, healthy: 3 })
+      expect(all?.totals.users).toMatchObject({ total: 1, crashed: 1 })
+      expect(all?.series.map((p) => [p.hour, p.counts.sessions.total])).toEqual([
+        [T0, 1],
+        [T0 + HOUR, 5],
+      ])
+      const prod = await store.releaseHealthSeries(project.id, 'r@1', {
+        ...RANGE,
+        environment: 'prod',
+      })
+      expect(prod?.totals.sessions.total).toBe(5)
+      const late = await store.listReleaseHealth(project.id, {
+        since: T0 + HOUR,
+        until: RANGE.until,
+      })
+      expect(late[0]?.counts.sessions.total).toBe(5)
+      expect(await store.releaseHealthSeries(project.id, 'other', RANGE)).toBeUndefined()
+      await store.close()
+    })
+  })
+}
