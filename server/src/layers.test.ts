@@ -32,7 +32,17 @@ const LAYERS: readonly (readonly string[])[] = [
   // The composition's shared type.
   ['services'],
   // Features, the first-start bootstrap and the command-line tools.
-  ['accounts', 'audit', 'alerts', 'triage', 'components', 'api', 'bootstrap', 'cli'],
+  [
+    'accounts',
+    'audit',
+    'alerts',
+    'triage',
+    'components',
+    'artifact-bundles',
+    'api',
+    'bootstrap',
+    'cli',
+  ],
   ['ui'],
   ['app', 'route-table', 'main'],
 ]
