@@ -31,7 +31,7 @@ const ISSUES = Number(process.env['BENCH_SCALE_ISSUES'] ?? 10_000)
 // 2.7× the bytes of the real stored form).
 // 3 (4: events.search without the frames): events carry varied tags (browser, user, url, shard) and one issue has a tenth of them,
 // for the search timings (search-timing.ts).
-const FILL_VERSION = 4
+const FILL_VERSION = 5
 const MIGRATIONS = 'server/src/store/sqlite/migrations'
 
 const BROWSERS = ['Chrome', 'Chrome', 'Chrome', 'Firefox', 'Safari', 'Edge']
@@ -133,7 +133,7 @@ export async function prefilledDatabase(o: StartOptions): Promise<Prefilled> {
             ...event,
             event_id: eventId,
             timestamp: timestamp / 1000,
-            exception: { values: [{ ...firstException, value: `bench issue ${issue}` }] },
+            exception: { values: [{ ...firstException, value: `bench failure ${issue}` }] },
             ...searchFields(i),
           }
           const scope = {

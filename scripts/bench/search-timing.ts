@@ -10,7 +10,7 @@ export const SEARCHES: readonly { name: string; query: string; sort?: string }[]
   { name: 'one tag value', query: 'browser.name:Firefox' },
   { name: 'wildcard', query: 'url:*checkout*' },
   { name: 'negation', query: '!browser.name:Chrome' },
-  { name: 'text in an exception value', query: '"bench issue 421"' },
+  { name: 'text in an exception value', query: '"bench failure 421"' },
   { name: 'text that hits nothing', query: 'zzqxnothinghere' },
   { name: 'is: + tag + date', query: 'is:unresolved browser.name:Safari firstSeen:-30d' },
   { name: 'has:', query: 'has:user' },
@@ -20,7 +20,7 @@ export const SEARCHES: readonly { name: string; query: string; sort?: string }[]
   { name: 'times_seen', query: 'times_seen:>100' },
   {
     name: 'is: + date + text, by users',
-    query: 'is:unresolved lastSeen:-30d issue',
+    query: 'is:unresolved lastSeen:-30d failure',
     sort: 'users',
   },
 ]
