@@ -5,7 +5,7 @@ import { z } from 'zod'
 import { principalOf } from '../accounts/access.ts'
 import { ApiError } from '../errors.ts'
 import { onOrg, SIGNED_IN } from '../http/route-access.ts'
-import type { ApiScope } from '../http-kit/openapi.ts'
+import { type ApiScope, MULTIPART_PARTS } from '../http-kit/openapi.ts'
 import { ErrorBody, errorResponses } from '../http-kit/schemas.ts'
 import type { SourceMapResolver } from '../ingest/source-maps/resolver.ts'
 import type { Store } from '../store/types.ts'
@@ -160,6 +160,7 @@ export async function artifactRoutes(
           summary:
             'Upload chunks of an artifact bundle (multipart: parts `file` or `file_gzip`, each named by the sha1 of its uncompressed bytes)',
           consumes: ['multipart/form-data'],
+          [MULTIPART_PARTS]: ['file', 'file_gzip'],
           params: OrgParams,
           response: {
             200: z.object({ stored: z.number().int() }),

@@ -49,6 +49,38 @@ export const apiValidatorCompiler: FastifySchemaCompiler<z.ZodType> =
     return { error: new ApiError('bad_request', `invalid ${what}: ${fields.join('; ')}`, fields) }
   }
 
+/**
+ * The route-schema key that documents a multipart body read as a stream (`@fastify/multipart`,
+ * no zod body schema to generate it from): the names of its file parts.
+ */
+export const MULTIPART_PARTS = 'x-multipart-parts'
+
+/** Turns each operation's {@link MULTIPART_PARTS} into the required multipart body it reads. */
+function multipartBodies(doc: OpenAPIV3_1.Document): OpenAPIV3_1.Document {
+  for (const item of Object.values(doc.paths ?? {})) {
+    for (const op of Object.values(item ?? {})) {
+      const o = op as OpenAPIV3_1.OperationObject & Record<string, unknown>
+      const parts = o[MULTIPART_PARTS]
+      if (!Array.isArray(parts)) continue
+      delete o[MULTIPART_PARTS]
+      const file = { type: 'array', items: { type: 'string', format: 'binary' } } as const
+      o.requestBody = {
+        required: true,
+        content: {
+          'multipart/form-data': {
+            schema: {
+              type: 'object',
+              properties: Object.fromEntries(parts.map((p) => [String(p), file])),
+              minProperties: 1,
+            },
+          },
+        },
+      }
+    }
+  }
+  return doc
+}
+
 /** A 204 answer has no body: the generated entry must not promise a JSON one. */
 function dropNoContentBodies(doc: OpenAPIV3_1.Document): OpenAPIV3_1.Document {
   for (const item of Object.values(doc.paths ?? {})) {
@@ -85,7 +117,9 @@ export async function schemaFirst(scope: FastifyInstance): Promise<void> {
     },
     transform: jsonSchemaTransform,
     transformObject: (input) =>
-      dropNoContentBodies(jsonSchemaTransformObject(input) as OpenAPIV3_1.Document),
+      multipartBodies(
+        dropNoContentBodies(jsonSchemaTransformObject(input) as OpenAPIV3_1.Document),
+      ),
   })
   scope.withTypeProvider<ZodTypeProvider>().get(
     OPENAPI_PATH,

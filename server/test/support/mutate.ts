@@ -20,7 +20,7 @@ export function seedFromEnv(env: Record<string, string | undefined>): number {
   return Number.isInteger(given) && given > 0 ? given : Math.floor(Math.random() * 2 ** 31) + 1
 }
 
-const FIXTURES = join(import.meta.dirname, '../../fixtures/envelopes')
+const FIXTURES = join(import.meta.dirname, '../../../fixtures/envelopes')
 
 /** The event payloads of every fixture envelope, as JSON objects. */
 export function fixtureEvents(): Record<string, unknown>[] {
