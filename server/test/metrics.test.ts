@@ -2,7 +2,6 @@ import type { FastifyInstance } from 'fastify'
 import { afterEach, describe, expect, it } from 'vitest'
 import { boundedLabel } from '../src/metrics/labels.ts'
 import { type MetricsListener, startMetricsListener } from '../src/metrics/listener.ts'
-import { parseMetrics, type Sample, sampleValue, sumBy } from './metrics-text.ts'
 import {
   ADMIN,
   createProject,
@@ -13,6 +12,7 @@ import {
   type TestProject,
   testApp,
 } from './support/helpers.ts'
+import { parseMetrics, type Sample, sampleValue, sumBy } from './support/metrics-text.ts'
 import { eventsEnvelope, outcomeTotals, setQuota } from './support/outcome-helpers.ts'
 import { startWebhookReceiver } from './support/receivers.ts'
 

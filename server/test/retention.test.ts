@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest'
 import { buildApp } from '../src/app.ts'
 import { openSqliteStore } from '../src/store/sqlite/index.ts'
-import { parseMetrics, sampleValue } from './metrics-text.ts'
 import { row } from './store-contract/contract.ts'
 import { openWithProject } from './store-contract/contract-setup.ts'
+import { parseMetrics, sampleValue } from './support/metrics-text.ts'
 import { testConfig } from './support/test-config.ts'
 
 const DAY = 86_400_000

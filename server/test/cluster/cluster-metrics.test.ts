@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { RunningServer } from '../../../conformance/src/harness/server.ts'
 import { boundedLabel } from '../../src/metrics/labels.ts'
-import { parseMetrics, sumBy } from '../metrics-text.ts'
 import { envelopeOf, sentryAuth } from '../support/helpers.ts'
+import { parseMetrics, sumBy } from '../support/metrics-text.ts'
 import {
   type Cluster,
   type ClusterProject,

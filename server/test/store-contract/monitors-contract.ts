@@ -1,15 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import type { CheckInToWrite } from '../../src/store/monitor-types.ts'
-import type { SessionUpdate } from '../../src/store/release-health-types.ts'
 import type { Store } from '../../src/store/types.ts'
 import { row } from './contract.ts'
-import { openWithProject } from './contract-setup.ts'
-
-const HOUR = 3_600_000
-const MINUTE = 60_000
-/** A fixed hour to write at: the store must not depend on the wall clock. */
-const T0 = Date.UTC(2026, 0, 15, 10, 0, 0)
-const RANGE = { since: 0, until: T0 + 100 * HOUR }
+import { MINUTE, openForHealthAndCrons, RANGE, T0 } from './health-cron-setup.ts'
 
 /**
  * The cron-monitor behaviour every Store backend must show (run against SQLite in
@@ -17,41 +9,7 @@ const RANGE = { since: 0, until: T0 + 100 * HOUR }
  * `postgres/contract.test.ts`).
  */
 export function monitorContract(name: string, open: () => Promise<Store>): void {
-  const setup = async () => {
-    const { store, project, key } = await openWithProject(open)
-    const update = (over: Partial<SessionUpdate>): SessionUpdate => ({
-      projectId: project.id,
-      sid: 's1',
-      did: null,
-      release: 'r@1',
-      environment: 'prod',
-      started: T0 + 5 * MINUTE,
-      timestamp: T0 + 6 * MINUTE,
-      status: 'exited',
-      errors: 0,
-      category: 'healthy',
-      ...over,
-    })
-    const checkIn = (over: Partial<CheckInToWrite>): CheckInToWrite => ({
-      projectId: project.id,
-      keyId: key.id,
-      received: T0,
-      checkInId: 'c'.repeat(32),
-      freshId: 'f'.repeat(32),
-      slug: 'job',
-      status: 'ok',
-      environment: 'production',
-      durationMs: null,
-      release: null,
-      traceId: null,
-      config: {
-        ok: true,
-        config: { schedule: { type: 'crontab', value: '*/10 * * * *' }, checkinMargin: 1 },
-      },
-      ...over,
-    })
-    return { store, project, key, update, checkIn }
-  }
+  const setup = () => openForHealthAndCrons(open)
 
   describe(`cron monitor contract: ${name}`, () => {
     it('creates a monitor from a check-in and computes its next run', async () => {
