@@ -33,6 +33,9 @@
  *   --sourcemaps        instead of the runs above: a minified browser event resolved through an
  *                       uploaded source map vs. the same event without a bundle, interleaved, and
  *                       the first resolution of a ~5 MB map (scripts/bench/sourcemaps.ts)
+ *   --pg-stats          with --db postgres: pg_stat_statements preloaded; per measured run the
+ *                       statements per group commit, backend waits and ungranted pg_locks
+ *                       sampled every 100 ms (scripts/bench/pg-probe.ts)
  *   --no-bare           skip the ceiling; --json FILE (artifacts/bench.json)
  */
 import { mkdirSync, writeFileSync } from 'node:fs'
@@ -52,6 +55,7 @@ import {
   metricsArmRun,
 } from './bench/metrics-cost.ts'
 import { measureOverload, type OverloadFigures, startProbe } from './bench/overload.ts'
+import { formatPgProbe } from './bench/pg-probe.ts'
 import { formatBare, formatIngest, formatOverload, median, medianOf } from './bench/report.ts'
 import { type RetentionRun, retentionRun } from './bench/retention.ts'
 import { prefilledDatabase, timePage, timePages, withPrefilledCopy } from './bench/scale.ts'
@@ -90,6 +94,7 @@ const { values: opts } = parseArgs({
     'no-privacy': { type: 'boolean', default: false },
     'privacy-compare': { type: 'boolean', default: false },
     sourcemaps: { type: 'boolean', default: false },
+    'pg-stats': { type: 'boolean', default: false },
   },
 })
 
@@ -135,6 +140,7 @@ const startOptions: StartOptions = {
   nodes: NODES,
   ...(opts.quota === undefined ? {} : { quota: Number(opts.quota) }),
   ...(opts['no-privacy'] ? { privacyOff: true } : {}),
+  ...(opts['pg-stats'] ? { pgStats: true } : {}),
 }
 
 /** The server for one run: started fresh each time, or the given target. */
@@ -248,6 +254,7 @@ async function main(): Promise<void> {
     const ingest = await ingestRun()
     ingests.push(ingest)
     console.log(`run ${r} ingest:  ${formatIngest(ingest)}`)
+    if (ingest.pgStats !== undefined) console.log(formatPgProbe(ingest.pgStats))
     if (!opts['no-bare']) {
       const bare = await bareRun()
       bares.push(bare)

@@ -13,6 +13,7 @@ import { openPool } from '../../server/src/store/postgres/db.ts'
 import { startTempPostgres } from '../postgres/temp-postgres.ts'
 import { apiCounter, postgresCounter, postgresCpu, sqliteCounter } from './count.ts'
 import type { LoadTarget } from './measure.ts'
+import { PG_STATS_SETTINGS } from './pg-probe.ts'
 import { type Child, type Storage, startIngest, stopChild } from './server.ts'
 
 /** A started (or given) server with the bench project on it. */
@@ -48,6 +49,8 @@ export interface StartOptions {
    * on PostgreSQL it is copied into the fresh database first.
    */
   prefilled?: { dataDir: string; projectId: string; publicKey: string }
+  /** `--pg-stats`: PostgreSQL with pg_stat_statements, probed over each measured run. */
+  pgStats?: boolean
 }
 
 const ingestPath = (projectId: string, key: string) =>
@@ -150,7 +153,7 @@ export async function startInstance(o: StartOptions): Promise<Instance> {
       return d
     }
     if (o.db === 'postgres') {
-      const pgdb = await startTempPostgres()
+      const pgdb = await startTempPostgres(o.pgStats === true ? PG_STATS_SETTINGS : {})
       pgStop = pgdb.stop
       await o.prepare?.({ dataDir: newDir(), databaseUrl: pgdb.url })
       // `--scale`: the pre-filled SQLite database moved over with the `db:copy` code.
@@ -177,6 +180,7 @@ export async function startInstance(o: StartOptions): Promise<Instance> {
           counter: postgresCounter(pgdb.url, where),
           pids: children.map((c) => c.child.pid ?? -1),
           dbCpuMs: postgresCpu(pgdb.url),
+          ...(o.pgStats === true ? { pgStatsUrl: pgdb.url } : {}),
         },
         url: first.url,
         token,

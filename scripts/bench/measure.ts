@@ -3,6 +3,7 @@
  * after (not answers), the server's CPU from /proc deltas and its peak memory.
  */
 import type { Counter } from './count.ts'
+import { type PgProbeFigures, startPgProbe } from './pg-probe.ts'
 import { cpuMs, peakRssMiB } from './server.ts'
 import { runWrk, type WrkResult } from './wrk.ts'
 
@@ -20,6 +21,8 @@ export interface LoadTarget {
   body?: string
   /** CPU ms the database's processes used so far (PostgreSQL run by the bench only). */
   dbCpuMs?: () => Promise<number>
+  /** `--pg-stats`: the PostgreSQL to probe over the measured run (pg-probe.ts). */
+  pgStatsUrl?: string
 }
 
 /** Timing of a run. */
@@ -53,6 +56,8 @@ export interface IngestFigures {
   bytesOnDisk: number | undefined
   eventsInDatabase: number | undefined
   bytesPerEvent: number | undefined
+  /** `--pg-stats`: statements per group commit, waits and lock waits over the measured run. */
+  pgStats?: PgProbeFigures | undefined
 }
 
 // No process to read (a target without --pid): CPU unknown, printed as n/a.
@@ -87,9 +92,12 @@ export async function measureIngest(t: LoadTarget, shape: LoadShape): Promise<In
   const start = t.counter === undefined ? 0 : await t.counter.count()
   const cpu0 = sumCpu(t.pids)
   const db0 = await t.dbCpuMs?.()
+  const probe = t.pgStatsUrl === undefined ? undefined : await startPgProbe(t.pgStatsUrl)
   const t0 = Date.now()
   const run = await runWrk({ ...withAddrs, seconds: shape.seconds })
   const wallMs = Date.now() - t0
+  const probeEnd = t.counter === undefined ? 0 : await t.counter.count()
+  const pgStats = await probe?.stop(probeEnd - start)
   const cpu = sumCpu(t.pids) - cpu0
   const db1 = await t.dbCpuMs?.()
   const dbCpu = db0 === undefined || db1 === undefined ? undefined : db1 - db0
@@ -124,6 +132,7 @@ export async function measureIngest(t: LoadTarget, shape: LoadShape): Promise<In
       bytesOnDisk === undefined || eventsInDatabase === undefined || eventsInDatabase === 0
         ? undefined
         : Math.round(bytesOnDisk / eventsInDatabase),
+    ...(pgStats === undefined ? {} : { pgStats }),
   }
 }
 

@@ -78,9 +78,12 @@ async function waitReady(bin: string, port: number, child: ChildProcess, log: ()
  * Starts a private PostgreSQL for tests and benchmarks: `initdb` into a fresh temp directory
  * (trust auth on loopback only, fsync off because the data is thrown away), `postgres` on a free
  * port with its socket in that directory. `stop()` shuts it down (fast mode) and removes the
- * directory. Used by the vitest global setup and by `npm run bench -- --db postgres`.
+ * directory. Used by the vitest global setup and by `npm run bench -- --db postgres`. `settings`
+ * adds server settings (`--pg-stats` preloads pg_stat_statements).
  */
-export async function startTempPostgres(): Promise<TempPostgres> {
+export async function startTempPostgres(
+  settings: Readonly<Record<string, string>> = {},
+): Promise<TempPostgres> {
   const bin = findBinDir()
   const user = asUser()
   const dir = mkdtempSync(join(tmpdir(), 'ingest-pg-'))
@@ -122,6 +125,7 @@ export async function startTempPostgres(): Promise<TempPostgres> {
     'full_page_writes=off',
     '-c',
     'max_connections=200',
+    ...Object.entries(settings).flatMap(([k, v]) => ['-c', `${k}=${v}`]),
   ])
   let output = ''
   const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true })

@@ -3,6 +3,7 @@ import { announceChanges } from '../change-feed.ts'
 import { sharedStorage } from '../queries/shared-storage.ts'
 import type { Store } from '../store.ts'
 import { PgChangeFeed } from './change-feed.ts'
+import { CounterFolder } from './counter-deltas.ts'
 import { openPool } from './db.ts'
 import { pgIngest } from './ingest.ts'
 import { pgIssues } from './issues.ts'
@@ -13,6 +14,38 @@ import { postgresPort } from './sql-port.ts'
 
 /** Connections of the store's pool unless configured (`DATABASE_POOL_SIZE`). */
 export const DEFAULT_POOL_SIZE = 10
+
+/**
+ * The reads that show counters the ingest path leaves as deltas (counter-deltas.ts): each
+ * folds what is pending first, so an answer counts every event acknowledged before it.
+ */
+const COUNTER_READS = [
+  'listIssues',
+  'getIssue',
+  'outcomeTotals',
+  'outcomeTotalsBy',
+  'outcomeHours',
+  'issueHistogram',
+  'searchIssues',
+  'tagDistribution',
+  'triageIssues',
+] as const satisfies readonly (keyof Store)[]
+
+/** `store` with each of `COUNTER_READS` awaiting `flush()` first. */
+function flushingReads<S extends Pick<Store, (typeof COUNTER_READS)[number]>>(
+  store: S,
+  flush: () => Promise<void>,
+): S {
+  const out: S = { ...store }
+  for (const name of COUNTER_READS) {
+    const read = store[name] as (...args: unknown[]) => Promise<unknown>
+    ;(out as Record<string, unknown>)[name] = async (...args: unknown[]) => {
+      await flush()
+      return read(...args)
+    }
+  }
+  return out
+}
 
 /**
  * Opens the PostgreSQL store on `url`: a pool of `poolSize` connections, the migrations applied
@@ -36,6 +69,8 @@ export async function openPostgresStore(
   }
   // Storage written once for both backends (../queries/) runs through this port.
   const port = postgresPort(pool)
+  const folder = new CounterFolder(pool)
+  folder.start()
   const store = {
     dialect: 'postgres' as const,
     pool,
@@ -55,9 +90,11 @@ export async function openPostgresStore(
       feed: changes.stats(),
     }),
     close: async () => {
+      await folder.close()
       await changes.close()
       await pool.end()
     },
   }
-  return { ...store, ...announceChanges(store, changes) }
+  const flushed = flushingReads(store, () => folder.flush())
+  return { ...flushed, ...announceChanges(flushed, changes) }
 }

@@ -28,7 +28,7 @@ import {
   type HashedIssueRow,
   toFoundIssue,
 } from '../rows/issues.ts'
-import { newUsers, SearchSummaries } from '../search-summaries.ts'
+import { SearchSummaries } from '../search-summaries.ts'
 import type {
   EventToWrite,
   EventWriteResult,
@@ -36,6 +36,7 @@ import type {
   WriteUnit,
   WriteUnitResult,
 } from '../types.ts'
+import { appendDeltas, type IssueTouchDelta } from './counter-deltas.ts'
 import { all, type Db, first, run, transaction } from './db.ts'
 import { LockTurns } from './lock-turns.ts'
 import { lockMonitors, monitorLockKeys } from './monitor-locks.ts'
@@ -45,16 +46,26 @@ import { driveSteps } from './sql-port.ts'
 const byHash = (a: { projectId: number; hash: string }, b: { projectId: number; hash: string }) =>
   a.projectId - b.projectId || (a.hash < b.hash ? -1 : a.hash > b.hash ? 1 : 0)
 
-/** The issue of an event's (project, hash) with its triage columns, locked for update. */
-async function findHash(c: Db, ev: EventToWrite): Promise<FoundIssue | undefined> {
-  const h = await first<HashedIssueRow>(
-    c,
-    `SELECT ${HASHED_ISSUE_COLUMNS}
+/**
+ * The issue of an event's (project, hash) with its triage columns. An unresolved issue is read
+ * without a lock: events leave its triage state as it is, so they only add to its counters,
+ * which go into the group's deltas (counter-deltas.ts) — a hot issue never makes concurrent
+ * group commits wait for each other. A resolved or ignored one is read again locked for
+ * update, and its change is written to the row in this transaction (`locked`).
+ */
+async function findHash(
+  c: Db,
+  ev: EventToWrite,
+  locked: Set<number>,
+): Promise<FoundIssue | undefined> {
+  const q = `SELECT ${HASHED_ISSUE_COLUMNS}
            FROM grouphashes g JOIN issues i ON i.id = g.issue_id
-           WHERE g.project_id = $1 AND g.hash = $2 FOR UPDATE OF i`,
-    [ev.projectId, ev.hash],
-  )
-  return toFoundIssue(h)
+           WHERE g.project_id = $1 AND g.hash = $2`
+  const h = await first<HashedIssueRow>(c, q, [ev.projectId, ev.hash])
+  if (h === undefined || h.status === 'unresolved') return toFoundIssue(h)
+  const l = await first<HashedIssueRow>(c, `${q} FOR UPDATE OF i`, [ev.projectId, ev.hash])
+  if (l !== undefined) locked.add(Number(l.issue_id))
+  return toFoundIssue(l)
 }
 
 /** Creates the issue of a new hash; undefined when another transaction claimed the hash. */
@@ -90,11 +101,22 @@ async function createIssue(c: Db, ev: EventToWrite): Promise<number | undefined>
   return undefined
 }
 
+/** What one ingest transaction collects while it writes: locked issues and counter deltas. */
+interface GroupState {
+  locked: Set<number>
+  touches: IssueTouchDelta[]
+}
+
 /** The grouping rule's storage steps (grouping-upsert.ts) on the open transaction `c`. */
-const groupingIo = (c: Db): GroupingIo => ({
-  findHash: (ev) => findHash(c, ev),
+const groupingIo = (c: Db, g: GroupState): GroupingIo => ({
+  findHash: (ev) => findHash(c, ev, g.locked),
   createIssue: (ev) => createIssue(c, ev),
   touchIssue: async (t) => {
+    if (!g.locked.has(t.issueId)) {
+      // Only counters change: added up with the group's other counters.
+      g.touches.push([t.issueId, t.count, t.lastSeen, t.last.title, t.last.culprit, t.last.level])
+      return
+    }
     await run(
       c,
       `UPDATE issues SET times_seen = times_seen + $1, last_seen = GREATEST(last_seen, $2),
@@ -132,6 +154,7 @@ async function insertEvents(c: Db, rows: { e: EventToWrite; issueId: number }[])
  */
 async function writeEvents(
   c: Db,
+  g: GroupState,
   events: EventToWrite[],
   isFresh: boolean[],
 ): Promise<EventWriteResult[]> {
@@ -146,7 +169,7 @@ async function writeEvents(
   // A copy not claimed now was stored by an earlier group (or another node), or is a second
   // copy in this group.
   const claimed = new Set(events.filter((_, i) => isFresh[i] === true))
-  const io = groupingIo(c)
+  const io = groupingIo(c, g)
   for (const hashRun of hashRuns(events, (e) => !claimed.has(e), true)) {
     const grouped = await upsertGroup(
       io,
@@ -344,8 +367,9 @@ export function pgIngest(pool: pg.Pool): IngestStore {
       const counters = new OutcomeCounters()
       const summaries = new IssueSummaries()
       const search = new SearchSummaries()
+      const g: GroupState = { locked: new Set(), touches: [] }
       const countedEvent = async (e: EventToWrite): Promise<EventWriteResult> => {
-        const r = (await writeEvents(c, [e], await claimIds(c, [e])))[0] as EventWriteResult
+        const r = (await writeEvents(c, g, [e], await claimIds(c, [e])))[0] as EventWriteResult
         counters.add(eventOutcome(e, r))
         summaries.add(e, r)
         search.add(e, r)
@@ -372,6 +396,7 @@ export function pgIngest(pool: pg.Pool): IngestStore {
         .sort((x, y) => byHash(x.e, y.e))
       const written = await writeEvents(
         c,
+        g,
         ordered.map((o) => o.e),
         ordered.map((o) => o.fresh),
       )
@@ -413,17 +438,15 @@ export function pgIngest(pool: pg.Pool): IngestStore {
         Date.now(),
       )
       const outcomes = counters.sorted()
-      for (const o of outcomes)
-        await run(
-          c,
-          `INSERT INTO outcomes (project_id, key_id, hour, outcome, reason, category, quantity)
-             VALUES ($1, $2, $3, $4, $5, $6, $7)
-             ON CONFLICT (project_id, hour, key_id, outcome, reason, category)
-             DO UPDATE SET quantity = outcomes.quantity + excluded.quantity`,
-          [o.projectId, o.keyId, o.at, o.outcome, o.reason, o.category, o.quantity],
-        )
-      await writeSummaries(c, summaries)
-      await writeSearch(c, search)
+      // Counters in one appended row (counter-deltas.ts); facets and texts are inserts.
+      await appendDeltas(c, {
+        touches: g.touches,
+        hours: summaries.hours(),
+        tags: search.tags(),
+        outcomes,
+      })
+      await writeFacets(c, summaries)
+      await writeTexts(c, search)
       for (const [id, n] of charged.used) stored.set(id, n)
       return withOutcomes(results, outcomes)
     })
@@ -458,8 +481,8 @@ export function pgIngest(pool: pg.Pool): IngestStore {
   }
 }
 
-/** The group's page summaries (migration 004), one statement per table, rows in key order. */
-async function writeSummaries(c: Db, s: IssueSummaries): Promise<void> {
+/** The group's issue facets (migration 004): one insert, rows in key order. */
+async function writeFacets(c: Db, s: IssueSummaries): Promise<void> {
   const facets = s.facets()
   if (facets.length > 0)
     await run(
@@ -469,48 +492,10 @@ async function writeSummaries(c: Db, s: IssueSummaries): Promise<void> {
        ON CONFLICT DO NOTHING`,
       [0, 1, 2, 3].map((i) => facets.map((f) => f[i])),
     )
-  const hours = s.hours()
-  if (hours.length > 0)
-    await run(
-      c,
-      `INSERT INTO issue_hours (issue_id, hour, events)
-       SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bigint[])
-       ON CONFLICT (issue_id, hour) DO UPDATE SET events = issue_hours.events + excluded.events`,
-      [0, 1, 2].map((i) => hours.map((h) => h[i])),
-    )
 }
 
-/**
- * The group's search index rows (migration 009): one upsert of every distinct (issue, key,
- * value) as SQLite's, batched with unnest; the users of each issue counted from the `user`
- * rows the upsert inserted (search-summaries.ts).
- */
-async function writeSearch(c: Db, s: SearchSummaries): Promise<void> {
-  const rows = s.tags()
-  if (rows.length > 0) {
-    const after = await all<{ issue_id: string; key: string; value: string; times_seen: string }>(
-      c,
-      `INSERT INTO issue_tags (issue_id, key, value, times_seen, first_seen, last_seen)
-       SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::bigint[], $5::bigint[], $6::bigint[])
-       ON CONFLICT (issue_id, key, value) DO UPDATE SET
-         times_seen = issue_tags.times_seen + excluded.times_seen,
-         first_seen = LEAST(issue_tags.first_seen, excluded.first_seen),
-         last_seen = GREATEST(issue_tags.last_seen, excluded.last_seen)
-       RETURNING issue_id, key, value, times_seen`,
-      [0, 1, 2, 3, 4, 5].map((i) => rows.map((r) => r[i])),
-    )
-    const users = newUsers(
-      rows,
-      after.filter((a) => a.key === 'user'),
-    )
-    if (users.length > 0)
-      await run(
-        c,
-        `UPDATE issues SET users = issues.users + u.n
-         FROM unnest($1::bigint[], $2::bigint[]) AS u(id, n) WHERE issues.id = u.id`,
-        [users.map((u) => u[0]), users.map((u) => u[1])],
-      )
-  }
+/** The search text of the issues the group created (migration 009), one statement. */
+async function writeTexts(c: Db, s: SearchSummaries): Promise<void> {
   const texts = s.issueTexts()
   if (texts.length > 0)
     await run(

@@ -1,0 +1,215 @@
+import type pg from 'pg'
+import type { OutcomeDelta } from '../model.ts'
+import { OutcomeCounters } from '../outcome-counters.ts'
+import { type IssueTagRow, newUsers } from '../search-summaries.ts'
+import { all, type Db, run, transaction } from './db.ts'
+
+/** One issue's counter increment: issue, events, last seen, and title, culprit, level then. */
+export type IssueTouchDelta = [number, number, number, string, string, string]
+
+/** The counters one group commit adds (summed per key), stored as one `counter_deltas` row. */
+export interface CounterDeltas {
+  touches: IssueTouchDelta[]
+  hours: [number, number, number][]
+  tags: IssueTagRow[]
+  outcomes: OutcomeDelta[]
+}
+
+/** How often each node folds the pending deltas: a reader sees them at most this late. */
+export const FOLD_INTERVAL_MS = 200
+/** Delta rows one fold transaction takes (each holds one group commit's counters). */
+const FOLD_BATCH = 2000
+
+const isEmpty = (d: CounterDeltas) =>
+  d.touches.length + d.hours.length + d.tags.length + d.outcomes.length === 0
+
+/**
+ * Appends a group commit's counters inside its ingest transaction: an insert that conflicts
+ * with nothing, so concurrent transactions (of this node or another) never wait on a counter
+ * row. The row commits or rolls back with the events it counts.
+ */
+export async function appendDeltas(c: Db, d: CounterDeltas): Promise<void> {
+  if (isEmpty(d)) return
+  await run(c, 'INSERT INTO counter_deltas (body) VALUES ($1)', [JSON.stringify(d)])
+}
+
+/** Sums several groups' deltas per key (touches keep the title of the latest event). */
+export function mergeDeltas(list: readonly CounterDeltas[]): CounterDeltas {
+  const touches = new Map<number, IssueTouchDelta>()
+  const hours = new Map<string, [number, number, number]>()
+  const tags = new Map<string, IssueTagRow>()
+  const outcomes = new OutcomeCounters()
+  for (const d of list) {
+    for (const t of d.touches) {
+      const had = touches.get(t[0])
+      if (had === undefined) touches.set(t[0], [...t])
+      else {
+        had[1] += t[1]
+        if (t[2] >= had[2]) touches.set(t[0], [t[0], had[1], t[2], t[3], t[4], t[5]])
+      }
+    }
+    for (const h of d.hours) {
+      const k = `${h[0]}\0${h[1]}`
+      const had = hours.get(k)
+      if (had === undefined) hours.set(k, [...h])
+      else had[2] += h[2]
+    }
+    for (const g of d.tags) {
+      const k = `${g[0]}\0${g[1]}\0${g[2]}`
+      const had = tags.get(k)
+      if (had === undefined) tags.set(k, [...g])
+      else {
+        had[3] += g[3]
+        had[4] = Math.min(had[4], g[4])
+        had[5] = Math.max(had[5], g[5])
+      }
+    }
+    for (const o of d.outcomes) outcomes.add(o)
+  }
+  const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
+  return {
+    touches: [...touches.values()].sort((a, b) => a[0] - b[0]),
+    hours: [...hours.values()].sort((a, b) => a[0] - b[0] || a[1] - b[1]),
+    tags: [...tags.values()].sort((a, b) => a[0] - b[0] || cmp(a[1], b[1]) || cmp(a[2], b[2])),
+    outcomes: outcomes.sorted(),
+  }
+}
+
+const column = <T, K extends keyof T>(rows: readonly T[], i: K): T[K][] => rows.map((r) => r[i])
+
+/**
+ * Writes merged deltas into the counter tables, one statement per table, rows in key order
+ * (concurrent folds of several nodes lock them in one order). The title, culprit and level of
+ * an issue follow its latest event: a delta older than the row's `last_seen` leaves them.
+ */
+async function applyDeltas(c: Db, d: CounterDeltas): Promise<void> {
+  if (d.touches.length > 0)
+    await run(
+      c,
+      `UPDATE issues SET times_seen = issues.times_seen + d.n,
+         title = CASE WHEN d.ls >= issues.last_seen THEN d.title ELSE issues.title END,
+         culprit = CASE WHEN d.ls >= issues.last_seen THEN d.culprit ELSE issues.culprit END,
+         level = CASE WHEN d.ls >= issues.last_seen THEN d.level ELSE issues.level END,
+         last_seen = GREATEST(issues.last_seen, d.ls)
+       FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::text[], $5::text[], $6::text[])
+         AS d(id, n, ls, title, culprit, level)
+       WHERE issues.id = d.id`,
+      [0, 1, 2, 3, 4, 5].map((i) => column(d.touches, i as 0)),
+    )
+  if (d.hours.length > 0)
+    await run(
+      c,
+      `INSERT INTO issue_hours (issue_id, hour, events)
+       SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bigint[])
+       ON CONFLICT (issue_id, hour) DO UPDATE SET events = issue_hours.events + excluded.events`,
+      [0, 1, 2].map((i) => column(d.hours, i as 0)),
+    )
+  if (d.tags.length > 0) {
+    const after = await all<{ issue_id: string; key: string; value: string; times_seen: string }>(
+      c,
+      `INSERT INTO issue_tags (issue_id, key, value, times_seen, first_seen, last_seen)
+       SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::bigint[], $5::bigint[], $6::bigint[])
+       ON CONFLICT (issue_id, key, value) DO UPDATE SET
+         times_seen = issue_tags.times_seen + excluded.times_seen,
+         first_seen = LEAST(issue_tags.first_seen, excluded.first_seen),
+         last_seen = GREATEST(issue_tags.last_seen, excluded.last_seen)
+       RETURNING issue_id, key, value, times_seen`,
+      [0, 1, 2, 3, 4, 5].map((i) => column(d.tags, i as 0)),
+    )
+    // A `user` row whose count is what this fold added was inserted now: a new user.
+    const users = newUsers(
+      d.tags,
+      after.filter((a) => a.key === 'user'),
+    )
+    if (users.length > 0)
+      await run(
+        c,
+        `UPDATE issues SET users = issues.users + u.n
+         FROM unnest($1::bigint[], $2::bigint[]) AS u(id, n) WHERE issues.id = u.id`,
+        [users.map((u) => u[0]), users.map((u) => u[1])],
+      )
+  }
+  const o = d.outcomes
+  if (o.length > 0)
+    await run(
+      c,
+      `INSERT INTO outcomes (project_id, key_id, hour, outcome, reason, category, quantity)
+       SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::bigint[])
+       ON CONFLICT (project_id, hour, key_id, outcome, reason, category)
+       DO UPDATE SET quantity = outcomes.quantity + excluded.quantity`,
+      [
+        column(o, 'projectId'),
+        column(o, 'keyId'),
+        column(o, 'at'),
+        column(o, 'outcome'),
+        column(o, 'reason'),
+        column(o, 'category'),
+        column(o, 'quantity'),
+      ],
+    )
+}
+
+/**
+ * Folds up to `FOLD_BATCH` pending delta rows into the counter tables in one transaction that
+ * also deletes them: applied once or not at all, whatever node or crash interrupts it.
+ * `skipLocked`: rows another node is folding right now are left to it (the background fold);
+ * without it the fold waits for that node's fold to end (a reader that must see every
+ * acknowledged event). Returns how many rows it folded.
+ */
+export function foldDeltas(pool: pg.Pool, skipLocked: boolean): Promise<number> {
+  return transaction(pool, async (c) => {
+    const rows = await all<{ body: string }>(
+      c,
+      `DELETE FROM counter_deltas WHERE id IN (SELECT id FROM counter_deltas ORDER BY id
+         LIMIT ${FOLD_BATCH} FOR UPDATE${skipLocked ? ' SKIP LOCKED' : ''})
+       RETURNING body`,
+    )
+    if (rows.length === 0) return 0
+    await applyDeltas(c, mergeDeltas(rows.map((r) => JSON.parse(r.body) as CounterDeltas)))
+    return rows.length
+  })
+}
+
+/**
+ * A node's folder of counter deltas: a fold every `FOLD_INTERVAL_MS` (so what another node or
+ * a direct SQL reader sees is at most that plus one fold late), and `flush()`, which the
+ * store's reads of counters await first, so its own API answers count every acknowledged event.
+ */
+export class CounterFolder {
+  private timer: NodeJS.Timeout | undefined
+  private running: Promise<unknown> = Promise.resolve()
+  private closed = false
+
+  private readonly pool: pg.Pool
+
+  constructor(pool: pg.Pool) {
+    this.pool = pool
+  }
+
+  /** Starts the periodic fold (unref'd: it never keeps the process alive). */
+  start(): void {
+    this.timer = setInterval(() => {
+      this.running = this.running.then(() => this.foldAll(true)).catch(() => undefined)
+    }, FOLD_INTERVAL_MS)
+    this.timer.unref()
+  }
+
+  /** Folds until nothing is pending (waiting for other nodes' folds in progress). */
+  flush(): Promise<void> {
+    return this.foldAll(false)
+  }
+
+  private async foldAll(skipLocked: boolean): Promise<void> {
+    while (!this.closed && (await foldDeltas(this.pool, skipLocked)) === FOLD_BATCH) {
+      // a full batch: more may be pending
+    }
+  }
+
+  /** Stops the periodic fold and folds what is left (best effort: another node folds it too). */
+  async close(): Promise<void> {
+    if (this.timer !== undefined) clearInterval(this.timer)
+    await this.running
+    await this.foldAll(true).catch(() => undefined)
+    this.closed = true
+  }
+}
