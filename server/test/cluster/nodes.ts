@@ -19,6 +19,12 @@ export interface Cluster {
   api(node?: number): Api
   /** How many times each event id of a project is stored, read from the database. */
   storedCounts(projectId: number): Promise<Map<string, number>>
+  /**
+   * Once every node folded its pending counter deltas (polled until none is left), each
+   * counter of the project that differs from the stored events it counts: `times_seen` and the
+   * hourly summaries per issue, and the `accepted` error outcomes. Empty when all are exact.
+   */
+  counterMismatches(projectId: number): Promise<string[]>
   stop(): Promise<void>
 }
 
@@ -90,6 +96,44 @@ export async function startCluster(n: number, env: Record<string, string> = {}):
           [projectId],
         )
         return new Map(rows.map((r) => [r.event_id, Number(r.n)]))
+      } finally {
+        await c.end()
+      }
+    },
+    counterMismatches: async (projectId) => {
+      const c = new pg.Client({ connectionString: db.url })
+      await c.connect()
+      try {
+        const deadline = Date.now() + 15_000
+        for (;;) {
+          const { rows } = await c.query<{ n: string }>('SELECT count(*) AS n FROM counter_deltas')
+          if (Number(rows[0]?.n) === 0) break
+          if (Date.now() > deadline) return [`${rows[0]?.n} counter deltas never folded`]
+          await new Promise((r) => setTimeout(r, 50))
+        }
+        const issues = await c.query<{ id: string; times_seen: string; hours: string; n: string }>(
+          `SELECT i.id, i.times_seen,
+             (SELECT coalesce(sum(events), 0) FROM issue_hours h WHERE h.issue_id = i.id) AS hours,
+             (SELECT count(*) FROM events e WHERE e.issue_id = i.id) AS n
+           FROM issues i WHERE i.project_id = $1`,
+          [projectId],
+        )
+        const wrong = issues.rows.flatMap((r) =>
+          r.times_seen === r.n && r.hours === r.n
+            ? []
+            : [`issue ${r.id}: times_seen ${r.times_seen}, hours ${r.hours}, events ${r.n}`],
+        )
+        const o = await c.query<{ accepted: string; n: string }>(
+          `SELECT (SELECT coalesce(sum(quantity), 0) FROM outcomes WHERE project_id = $1
+                     AND outcome = 'accepted' AND category = 'error') AS accepted,
+                  (SELECT count(*) FROM events WHERE project_id = $1) AS n`,
+          [projectId],
+        )
+        const t = o.rows[0]
+        if (t === undefined || t.accepted !== t.n)
+          wrong.push(`accepted outcomes ${t?.accepted}, events ${t?.n}`)
+        if (issues.rows.length === 0) wrong.push('no issues')
+        return wrong
       } finally {
         await c.end()
       }

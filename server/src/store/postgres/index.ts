@@ -6,7 +6,6 @@ import { PgChangeFeed } from './change-feed.ts'
 import { CounterFolder } from './counter-deltas.ts'
 import { openPool } from './db.ts'
 import { pgIngest } from './ingest.ts'
-import { pgIssues } from './issues.ts'
 import { loadPgMigrations, migratePg } from './migrations.ts'
 import { ensurePartitions } from './partitions.ts'
 import { pgRetention } from './retention.ts'
@@ -77,7 +76,6 @@ export async function openPostgresStore(
     poolSize,
     ...sharedStorage(port),
     ...pgIngest(pool),
-    ...pgIssues(pool),
     ...pgRetention(pool),
     changes,
     usage: () => ({

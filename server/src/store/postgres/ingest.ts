@@ -1,10 +1,5 @@
 import type pg from 'pg'
-import {
-  decideAlerts,
-  frequencyChecks,
-  frequencyDecision,
-  type RuleConditionsRow,
-} from '../alert-decisions.ts'
+import type { RuleConditionsRow } from '../alert-decisions.ts'
 import {
   type FoundIssue,
   type GroupingIo,
@@ -12,30 +7,17 @@ import {
   issueTouchParams,
   upsertGroup,
 } from '../grouping-upsert.ts'
-import { IssueSummaries } from '../issue-summaries.ts'
-import { eventOutcome, OutcomeCounters, withOutcomes } from '../outcome-counters.ts'
-import { checkInSteps } from '../queries/check-ins.ts'
-import { healthSteps } from '../queries/release-health.ts'
-import {
-  admitReserved,
-  overQuotaOutcome,
-  type Reservation,
-  type UnitQuota,
-} from '../quota-rules.ts'
+import { type AsyncCommitIo, runCommit, type UnitWrite } from '../ingest-transaction.ts'
+import type { IssueSummaries } from '../issue-summaries.ts'
+import { admitReserved, type Reservation, type UnitQuota } from '../quota-rules.ts'
 import {
   eventInsertValues,
   HASHED_ISSUE_COLUMNS,
   type HashedIssueRow,
   toFoundIssue,
 } from '../rows/issues.ts'
-import { SearchSummaries } from '../search-summaries.ts'
-import type {
-  EventToWrite,
-  EventWriteResult,
-  IngestStore,
-  WriteUnit,
-  WriteUnitResult,
-} from '../types.ts'
+import type { SearchSummaries } from '../search-summaries.ts'
+import type { EventToWrite, EventWriteResult, IngestStore, WriteUnit } from '../types.ts'
 import { appendDeltas, type IssueTouchDelta } from './counter-deltas.ts'
 import { all, type Db, first, run, transaction } from './db.ts'
 import { LockTurns } from './lock-turns.ts'
@@ -302,50 +284,6 @@ async function chargeUnits(
   return { quota, keep, used }
 }
 
-/** The alert outbox rows of the group's stored events (alert-decisions.ts). */
-async function recordAlerts(
-  c: Db,
-  stored: { projectId: number; r: EventWriteResult }[],
-  now: number,
-): Promise<void> {
-  const live = stored.filter((s) => !s.r.duplicate)
-  if (live.length === 0) return
-  const rules = await all<RuleConditionsRow>(
-    c,
-    `SELECT id, project_id, conditions FROM alert_rules
-     WHERE project_id = ANY($1::bigint[]) AND deleted_at IS NULL`,
-    [[...new Set(live.map((x) => x.projectId))]],
-  )
-  if (rules.length === 0) return
-  const d = decideAlerts(rules, live)
-  for (const check of frequencyChecks(rules, live, d, now)) {
-    const counted = await first<{ n: number }>(
-      c,
-      'SELECT COUNT(*)::int AS n FROM (SELECT 1 FROM events WHERE issue_id = $1 AND received >= $2 LIMIT $3) capped',
-      [check.issueId, check.since, check.threshold + 1],
-    )
-    const f = frequencyDecision(check, counted?.n ?? 0, now)
-    if (f !== undefined) d.push(f)
-  }
-  if (d.length === 0) return
-  await run(
-    c,
-    `INSERT INTO alert_triggers (rule_id, project_id, issue_id, trigger_kind, trigger_id, event_id, created_at)
-     SELECT r, p, i, k, t, e, $7 FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::text[], $5::text[], $6::text[])
-       AS x(r, p, i, k, t, e)
-     ON CONFLICT (rule_id, issue_id, trigger_kind, trigger_id) DO NOTHING`,
-    [
-      d.map((x) => x.ruleId),
-      d.map((x) => x.projectId),
-      d.map((x) => x.issueId),
-      d.map((x) => x.kind),
-      d.map((x) => x.triggerId),
-      d.map((x) => x.eventId),
-      now,
-    ],
-  )
-}
-
 /**
  * The ingest write path on PostgreSQL: every unit of a group commit in one transaction, on
  * one pooled connection, so several groups commit at once (the committer's `maxInFlight` is
@@ -364,91 +302,96 @@ export function pgIngest(pool: pg.Pool): IngestStore {
   ) =>
     transaction(pool, async (c) => {
       stored.clear()
-      const counters = new OutcomeCounters()
-      const summaries = new IssueSummaries()
-      const search = new SearchSummaries()
       const g: GroupState = { locked: new Set(), touches: [] }
-      const countedEvent = async (e: EventToWrite): Promise<EventWriteResult> => {
-        const r = (await writeEvents(c, g, [e], await claimIds(c, [e])))[0] as EventWriteResult
-        counters.add(eventOutcome(e, r))
-        summaries.add(e, r)
-        search.add(e, r)
-        return r
-      }
       // Monitors before issues: every group takes its locks in this one order.
       await lockMonitors(
         c,
         units.flatMap((u) => u.checkIns ?? []),
       )
       lockTaken()
-      const flat = units.flatMap((u, unit) => u.events.map((e, index) => ({ e, unit, index })))
-      const fresh = await claimIds(
-        c,
-        flat.map((o) => o.e),
-      )
-      const charged = await chargeUnits(c, units, reserved, fresh)
-      // Events in (project, hash) order across the whole group (stable: one hash's events
-      // keep their order), so concurrent groups lock issues in the same order.
-      const events: EventWriteResult[][] = units.map(() => [])
-      const ordered = flat
-        .map((o, n) => ({ ...o, fresh: fresh[n] === true }))
-        .filter((_, n) => charged.keep[n])
-        .sort((x, y) => byHash(x.e, y.e))
-      const written = await writeEvents(
-        c,
-        g,
-        ordered.map((o) => o.e),
-        ordered.map((o) => o.fresh),
-      )
-      ordered.forEach(({ e, unit, index }, n) => {
-        const r = written[n] as EventWriteResult
-        counters.add(eventOutcome(e, r))
-        summaries.add(e, r)
-        search.add(e, r)
-        const list = events[unit]
-        if (list !== undefined) list[index] = r
-      })
-      const results: WriteUnitResult[] = []
-      for (const [n, u] of units.entries()) {
-        // Refused events left holes: the unit's results keep its stored events in order.
-        const own = (events[n] ?? []).filter((r) => r !== undefined)
-        for (const o of u.outcomes) counters.add(o)
-        const q = charged.quota[n]
-        const first = u.events[0]
-        if (q !== undefined && q.refused > 0 && first !== undefined)
-          counters.add(overQuotaOutcome(first, q.refused))
-        else for (const o of u.outcomesIfAdmitted ?? []) counters.add(o)
-        await driveSteps(c, healthSteps('postgres', u))
-        for (const ci of u.checkIns ?? []) {
-          const failure = await driveSteps(
+      // The transaction's rule is ingest-transaction.ts; these are PostgreSQL's statements.
+      const io: AsyncCommitIo = {
+        units: async (units) => {
+          const flat = units.flatMap((u, unit) => u.events.map((e) => ({ e, unit })))
+          const fresh = await claimIds(
             c,
-            checkInSteps('postgres', ci, (o) => counters.add(o)),
+            flat.map((o) => o.e),
           )
-          if (failure !== undefined) own.push(await countedEvent(failure))
-        }
-        results.push(q === undefined ? { events: own } : { events: own, quota: q })
+          const charged = await chargeUnits(c, units, reserved, fresh)
+          for (const [id, n] of charged.used) stored.set(id, n)
+          // Events in (project, hash) order across the whole group (stable: one hash's events
+          // keep their order), so concurrent groups lock issues in the same order.
+          const ordered = flat
+            .map((o, n) => ({ ...o, n, fresh: fresh[n] === true }))
+            .filter((o) => charged.keep[o.n])
+            .sort((x, y) => byHash(x.e, y.e))
+          const written = await writeEvents(
+            c,
+            g,
+            ordered.map((o) => o.e),
+            ordered.map((o) => o.fresh),
+          )
+          // Back in unit order; refused events are left out.
+          const byFlat = new Map(ordered.map((o, k) => [o.n, written[k] as EventWriteResult]))
+          const out: UnitWrite[] = units.map((_, n) => {
+            const q = charged.quota[n]
+            return q === undefined ? { written: [] } : { written: [], quota: q }
+          })
+          flat.forEach(({ e, unit }, n) => {
+            const r = byFlat.get(n)
+            if (r !== undefined) out[unit]?.written.push({ e, r })
+          })
+          return out
+        },
+        event: async (e) =>
+          (await writeEvents(c, g, [e], await claimIds(c, [e])))[0] as EventWriteResult,
+        steps: (s) => driveSteps(c, s),
+        rules: (projectIds) =>
+          all<RuleConditionsRow>(
+            c,
+            `SELECT id, project_id, conditions FROM alert_rules
+             WHERE project_id = ANY($1::bigint[]) AND deleted_at IS NULL`,
+            [projectIds],
+          ),
+        count: async (check) =>
+          (
+            await first<{ n: number }>(
+              c,
+              'SELECT COUNT(*)::int AS n FROM (SELECT 1 FROM events WHERE issue_id = $1 AND received >= $2 LIMIT $3) capped',
+              [check.issueId, check.since, check.threshold + 1],
+            )
+          )?.n ?? 0,
+        triggers: async (d, now) => {
+          await run(
+            c,
+            `INSERT INTO alert_triggers (rule_id, project_id, issue_id, trigger_kind, trigger_id, event_id, created_at)
+             SELECT r, p, i, k, t, e, $7 FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::text[], $5::text[], $6::text[])
+               AS x(r, p, i, k, t, e)
+             ON CONFLICT (rule_id, issue_id, trigger_kind, trigger_id) DO NOTHING`,
+            [
+              d.map((x) => x.ruleId),
+              d.map((x) => x.projectId),
+              d.map((x) => x.issueId),
+              d.map((x) => x.kind),
+              d.map((x) => x.triggerId),
+              d.map((x) => x.eventId),
+              now,
+            ],
+          )
+        },
+        // Counters in one appended row (counter-deltas.ts); facets and texts are inserts.
+        counters: async ({ outcomes, summaries, search }) => {
+          await appendDeltas(c, {
+            touches: g.touches,
+            hours: summaries.hours(),
+            tags: search.tags(),
+            outcomes,
+          })
+          await writeFacets(c, summaries)
+          await writeTexts(c, search)
+        },
       }
-      const unitProject = (u: WriteUnit) =>
-        u.events[0]?.projectId ?? u.checkIns?.[0]?.projectId ?? 0
-      await recordAlerts(
-        c,
-        results.flatMap((r, n) =>
-          r.events.map((e) => ({ projectId: unitProject(units[n] as WriteUnit), r: e })),
-        ),
-        Date.now(),
-      )
-      const outcomes = counters.sorted()
-      // Counters in one appended row (counter-deltas.ts); facets and texts are inserts.
-      await appendDeltas(c, {
-        touches: g.touches,
-        hours: summaries.hours(),
-        tags: search.tags(),
-        outcomes,
-      })
-      await writeFacets(c, summaries)
-      await writeTexts(c, search)
-      for (const [id, n] of charged.used) stored.set(id, n)
-      return withOutcomes(results, outcomes)
+      return runCommit(io, 'postgres', units, Date.now())
     })
   return {
     write: async (units) => {

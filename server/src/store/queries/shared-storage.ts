@@ -4,6 +4,7 @@ import { alertOutboxQueries } from './alert-outbox.ts'
 import { alertQueries } from './alerts.ts'
 import { artifactQueries } from './artifacts.ts'
 import { issueSearchQueries } from './issue-search.ts'
+import { issueQueries } from './issues.ts'
 import { liveQueries } from './live.ts'
 import { loginFailureQueries } from './login-failures.ts'
 import { monitorQueries } from './monitors.ts'
@@ -20,7 +21,7 @@ import { userLifecycleQueries } from './user-lifecycle.ts'
 
 /**
  * Every part of the store written once for both backends, on one port: each backend's index
- * spreads it and adds only what it writes its own way (the group commit, issue reads,
+ * spreads it and adds only what it writes its own way (the group commit's statements,
  * retention).
  */
 export function sharedStorage(port: SqlPort) {
@@ -42,6 +43,7 @@ export function sharedStorage(port: SqlPort) {
     ...teamQueries(port),
     ...privacyQueries(port),
     ...issueSearchQueries(port),
+    ...issueQueries(port),
     ...artifactQueries(port),
   }
 }

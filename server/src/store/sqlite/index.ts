@@ -7,7 +7,6 @@ import type { Store } from '../store.ts'
 import { openConnection } from './connection.ts'
 import { sqliteIngest } from './ingest.ts'
 import { sqliteIngestThread, writerBusySeconds } from './ingest-thread.ts'
-import { sqliteIssues } from './issues.ts'
 import { loadMigrations, migrate } from './migrations.ts'
 import { sqliteRetention } from './retention.ts'
 import { sqlitePort } from './sql-port.ts'
@@ -44,7 +43,6 @@ export async function openSqliteStore(
     ...(writer !== undefined && opts.digestModule !== undefined
       ? { digestsOnWriter: true as const }
       : {}),
-    ...sqliteIssues(db),
     pruneBefore: writer?.pruneBefore ?? sqliteRetention(db).pruneBefore,
     changes,
     ...(writer !== undefined ? { usage: () => ({ writerBusySeconds: writerBusySeconds() }) } : {}),

@@ -1,21 +1,13 @@
 import type Database from 'better-sqlite3'
-import {
-  decideAlerts,
-  frequencyChecks,
-  frequencyDecision,
-  type RuleConditionsRow,
-} from '../alert-decisions.ts'
+import type { RuleConditionsRow } from '../alert-decisions.ts'
 import {
   hashRuns,
   issueTouchParams,
   type SyncGroupingIo,
   upsertGroupSync,
 } from '../grouping-upsert.ts'
-import { IssueSummaries } from '../issue-summaries.ts'
-import { eventOutcome, OutcomeCounters, withOutcomes } from '../outcome-counters.ts'
-import { checkInSteps } from '../queries/check-ins.ts'
-import { healthSteps } from '../queries/release-health.ts'
-import { admitEvents, overQuotaOutcome, type QuotaWindow, type UnitQuota } from '../quota-rules.ts'
+import { type CommitIo, runCommitSync } from '../ingest-transaction.ts'
+import { admitEvents, type QuotaWindow, type UnitQuota } from '../quota-rules.ts'
 import {
   type EventParams,
   eventInsertValues,
@@ -23,21 +15,17 @@ import {
   type HashedIssueRow,
   toFoundIssue,
 } from '../rows/issues.ts'
-import { type IssueTagRow, newUsers, SearchSummaries } from '../search-summaries.ts'
+import { type IssueTagRow, newUsers, type SearchSummaries } from '../search-summaries.ts'
 import type { EventToWrite, EventWriteResult, IngestStore, WriteUnit } from '../types.ts'
 import { sqliteStepRunner } from './sql-port.ts'
 
 /**
  * The ingest write path on SQLite: every unit of a group commit in one transaction of prepared
- * statements. Idempotent on (project, event_id): a duplicate changes nothing. The decisions
- * (duplicates, grouping, regression and ignore rules, counters) are the backend-neutral ones
- * PostgreSQL also runs (grouping-upsert.ts, issue-rules.ts, outcome-counters.ts); the
- * statements here only read and write.
+ * statements. Idempotent on (project, event_id): a duplicate changes nothing. The transaction's
+ * steps and decisions (ingest-transaction.ts, grouping-upsert.ts, issue-rules.ts,
+ * outcome-counters.ts) are the ones PostgreSQL also runs; the statements here only read and
+ * write, and the quota is charged inside the transaction (one writer).
  */
-/** The project of a unit: one request, so one project for all its items. */
-export const unitProject = (u: WriteUnit | undefined): number =>
-  u?.events[0]?.projectId ?? u?.checkIns?.[0]?.projectId ?? 0
-
 export function sqliteIngest(db: Database.Database): IngestStore {
   const eventExists = db.prepare<[number, string], { one: number }>(
     'SELECT 1 AS one FROM events WHERE project_id = ? AND event_id = ?',
@@ -77,7 +65,7 @@ export function sqliteIngest(db: Database.Database): IngestStore {
      ON CONFLICT (project_id, hour, key_id, outcome, reason, category) DO UPDATE SET quantity = quantity + excluded.quantity`,
   )
 
-  const io: SyncGroupingIo = {
+  const grouping: SyncGroupingIo = {
     findHash: (e) => {
       const h = findHash.get(e.projectId, e.hash)
       return toFoundIssue(h)
@@ -120,7 +108,7 @@ export function sqliteIngest(db: Database.Database): IngestStore {
     const runs = hashRuns(events, (e) => eventExists.get(e.projectId, e.eventId) !== undefined)
     for (const run of runs) {
       const grouped = upsertGroupSync(
-        io,
+        grouping,
         run.map((i) => events[i] as EventToWrite),
       )
       run.forEach((i, n) => {
@@ -179,21 +167,6 @@ export function sqliteIngest(db: Database.Database): IngestStore {
   const countInWindow = db.prepare<[number, number, number], { n: number }>(
     'SELECT COUNT(*) AS n FROM (SELECT 1 FROM events WHERE issue_id = ? AND received >= ? LIMIT ?)',
   )
-  /** The alert outbox rows of the group's stored events (alert-decisions.ts). */
-  const recordAlerts = (stored: { projectId: number; r: EventWriteResult }[], now: number) => {
-    const live = stored.filter((s) => !s.r.duplicate)
-    if (live.length === 0) return
-    const rules = [...new Set(live.map((c) => c.projectId))].flatMap((p) => rulesOf.all(p))
-    if (rules.length === 0) return
-    const oneShot = decideAlerts(rules, live)
-    const frequent = frequencyChecks(rules, live, oneShot, now).flatMap((c) => {
-      const n = countInWindow.get(c.issueId, c.since, c.threshold + 1)?.n ?? 0
-      const d = frequencyDecision(c, n, now)
-      return d === undefined ? [] : [d]
-    })
-    for (const d of [...oneShot, ...frequent])
-      addTrigger.run(d.ruleId, d.projectId, d.issueId, d.kind, d.triggerId, d.eventId, now)
-  }
   const quotaOf = db.prepare<[number], { events: number; window_seconds: number }>(
     'SELECT events, window_seconds FROM project_quotas WHERE project_id = ?',
   )
@@ -251,55 +224,42 @@ export function sqliteIngest(db: Database.Database): IngestStore {
   // Shared steps (release health, check-ins) run synchronously inside this transaction.
   const steps = sqliteStepRunner(db)
 
-  // Counters are summed per group commit first: one upsert per distinct counter, not per item.
-  const writeAll = db.transaction((units: WriteUnit[]) => {
-    const counters = new OutcomeCounters()
-    const summaries = new IssueSummaries()
-    const search = new SearchSummaries()
-    const counted = (e: EventToWrite, r: EventWriteResult): EventWriteResult => {
-      counters.add(eventOutcome(e, r))
-      summaries.add(e, r)
-      search.add(e, r)
-      return r
-    }
-    const countedEvent = (e: EventToWrite): EventWriteResult =>
-      counted(e, writeEvents([e])[0] as EventWriteResult)
-    // The quota step of every unit first, then all the admitted events (one UPDATE per hash),
-    // then each unit's other items.
-    const windows = new Map<number, QuotaWindow>()
-    const seen = new Set<string>()
-    const admitted = units.map((u) => admit(u, windows, seen))
-    const written = writeEvents(admitted.flatMap((a) => a.events))
-    let n = 0
-    const results = units.map((u, i) => {
-      const a = admitted[i] as { events: EventToWrite[]; quota?: UnitQuota }
-      const events = a.events.map((e) => counted(e, written[n++] as EventWriteResult))
-      for (const o of u.outcomes) counters.add(o)
-      const refused = a.quota?.refused ?? 0
-      const first = u.events[0]
-      if (refused > 0 && first !== undefined) counters.add(overQuotaOutcome(first, refused))
-      else for (const o of u.outcomesIfAdmitted ?? []) counters.add(o)
-      steps.drive(healthSteps('sqlite', u))
-      for (const c of u.checkIns ?? []) {
-        const failure = steps.drive(checkInSteps('sqlite', c, (o) => counters.add(o)))
-        if (failure !== undefined) events.push(countedEvent(failure))
-      }
-      return a.quota === undefined ? { events } : { events, quota: a.quota }
-    })
-    for (const [projectId, w] of windows)
-      saveWindow.run(projectId, w.start, w.seconds, w.used, w.limited ? 1 : 0)
-    const stored = results.flatMap((u, k) =>
-      u.events.map((r) => ({ projectId: unitProject(units[k]), r })),
-    )
-    recordAlerts(stored, Date.now())
-    const outcomes = counters.sorted()
-    for (const o of outcomes)
-      addOutcome.run(o.projectId, o.keyId, o.at, o.outcome, o.reason, o.category, o.quantity)
-    for (const f of summaries.facets()) addFacet.run(...f)
-    for (const h of summaries.hours()) addHour.run(...h)
-    writeSearch(search)
-    return withOutcomes(results, outcomes)
-  })
+  // The transaction's rule is ingest-transaction.ts; these are SQLite's statements for it.
+  const io: CommitIo = {
+    // The quota step of every unit first, then all the admitted events (one UPDATE per hash).
+    units: (units) => {
+      const windows = new Map<number, QuotaWindow>()
+      const seen = new Set<string>()
+      const admitted = units.map((u) => admit(u, windows, seen))
+      for (const [projectId, w] of windows)
+        saveWindow.run(projectId, w.start, w.seconds, w.used, w.limited ? 1 : 0)
+      const written = writeEvents(admitted.flatMap((a) => a.events))
+      let n = 0
+      return admitted.map((a) => ({
+        written: a.events.map((e) => ({ e, r: written[n++] as EventWriteResult })),
+        ...(a.quota === undefined ? {} : { quota: a.quota }),
+      }))
+    },
+    event: (e) => writeEvents([e])[0] as EventWriteResult,
+    steps: (s) => steps.drive(s),
+    rules: (projectIds) => projectIds.flatMap((p) => rulesOf.all(p)),
+    count: (c) => countInWindow.get(c.issueId, c.since, c.threshold + 1)?.n ?? 0,
+    triggers: (decisions, now) => {
+      for (const d of decisions)
+        addTrigger.run(d.ruleId, d.projectId, d.issueId, d.kind, d.triggerId, d.eventId, now)
+    },
+    // Counters are summed per group commit first: one upsert per distinct counter, not per item.
+    counters: ({ outcomes, summaries, search }) => {
+      for (const o of outcomes)
+        addOutcome.run(o.projectId, o.keyId, o.at, o.outcome, o.reason, o.category, o.quantity)
+      for (const f of summaries.facets()) addFacet.run(...f)
+      for (const h of summaries.hours()) addHour.run(...h)
+      writeSearch(search)
+    },
+  }
+  const writeAll = db.transaction((units: WriteUnit[]) =>
+    runCommitSync(io, 'sqlite', units, Date.now()),
+  )
 
   // IMMEDIATE takes the write lock up front: the reads inside then never race another
   // connection's writes into SQLITE_BUSY_SNAPSHOT.

@@ -3,11 +3,11 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { SCALE, writeScaleHistory } from '../../../test/support/scale-data.ts'
 import { ISSUE_COUNT_CAP } from '../issue-store.ts'
 import type { EventToWrite } from '../model.ts'
+import { issueQueries } from '../queries/issues.ts'
 import { projectQueries } from '../queries/projects.ts'
 import { triageQueries } from '../queries/triage.ts'
 import { uiReadQueries } from '../queries/ui-reads.ts'
 import { sqliteIngest } from './ingest.ts'
-import { sqliteIssues } from './issues.ts'
 import { loadMigrations, migrate } from './migrations.ts'
 import { sqlitePort } from './sql-port.ts'
 
@@ -21,7 +21,7 @@ const port = sqlitePort(db)
 const store = {
   ...projectQueries(port),
   ...sqliteIngest(db),
-  ...sqliteIssues(db),
+  ...issueQueries(port),
   ...uiReadQueries(port),
   ...triageQueries(port),
 }
