@@ -1,5 +1,5 @@
 import { type IssueOnEvent, type TriageState, triageOnEvent } from './issue-rules.ts'
-import type { EventToWrite } from './model.ts'
+import type { EventToWrite, EventWriteResult } from './model.ts'
 
 /** An issue found for a (project, hash), with its triage columns and count so far. */
 export type FoundIssue = IssueOnEvent & { issueId: number }
@@ -180,6 +180,18 @@ export function upsertGroupSync(
   }
   return step.value
 }
+
+/**
+ * An event's result before grouping decides it: a duplicate until its run is written (both
+ * backends start every event of a group here and overwrite the new ones).
+ */
+export const duplicateResult = (e: EventToWrite): EventWriteResult => ({
+  eventId: e.eventId,
+  issueId: 0,
+  duplicate: true,
+  issueCreated: false,
+  regressed: false,
+})
 
 /**
  * Splits a group commit's events into what grouping needs. An event is new when its id was

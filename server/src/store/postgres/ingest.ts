@@ -1,6 +1,7 @@
 import type pg from 'pg'
 import type { RuleConditionsRow } from '../alert-decisions.ts'
 import {
+  duplicateResult,
   type FoundIssue,
   type GroupingIo,
   hashRuns,
@@ -140,13 +141,7 @@ async function writeEvents(
   events: EventToWrite[],
   isFresh: boolean[],
 ): Promise<EventWriteResult[]> {
-  const results: EventWriteResult[] = events.map((e) => ({
-    eventId: e.eventId,
-    issueId: 0,
-    duplicate: true,
-    issueCreated: false,
-    regressed: false,
-  }))
+  const results: EventWriteResult[] = events.map(duplicateResult)
   if (events.length === 0) return results
   // A copy not claimed now was stored by an earlier group (or another node), or is a second
   // copy in this group.

@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3'
 import type { RuleConditionsRow } from '../alert-decisions.ts'
 import {
+  duplicateResult,
   hashRuns,
   issueTouchParams,
   type SyncGroupingIo,
@@ -98,13 +99,7 @@ export function sqliteIngest(db: Database.Database): IngestStore {
    * arrival order.
    */
   const writeEvents = (events: readonly EventToWrite[]): EventWriteResult[] => {
-    const results: EventWriteResult[] = events.map((e) => ({
-      eventId: e.eventId,
-      issueId: 0,
-      duplicate: true,
-      issueCreated: false,
-      regressed: false,
-    }))
+    const results: EventWriteResult[] = events.map(duplicateResult)
     const runs = hashRuns(events, (e) => eventExists.get(e.projectId, e.eventId) !== undefined)
     for (const run of runs) {
       const grouped = upsertGroupSync(
