@@ -31,7 +31,8 @@ export class SearchSummaries {
           byKey.set(key, byValue)
         }
         const row = byValue.get(value)
-        if (row === undefined) byValue.set(value, [r.issueId, key, value, 1, e.received, e.received])
+        if (row === undefined)
+          byValue.set(value, [r.issueId, key, value, 1, e.received, e.received])
         else {
           row[3] += 1
           if (e.received < row[4]) row[4] = e.received
