@@ -17,8 +17,7 @@ import { healthRoutes } from './http/health.ts'
 import { installMethodNotAllowed } from './http/method-not-allowed.ts'
 import { httpServerOptions } from './http/server-options.ts'
 import { dropStaleIngestCaches } from './ingest/cache-invalidation.ts'
-import { balancedDigestStore, DigestBalance } from './ingest/digest-balance.ts'
-import { DIGEST_ON_WRITE_MODULE } from './ingest/digest-on-write.ts'
+import { DIGEST_ON_WRITE_MODULE, digestingStore } from './ingest/digest-on-write.ts'
 import { DigestPool } from './ingest/digest-pool.ts'
 import { KeyResolver } from './ingest/keys.ts'
 import { installIngestProtection } from './ingest/protection.ts'
@@ -86,12 +85,6 @@ function errorHandler(app: FastifyInstance): void {
   )
 }
 
-/** The balance of the digest between this thread and the store's writer thread, if it has one. */
-function digestBalance(store: Store): DigestBalance | undefined {
-  if (store.usage?.().writerBusySeconds === undefined) return undefined
-  return new DigestBalance(() => store.usage?.().writerBusySeconds ?? 0)
-}
-
 /**
  * Builds the whole server from a config without listening: store, services, ingest routes,
  * management API. Tests call it and use `inject()`; `main.ts` listens.
@@ -122,9 +115,8 @@ export async function buildApp(
     config,
     store,
     bus: new LiveBus(),
-    // Undigested event items are digested by the store's write (ingest/digest-on-write.ts), on
-    // SQLite partly on this thread when the writer thread is the limit (digest-balance.ts).
-    committer: new GroupCommitter(balancedDigestStore(store, digestBalance(store)), {
+    // Undigested event items are digested by the store's write (ingest/digest-on-write.ts).
+    committer: new GroupCommitter(digestingStore(store), {
       delayMs: config.commitDelayMs,
       maxInFlight: commitConcurrency(store, config),
       startAt: commitStartAt(store),

@@ -15,13 +15,10 @@ import { digestScope } from './items/event.ts'
  * event fails that whole unit (its request is refused, as a handler's error would), and the
  * unit is left as it was. Pure but for the units; runs wherever the write runs.
  */
-export function digestUnits(
-  units: readonly WriteUnit[],
-  only?: (u: WriteUnit) => boolean,
-): (DigestFailure | undefined)[] {
+export function digestUnits(units: readonly WriteUnit[]): (DigestFailure | undefined)[] {
   return units.map((u) => {
     const todo = u.undigested
-    if (todo === undefined || (only !== undefined && !only(u))) return undefined
+    if (todo === undefined) return undefined
     const scope = digestScope(
       todo.projectId,
       todo.keyId,
@@ -69,16 +66,14 @@ export function digestUnits(
 export const DIGEST_ON_WRITE_MODULE: string = import.meta.url
 
 /**
- * Digests the units (above; with `only`, just the units it picks, the others go to `write`
- * undigested), writes those that did not fail with `write` in one call, and answers every unit
- * in order: a failed one with `refused` and nothing written.
+ * Digests the units (above), writes those that digested with `write` in one call, and answers
+ * every unit in order: a failed one with `refused` and nothing written.
  */
 export async function writeDigested(
   units: WriteUnit[],
   write: (units: WriteUnit[]) => Promise<WriteUnitResult[]>,
-  only?: (u: WriteUnit) => boolean,
 ): Promise<WriteUnitResult[]> {
-  const failures = digestUnits(units, only)
+  const failures = digestUnits(units)
   if (failures.every((f) => f === undefined)) return write(units)
   const written = await write(units.filter((_, i) => failures[i] === undefined))
   let n = 0
