@@ -1,27 +1,11 @@
 import pg from 'pg'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { row } from '../../../test/store-contract/contract.ts'
-import { createTestDatabase, type TestDatabase } from '../../../test/support/postgres-database.ts'
-import type { Store } from '../store.ts'
+import { pgNodesPerTest } from '../../../test/support/postgres-nodes.ts'
 import { foldDeltas, mergeDeltas } from './counter-deltas.ts'
-import { openPostgresStore } from './index.ts'
 
-let db: TestDatabase | undefined
-const stores: (Store & { pool: pg.Pool })[] = []
-afterEach(async () => {
-  await Promise.all(stores.splice(0).map((s) => s.close()))
-  await db?.drop()
-  db = undefined
-})
-
-async function twoNodes() {
-  db = await createTestDatabase()
-  const a = await openPostgresStore(db.url, { poolSize: 4 })
-  const b = await openPostgresStore(db.url, { poolSize: 4 })
-  stores.push(a, b)
-  const { project, key } = await a.createProject('P', 'p', 'a'.repeat(32))
-  return { a, b, project, key, url: db.url }
-}
+/** Two stores on one database: two server nodes, each with its own pool. */
+const twoNodes = pgNodesPerTest()
 
 async function sql<T extends pg.QueryResultRow>(url: string, q: string, args: unknown[] = []) {
   const c = new pg.Client({ connectionString: url })

@@ -1,28 +1,11 @@
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { row } from '../../../test/store-contract/contract.ts'
-import { createTestDatabase, type TestDatabase } from '../../../test/support/postgres-database.ts'
+import { pgNodesPerTest } from '../../../test/support/postgres-nodes.ts'
 import { GroupCommitter } from '../group-commit.ts'
 import type { WriteUnit } from '../ingest-store.ts'
-import type { Store } from '../store.ts'
-import { openPostgresStore } from './index.ts'
-
-let db: TestDatabase | undefined
-const stores: Store[] = []
-afterEach(async () => {
-  await Promise.all(stores.splice(0).map((s) => s.close()))
-  await db?.drop()
-  db = undefined
-})
 
 /** Two stores on one database: two server nodes, each with its own pool. */
-async function twoNodes() {
-  db = await createTestDatabase()
-  const a = await openPostgresStore(db.url, { poolSize: 4 })
-  const b = await openPostgresStore(db.url, { poolSize: 4 })
-  stores.push(a, b)
-  const { project, key } = await a.createProject('P', 'p', 'a'.repeat(32))
-  return { a, b, project, key }
-}
+const twoNodes = pgNodesPerTest()
 
 const HASHES = Array.from({ length: 12 }, (_, i) => `h${i}`)
 
