@@ -12,7 +12,7 @@
  *   npx tsc -b server && node --import tsx scripts/bench/sourcemap-cpu.ts [--rounds 9] [--events 1000] [--root DIR]…
  */
 import { execFile } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { parseArgs, promisify } from 'node:util'
@@ -67,17 +67,58 @@ async function project(app: App, name: string): Promise<{ id: number; slug: stri
   return { id: p.id, slug: p.slug, key: new URL(p.dsn).username }
 }
 
+/** CPU ticks (1/100 s) per thread of this process, by thread id (Linux `/proc`). */
+function threadTicks(): Map<string, number> {
+  const out = new Map<string, number>()
+  for (const tid of readdirSync('/proc/self/task')) {
+    try {
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8')
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+      out.set(tid, Number(f[11]) + Number(f[12]))
+    } catch {
+      // The thread ended.
+    }
+  }
+  return out
+}
+
+/** The busiest threads of a round: main, then the busiest other (the SQLite writer), µs/event. */
+function split(before: Map<string, number>, count: number): { main: number; other: number } {
+  const after = threadTicks()
+  const main = String(process.pid)
+  let other = 0
+  let mainTicks = 0
+  for (const [tid, t] of after) {
+    const d = t - (before.get(tid) ?? 0)
+    if (tid === main) mainTicks = d
+    else other = Math.max(other, d)
+  }
+  return { main: (mainTicks * 10_000) / count, other: (other * 10_000) / count }
+}
+
 const bench = buildApp(0)
 const event = JSON.stringify(browserEvent(bench, 'a'.repeat(32)))
 let n = 0
 /** The bench event's envelope under a fresh id. */
 const envelope = (id: string): string =>
   `${JSON.stringify({ event_id: id })}\n${JSON.stringify({ type: 'event' })}\n${event.replace('a'.repeat(32), id)}\n`
+/** Per round: the main thread's and the busiest other thread's CPU µs per event. */
+const threads = {
+  with: [] as { main: number; other: number }[],
+  without: [] as { main: number; other: number }[],
+}
+
 /** One round: `count` events to the project in waves of 50; CPU µs per event. */
-async function round(app: App, p: { id: number; key: string }, count: number): Promise<number> {
+async function round(
+  app: App,
+  p: { id: number; key: string },
+  count: number,
+  into?: { main: number; other: number }[],
+): Promise<number> {
   const url = `/api/${p.id}/envelope/?sentry_key=${p.key}&sentry_version=7`
   // The bodies are made before the clock starts: only the server's work is counted.
   const bodies = Array.from({ length: count }, () => envelope((++n).toString(16).padStart(32, 'c')))
+  const ticks = threadTicks()
   const start = process.cpuUsage()
   for (let sent = 0; sent < count; sent += 50) {
     await Promise.all(
@@ -89,6 +130,7 @@ async function round(app: App, p: { id: number; key: string }, count: number): P
     )
   }
   const d = process.cpuUsage(start)
+  into?.push(split(ticks, count))
   return (d.user + d.system) / count
 }
 
@@ -116,8 +158,11 @@ for (const root of roots) {
       },
     )
     // Warm-up, and a check that the figures mean what they say.
-    await round(app, withMap, 200)
-    await round(app, without, 200)
+    // (A round each of the full size: the first rounds ran ~1.6× slower while V8 optimised.)
+    for (let i = 0; i < 2; i++) {
+      await round(app, withMap, count)
+      await round(app, without, count)
+    }
     const last = (++n).toString(16).padStart(32, 'c')
     const body = envelope(last)
     await app.inject({
@@ -136,11 +181,11 @@ for (const root of roots) {
     for (let r = 0; r < rounds; r++) {
       // Alternate which goes first, so a change of load mid-round hits both alike.
       if (r % 2 === 0) {
-        a.push(await round(app, withMap, count))
-        b.push(await round(app, without, count))
+        a.push(await round(app, withMap, count, threads.with))
+        b.push(await round(app, without, count, threads.without))
       } else {
-        b.push(await round(app, without, count))
-        a.push(await round(app, withMap, count))
+        b.push(await round(app, without, count, threads.without))
+        a.push(await round(app, withMap, count, threads.with))
       }
     }
     const ratios = a.map((x, i) => (b[i] ?? Number.NaN) / x)
@@ -152,6 +197,12 @@ for (const root of roots) {
     console.log(
       `  without / with (events/s ratio, CPU bound): median ${median(ratios).toFixed(3)} (${ratios.map((x) => x.toFixed(2)).join(' ')})`,
     )
+    const per = (xs: { main: number; other: number }[]) =>
+      `main thread ${median(xs.map((x) => x.main)).toFixed(0)} µs, busiest other thread (the SQLite writer) ${median(xs.map((x) => x.other)).toFixed(0)} µs`
+    console.log(`  per event with bundle:    ${per(threads.with)}`)
+    console.log(`  per event without bundle: ${per(threads.without)}`)
+    threads.with.length = 0
+    threads.without.length = 0
     console.log(
       `  peak RSS of this process so far: ${Math.round(process.resourceUsage().maxRSS / 1024)} MiB`,
     )
