@@ -95,7 +95,9 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
     ...opts.env,
   })
   const args =
-    opts.entry === 'dist' ? ['server/dist/main.js'] : ['--import', 'tsx', 'server/src/main.ts']
+    opts.entry === 'dist'
+      ? ['server/dist/main.js']
+      : ['--import', 'tsx', '--import', './scripts/tsx-in-worker-threads.mjs', 'server/src/main.ts']
   const child = execa(process.execPath, args, {
     cwd: repoRoot,
     env,
