@@ -103,20 +103,32 @@ export async function buildApp(
     logController: new LogController({ disableRequestLogging: true }),
     ...httpServerOptions(config),
   })
-  installAccessControl(app)
+  const store =
+    opts.store ??
+    (await openStore(config, {
+      digestModule: DIGEST_ON_WRITE_MODULE,
+      sourceMapCacheBytes: config.sourceMapCacheBytes,
+    }))
+  // onRoute hooks, so before any route is registered.
+  installAccessControl(app, store)
   recordRoutes(app)
   installMethodNotAllowed(app)
-  const store = opts.store ?? (await openStore(config, { digestModule: DIGEST_ON_WRITE_MODULE }))
   let baseUrl = config.publicUrl ?? `http://${config.host}:${config.port}`
   const metrics = config.metrics.enabled
     ? new Metrics({ projectLabels: config.metrics.projectLabels })
     : undefined
+  // Without digest threads the store's write digests, and resolves source maps just before.
+  const sourceMaps = new SourceMapResolver(store, {
+    maxBytes: config.sourceMapCacheBytes,
+    log: app.log,
+    deferred: config.digestThreads === 0,
+  })
   const services: Services = {
     config,
     store,
     bus: new LiveBus(),
     // Undigested event items are digested by the store's write (ingest/digest-on-write.ts).
-    committer: new GroupCommitter(digestingStore(store), {
+    committer: new GroupCommitter(digestingStore(store, sourceMaps), {
       delayMs: config.commitDelayMs,
       maxInFlight: commitConcurrency(store, config),
       startAt: commitStartAt(store),
@@ -129,10 +141,7 @@ export async function buildApp(
     setBaseUrl: (url) => {
       if (config.publicUrl === undefined) baseUrl = url
     },
-    sourceMaps: new SourceMapResolver(store, {
-      maxBytes: config.sourceMapCacheBytes,
-      log: app.log,
-    }),
+    sourceMaps,
     metrics,
   }
   app.decorate('services', services)
@@ -144,7 +153,7 @@ export async function buildApp(
   installArtifactMaintenance(app, store, config.retentionDays)
   errorHandler(app)
   if (metrics !== undefined) {
-    wireMetrics(app, metrics)
+    wireMetrics(app, metrics, store)
     metricsRoute(app, metrics, config.metrics.token)
   }
 
@@ -159,7 +168,7 @@ export async function buildApp(
     // The JSON API also accepts the UI's session cookie.
     await apiRoutes(scope, services, [sessionPrincipalSource(services.store)])
   })
-  await app.register(webUi)
+  await app.register(async (scope) => webUi(scope, services))
 
   app.addHook('onClose', async () => {
     await services.committer.flush()
@@ -167,7 +176,7 @@ export async function buildApp(
   })
   // After the hook above: onClose hooks run last-registered first, so alert evaluations in
   // flight finish before the store closes.
-  setupAlerts(app)
-  setupTriage(app)
+  setupAlerts(app, services)
+  setupTriage(app, store)
   return app
 }
