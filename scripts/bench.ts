@@ -122,6 +122,7 @@ if (opts.target !== undefined && (opts.scale || DB !== 'sqlite' || NODES > 1)) {
   refuse('--target loads a running server: --scale, --db and --nodes apply to the built server')
 }
 if (opts.metrics !== 'on' && opts.metrics !== 'off') refuse('--metrics is on or off')
+if (opts['pg-stats'] && DB !== 'postgres') refuse('--pg-stats needs --db postgres')
 const startOptions: StartOptions = {
   dist: opts.dist,
   env: {
