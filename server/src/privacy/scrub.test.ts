@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { normalizeEvent } from '../event/normalize.ts'
-import { ibanValid, luhn } from './patterns.ts'
+import { DEFAULT_DETECTORS, ibanValid, JOIN, keyBeforeSeparator, luhn } from './patterns.ts'
 import { scrubEvent, scrubPolicy } from './scrub.ts'
 import { NEW_PROJECT_PRIVACY, type PrivacySettings } from './settings.ts'
 
@@ -222,5 +222,47 @@ describe('scrubEvent over every field', () => {
     )
     scrubEvent(event, {}, policy())
     expect(event.request?.['data']).toBe('user=bob&password=%5BFiltered%5D&card=%5BFiltered%5D')
+  })
+})
+
+describe('the joined-text scan', () => {
+  // Every value rule's hit, alone or among other strings, is found by its detector: a miss
+  // would leave a secret in place, since strings the scan clears are never tested one by one.
+  const hits: [string, string][] = [
+    ['@creditcard', 'paid with 4111 1111 1111 1111 today'],
+    ['@usssn', 'ssn 078-05-1120'],
+    ['@iban', 'send to DE89 3704 0044 0532 0130 00 now'],
+    ['@pemkey', '-----BEGIN RSA PRIVATE KEY-----\nMIIEow'],
+    ['@urlauth', 'postgres://app:s3cr3tpw@db:5432/x'],
+    ['@bearer', 'Authorization: bEaReR\tabc.def'],
+    ['@password', 'login failed password=hunter2'],
+    ['@password', "{'api-key' :  'k1'}"],
+    ['@password', 'Token:\u00a0x9'],
+  ]
+  it.each(hits)('%s in %j', (id, text) => {
+    const joined = ['const a = b', text, 'x: 1'].join(JOIN)
+    const found = DEFAULT_DETECTORS.filter((d) => d.scan(joined)).flatMap((d) => d.rules)
+    expect(found.map((r) => r.id)).toContain(id)
+    const { value, meta } = scrubExtra(['const a = b', text, 'x: 1'])
+    expect(JSON.stringify(value)).toContain('[Filtered]')
+    expect(JSON.stringify(meta)).toContain(id)
+  })
+
+  it('finds nothing in a stock SDK error event', () => {
+    const strings = [
+      'const groups = await run(Sentry)',
+      "Sentry.init({ dsn, release: 'conformance@1.0.0', environment: 'test' })",
+      '2026-11-22T09:34:47.127Z',
+      'cd85b719961d450eb35e2fc3504ef746',
+      'const dsn = process.env.SENTRY_TEST_DSN',
+    ]
+    expect(DEFAULT_DETECTORS.filter((d) => d.scan(strings.join(JOIN)))).toEqual([])
+  })
+
+  it('looks back from each separator for a key word', () => {
+    expect(keyBeforeSeparator('x = 1; password = 2')).toBe(true)
+    expect(keyBeforeSeparator('"AUTH": 1')).toBe(true)
+    expect(keyBeforeSeparator('dsn = 1; time: 2')).toBe(false)
+    expect(keyBeforeSeparator('password    = 2')).toBe(false)
   })
 })
