@@ -438,11 +438,16 @@ export function scrubEvent(
   const texts = s.texts
   if (texts !== undefined && texts.length > 0 && p.detectors.length > 0) {
     const joined = texts.join(JOIN)
-    const found = new Set<ValueRule>()
-    for (const d of p.detectors) if (d.scan(joined)) for (const r of d.rules) found.add(r)
-    if (found.size > 0) {
+    let found: Set<ValueRule> | undefined
+    for (const d of p.detectors) {
+      if (!d.scan(joined)) continue
+      found ??= new Set()
+      for (const r of d.rules) found.add(r)
+    }
+    if (found !== undefined) {
       s.texts = undefined
-      s.rules = p.valueRules.filter((r) => found.has(r))
+      const hit = found
+      s.rules = p.valueRules.filter((r) => hit.has(r))
       walkEvent(s, event, unknownKeys)
     }
   }
