@@ -10,20 +10,34 @@ export type IssueTagRow = [number, string, string, number, number, number]
  * transactions then lock them in one order.
  */
 export class SearchSummaries {
-  private readonly tagRows = new Map<string, IssueTagRow>()
+  // issue → key → value → row: nested maps, so counting an event's tags builds no key strings.
+  private readonly tagRows = new Map<number, Map<string, Map<string, IssueTagRow>>>()
   private readonly texts = new Map<number, string>()
 
   /** Counts one written event (duplicates are not counted). */
   add(e: EventToWrite, r: EventWriteResult): void {
     if (r.duplicate) return
-    for (const [key, value] of e.tags ?? []) {
-      const k = `${r.issueId}\0${key}\0${value}`
-      const row = this.tagRows.get(k)
-      if (row === undefined) this.tagRows.set(k, [r.issueId, key, value, 1, e.received, e.received])
-      else {
-        row[3] += 1
-        row[4] = Math.min(row[4], e.received)
-        row[5] = Math.max(row[5], e.received)
+    const tags = e.tags
+    if (tags !== undefined && tags.length > 0) {
+      let byKey = this.tagRows.get(r.issueId)
+      if (byKey === undefined) {
+        byKey = new Map()
+        this.tagRows.set(r.issueId, byKey)
+      }
+      for (const [key, value] of tags) {
+        let byValue = byKey.get(key)
+        if (byValue === undefined) {
+          byValue = new Map()
+          byKey.set(key, byValue)
+        }
+        const row = byValue.get(value)
+        if (row === undefined)
+          byValue.set(value, [r.issueId, key, value, 1, e.received, e.received])
+        else {
+          row[3] += 1
+          if (e.received < row[4]) row[4] = e.received
+          if (e.received > row[5]) row[5] = e.received
+        }
       }
     }
     if (r.issueCreated && !this.texts.has(r.issueId))
@@ -32,9 +46,10 @@ export class SearchSummaries {
 
   /** Distinct (issue, key, value) increments, in key order. */
   tags(): IssueTagRow[] {
-    return [...this.tagRows.values()].sort(
-      (a, b) => a[0] - b[0] || cmp(a[1], b[1]) || cmp(a[2], b[2]),
-    )
+    const out: IssueTagRow[] = []
+    for (const byKey of this.tagRows.values())
+      for (const byValue of byKey.values()) for (const row of byValue.values()) out.push(row)
+    return out.sort((a, b) => a[0] - b[0] || cmp(a[1], b[1]) || cmp(a[2], b[2]))
   }
 
   /** (issue, text) of the issues the group created, in issue order. */
