@@ -136,8 +136,11 @@ const PASSWORD_WORDS = [
 function endsWithWord(text: string, end: number, word: string): boolean {
   const start = end - word.length
   if (start < 0) return false
-  for (let k = 0; k < word.length; k++)
-    if ((text.charCodeAt(start + k) | 0x20) !== word.charCodeAt(k)) return false
+  for (let k = 0; k < word.length; k++) {
+    const c = text.charCodeAt(start + k)
+    // Only A–Z folded: `_` | 0x20 would be DEL.
+    if ((c >= 65 && c <= 90 ? c | 0x20 : c) !== word.charCodeAt(k)) return false
+  }
   return true
 }
 
