@@ -192,6 +192,58 @@ export function searchContract(name: string, open: () => Promise<Store>): void {
       await store.close()
     })
 
+    it('keeps the top values per key with ties by value, over keys with more values than the top', async () => {
+      const { store, project, key } = await openWithProject(open)
+      const shades = ['teal', 'amber', 'teal', 'amber', 'coral', 'navy', 'amber']
+      await store.write([
+        {
+          events: shades.map((s, n) =>
+            ev(
+              project.id,
+              key.id,
+              'd',
+              'D',
+              'x.js',
+              T0 + n,
+              [
+                ['shade', s],
+                ['step', String(n)],
+                ...(n % 2 === 0 ? ([['even', 'yes']] as Tags) : []),
+              ],
+              '',
+            ),
+          ),
+          outcomes: [],
+        },
+      ])
+      const [d] = (
+        await store.searchIssues(project.id, parseQuery('', NOW), 'last_seen', { limit: 1 })
+      ).issues
+      expect(await store.tagDistribution(d?.id ?? 0, 2)).toEqual([
+        { key: 'even', total: 4, distinct: 1, top: [{ value: 'yes', count: 4 }] },
+        {
+          key: 'shade',
+          total: 7,
+          distinct: 4,
+          top: [
+            { value: 'amber', count: 3 },
+            { value: 'teal', count: 2 },
+          ],
+        },
+        {
+          key: 'step',
+          total: 7,
+          distinct: 7,
+          top: [
+            { value: '0', count: 1 },
+            { value: '1', count: 1 },
+          ],
+        },
+      ])
+      expect(await store.tagDistribution((d?.id ?? 0) + 1000, 2)).toEqual([])
+      await store.close()
+    })
+
     it("searches one issue's events by the same language, newest first, with paging", async () => {
       const { store, project } = await corpus(open)
       const [a] = (
