@@ -16,18 +16,23 @@ export class SearchSummaries {
   /** Counts one written event (duplicates are not counted). */
   add(e: EventToWrite, r: EventWriteResult): void {
     if (r.duplicate) return
-    for (const [key, value] of e.tags ?? []) {
-      const k = `${r.issueId}\0${key}\0${value}`
-      const row = this.tagRows.get(k)
-      if (row === undefined) this.tagRows.set(k, [r.issueId, key, value, 1, e.received, e.received])
-      else {
-        row[3] += 1
-        row[4] = Math.min(row[4], e.received)
-        row[5] = Math.max(row[5], e.received)
-      }
-    }
+    this.addTags(r.issueId, e.tags ?? [], e.received)
     if (r.issueCreated && !this.texts.has(r.issueId))
       this.texts.set(r.issueId, [e.title, e.culprit, e.text ?? ''].join(' '))
+  }
+
+  /** Counts one event's tags for its issue (ingest, and the backfill of older events). */
+  addTags(issueId: number, tags: readonly [string, string][], received: number): void {
+    for (const [key, value] of tags) {
+      const k = `${issueId}\0${key}\0${value}`
+      const row = this.tagRows.get(k)
+      if (row === undefined) this.tagRows.set(k, [issueId, key, value, 1, received, received])
+      else {
+        row[3] += 1
+        row[4] = Math.min(row[4], received)
+        row[5] = Math.max(row[5], received)
+      }
+    }
   }
 
   /** Distinct (issue, key, value) increments, in key order. */

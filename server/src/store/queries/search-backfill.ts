@@ -1,0 +1,135 @@
+import type { NormalizedEvent } from '../../event/types.ts'
+import { eventSearchFields, eventSearchString } from '../../search/event-tags.ts'
+import { readStoredPayload } from '../payload-codec.ts'
+import { newUsers, SearchSummaries } from '../search-summaries.ts'
+import type { SearchBackfillStore } from '../search-types.ts'
+import { type SqlPort, type Steps, step } from '../sql/port.ts'
+import { join, raw, sql } from '../sql/statement.ts'
+
+/**
+ * The search fields of a stored payload: the normalised event the server wrote, read back.
+ * A payload the codec cannot read, or whose fields are not the normalised shapes (a row from
+ * an older server), gives what it can: no tags rather than a failed batch.
+ */
+function storedFields(payload: string | Uint8Array): {
+  tags: [string, string][]
+  text: string
+  type: string | null
+  value: string | null
+} {
+  let e: Record<string, unknown>
+  try {
+    const parsed: unknown = JSON.parse(readStoredPayload(payload))
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
+      return { tags: [], text: '', type: null, value: null }
+    e = parsed as Record<string, unknown>
+  } catch {
+    return { tags: [], text: '', type: null, value: null }
+  }
+  const pairs = Array.isArray(e['tags']) ? (e['tags'] as unknown[]) : []
+  e['tags'] = pairs.filter(
+    (p): p is [string, string] =>
+      Array.isArray(p) && typeof p[0] === 'string' && typeof p[1] === 'string',
+  )
+  const f = eventSearchFields(e as unknown as NormalizedEvent)
+  // The event's type and value as grouping names them: its last (outermost) exception, else
+  // its message.
+  const exceptions = (e as { exception?: { values?: { type?: unknown; value?: unknown }[] } })
+    .exception?.values
+  const top = Array.isArray(exceptions) ? exceptions[exceptions.length - 1] : undefined
+  const message = (e as { logentry?: { formatted?: unknown; message?: unknown } }).logentry
+  const s = (v: unknown) => (typeof v === 'string' && v !== '' ? v : null)
+  return {
+    tags: f.tags,
+    text: f.text,
+    type: s(top?.type),
+    value: s(top?.value) ?? s(message?.formatted) ?? s(message?.message),
+  }
+}
+
+/** One batch of {@link searchBackfillQueries}: the events indexed and whether more wait. */
+function* backfillBatch(dialect: SqlPort['dialect'], limit: number): Steps<number> {
+  const rows = yield* step.all<{
+    id: number | string
+    issue_id: number | string
+    received: number | string
+    payload: string | Uint8Array
+  }>(
+    sql`SELECT id, issue_id, received, payload FROM events WHERE search IS NULL
+        ORDER BY id LIMIT ${limit}`,
+  )
+  if (rows.length === 0) return 0
+  const summaries = new SearchSummaries()
+  const texts = new Map<number, string>()
+  for (const r of rows) {
+    const f = storedFields(r.payload)
+    const issueId = Number(r.issue_id)
+    summaries.addTags(issueId, f.tags, Number(r.received))
+    texts.set(Number(r.id), f.text)
+    // Marks the row indexed (a row without tags too): it is never counted twice.
+    yield* step.run(
+      sql`UPDATE events SET search = ${eventSearchString(f.tags, f.type, f.value)}
+          WHERE id = ${r.id} AND received = ${r.received}`,
+    )
+  }
+  const tagRows = summaries.tags()
+  const least = raw(dialect === 'sqlite' ? 'min' : 'LEAST')
+  const greatest = raw(dialect === 'sqlite' ? 'max' : 'GREATEST')
+  const users: { issue_id: number; value: string; times_seen: number }[] = []
+  for (const t of tagRows) {
+    const after = yield* step.first<{ times_seen: number | string }>(
+      sql`INSERT INTO issue_tags (issue_id, key, value, times_seen, first_seen, last_seen)
+          VALUES (${t[0]}, ${t[1]}, ${t[2]}, ${t[3]}, ${t[4]}, ${t[5]})
+          ON CONFLICT (issue_id, key, value) DO UPDATE SET
+            times_seen = issue_tags.times_seen + excluded.times_seen,
+            first_seen = ${least}(issue_tags.first_seen, excluded.first_seen),
+            last_seen = ${greatest}(issue_tags.last_seen, excluded.last_seen)
+          RETURNING times_seen`,
+    )
+    if (t[1] === 'user' && after !== undefined)
+      users.push({ issue_id: t[0], value: t[2], times_seen: Number(after.times_seen) })
+  }
+  for (const [issueId, n] of newUsers(tagRows, users))
+    yield* step.run(sql`UPDATE issues SET users = users + ${n} WHERE id = ${issueId}`)
+  // The text of the event that created its issue joins the issue's title and culprit, as
+  // ingest writes it for an issue created since the search.
+  const issueIds = [...new Set(rows.map((r) => Number(r.issue_id)))]
+  const firsts = yield* step.all<{
+    id: number | string
+    first: number | string
+    title: string
+    culprit: string
+  }>(
+    // A first-id lookup per issue on the events' (issue_id, id) index, not a MIN over all of
+    // a big issue's events.
+    sql`SELECT i.id, i.title, i.culprit, (SELECT MIN(e.id) FROM events e WHERE e.issue_id = i.id) AS first
+        FROM issues i WHERE i.id IN (${join(
+          issueIds.map((id) => sql`${id}`),
+          ', ',
+        )})`,
+  )
+  for (const f of firsts) {
+    const text = texts.get(Number(f.first))
+    if (text === undefined) continue
+    const body = [f.title, f.culprit, text].join(' ')
+    yield* step.run(
+      dialect === 'sqlite'
+        ? sql`INSERT OR REPLACE INTO issue_text (rowid, body) VALUES (${f.id}, ${body})`
+        : sql`INSERT INTO issue_text (issue_id, body) VALUES (${f.id}, ${body})
+              ON CONFLICT (issue_id) DO UPDATE SET body = excluded.body`,
+    )
+  }
+  return rows.length
+}
+
+/**
+ * Indexes the events stored before the search indexes existed (docs/search.md): their tags
+ * into `issue_tags` and `issues.users`, their `events.search`, and the text of an issue's
+ * first event into `issue_text`, a bounded batch per transaction. Written once for both
+ * backends; the lease-held job (store/search-backfill-job.ts) runs it.
+ */
+export function searchBackfillQueries(port: SqlPort): SearchBackfillStore {
+  return {
+    indexUnindexedEvents: (limit) => port.transaction(() => backfillBatch(port.dialect, limit)),
+  }
+}
