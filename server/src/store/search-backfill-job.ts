@@ -4,10 +4,13 @@ import type { SearchBackfillStore } from './search-types.ts'
 
 /** Name of the search backfill's lease row. */
 export const SEARCH_BACKFILL_LEASE = 'search-backfill'
-/** Events indexed per transaction: a short write lock beside ingest's group commits. */
-export const BACKFILL_BATCH = 500
+/**
+ * Events indexed per transaction: a write lock about as long as a group commit's (≈ 30 ms for
+ * 100 events measured on SQLite at 1 M events, a loaded machine; docs/search.md).
+ */
+export const BACKFILL_BATCH = 100
 /** Batches per run: at most 10,000 events a run. */
-export const BACKFILL_BATCHES_PER_RUN = 20
+export const BACKFILL_BATCHES_PER_RUN = 100
 /** Time between runs: events stored before the search are indexed at 10,000 a minute. */
 export const BACKFILL_INTERVAL_MS = 60_000
 

@@ -47,31 +47,35 @@ function storedFields(payload: string | Uint8Array): {
   }
 }
 
-/** One batch of {@link searchBackfillQueries}: the events indexed and whether more wait. */
-function* backfillBatch(dialect: SqlPort['dialect'], limit: number): Steps<number> {
-  const rows = yield* step.all<{
-    id: number | string
-    issue_id: number | string
-    received: number | string
-    payload: string | Uint8Array
-  }>(
-    sql`SELECT id, issue_id, received, payload FROM events WHERE search IS NULL
-        ORDER BY id LIMIT ${limit}`,
-  )
-  if (rows.length === 0) return 0
+/** An unindexed event read for the backfill, with the search fields of its payload. */
+interface Unindexed {
+  id: number | string
+  issueId: number
+  received: number | string
+  fields: ReturnType<typeof storedFields>
+}
+
+/**
+ * The writes of one batch, in one transaction: each event is marked indexed only if it still
+ * is not (`search IS NULL`), and only those are counted, so a batch that raced another never
+ * counts an event twice. The payloads were decoded before, outside the write lock.
+ */
+function* backfillBatch(dialect: SqlPort['dialect'], batch: readonly Unindexed[]): Steps<number> {
   const summaries = new SearchSummaries()
   const texts = new Map<number, string>()
-  for (const r of rows) {
-    const f = storedFields(r.payload)
-    const issueId = Number(r.issue_id)
-    summaries.addTags(issueId, f.tags, Number(r.received))
-    texts.set(Number(r.id), f.text)
-    // Marks the row indexed (a row without tags too): it is never counted twice.
-    yield* step.run(
+  let indexed = 0
+  for (const r of batch) {
+    const f = r.fields
+    const changed = yield* step.run(
       sql`UPDATE events SET search = ${eventSearchString(f.tags, f.type, f.value)}
-          WHERE id = ${r.id} AND received = ${r.received}`,
+          WHERE id = ${r.id} AND received = ${r.received} AND search IS NULL`,
     )
+    if (changed !== 1) continue
+    indexed++
+    summaries.addTags(r.issueId, f.tags, Number(r.received))
+    texts.set(Number(r.id), f.text)
   }
+  if (indexed === 0) return 0
   const tagRows = summaries.tags()
   const least = raw(dialect === 'sqlite' ? 'min' : 'LEAST')
   const greatest = raw(dialect === 'sqlite' ? 'max' : 'GREATEST')
@@ -93,7 +97,7 @@ function* backfillBatch(dialect: SqlPort['dialect'], limit: number): Steps<numbe
     yield* step.run(sql`UPDATE issues SET users = users + ${n} WHERE id = ${issueId}`)
   // The text of the event that created its issue joins the issue's title and culprit, as
   // ingest writes it for an issue created since the search.
-  const issueIds = [...new Set(rows.map((r) => Number(r.issue_id)))]
+  const issueIds = [...new Set(batch.map((r) => r.issueId))]
   const firsts = yield* step.all<{
     id: number | string
     first: number | string
@@ -119,7 +123,7 @@ function* backfillBatch(dialect: SqlPort['dialect'], limit: number): Steps<numbe
               ON CONFLICT (issue_id) DO UPDATE SET body = excluded.body`,
     )
   }
-  return rows.length
+  return indexed
 }
 
 /**
@@ -130,6 +134,26 @@ function* backfillBatch(dialect: SqlPort['dialect'], limit: number): Steps<numbe
  */
 export function searchBackfillQueries(port: SqlPort): SearchBackfillStore {
   return {
-    indexUnindexedEvents: (limit) => port.transaction(() => backfillBatch(port.dialect, limit)),
+    indexUnindexedEvents: async (limit) => {
+      const rows = await port.all<{
+        id: number | string
+        issue_id: number | string
+        received: number | string
+        payload: string | Uint8Array
+      }>(
+        sql`SELECT id, issue_id, received, payload FROM events WHERE search IS NULL
+            ORDER BY id LIMIT ${limit}`,
+      )
+      if (rows.length === 0) return 0
+      const batch = rows.map((r) => ({
+        id: r.id,
+        issueId: Number(r.issue_id),
+        received: r.received,
+        fields: storedFields(r.payload),
+      }))
+      await port.transaction(() => backfillBatch(port.dialect, batch))
+      // The rows read, not those this batch marked: one another node marked is done too.
+      return rows.length
+    },
   }
 }
