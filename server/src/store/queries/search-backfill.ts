@@ -4,7 +4,7 @@ import { readStoredPayload } from '../payload-codec.ts'
 import { newUsers, SearchSummaries } from '../search-summaries.ts'
 import type { SearchBackfillStore } from '../search-types.ts'
 import { type SqlPort, type Steps, step } from '../sql/port.ts'
-import { join, raw, sql } from '../sql/statement.ts'
+import { join, sql } from '../sql/statement.ts'
 
 /**
  * The search fields of a stored payload: the normalised event the server wrote, read back.
@@ -63,35 +63,70 @@ interface Unindexed {
 function* backfillBatch(dialect: SqlPort['dialect'], batch: readonly Unindexed[]): Steps<number> {
   const summaries = new SearchSummaries()
   const texts = new Map<number, string>()
+  // Which events this batch marks: SQLite one UPDATE per event (no round trips), PostgreSQL
+  // one UPDATE of all of them (a round trip per statement would hold the batch's row locks
+  // for a round trip per event).
+  const marked = new Set<number>()
+  const searchOf = (r: Unindexed) => eventSearchString(r.fields.tags, r.fields.type, r.fields.value)
+  if (dialect === 'sqlite') {
+    for (const r of batch) {
+      const changed = yield* step.run(
+        sql`UPDATE events SET search = ${searchOf(r)}
+            WHERE id = ${r.id} AND received = ${r.received} AND search IS NULL`,
+      )
+      if (changed === 1) marked.add(Number(r.id))
+    }
+  } else {
+    const done = yield* step.all<{ id: number | string }>(
+      sql`UPDATE events e SET search = v.search
+          FROM unnest(${batch.map((r) => r.id)}::bigint[], ${batch.map((r) => r.received)}::bigint[],
+            ${batch.map(searchOf)}::text[]) AS v(id, received, search)
+          WHERE e.id = v.id AND e.received = v.received AND e.search IS NULL RETURNING e.id`,
+    )
+    for (const d of done) marked.add(Number(d.id))
+  }
   let indexed = 0
   for (const r of batch) {
-    const f = r.fields
-    const changed = yield* step.run(
-      sql`UPDATE events SET search = ${eventSearchString(f.tags, f.type, f.value)}
-          WHERE id = ${r.id} AND received = ${r.received} AND search IS NULL`,
-    )
-    if (changed !== 1) continue
+    if (!marked.has(Number(r.id))) continue
     indexed++
-    summaries.addTags(r.issueId, f.tags, Number(r.received))
-    texts.set(Number(r.id), f.text)
+    summaries.addTags(r.issueId, r.fields.tags, Number(r.received))
+    texts.set(Number(r.id), r.fields.text)
   }
   if (indexed === 0) return 0
   const tagRows = summaries.tags()
-  const least = raw(dialect === 'sqlite' ? 'min' : 'LEAST')
-  const greatest = raw(dialect === 'sqlite' ? 'max' : 'GREATEST')
-  const users: { issue_id: number; value: string; times_seen: number }[] = []
-  for (const t of tagRows) {
-    const after = yield* step.first<{ times_seen: number | string }>(
-      sql`INSERT INTO issue_tags (issue_id, key, value, times_seen, first_seen, last_seen)
-          VALUES (${t[0]}, ${t[1]}, ${t[2]}, ${t[3]}, ${t[4]}, ${t[5]})
+  let users: { issue_id: number | string; value: string; times_seen: number | string }[] = []
+  if (dialect === 'sqlite') {
+    for (const t of tagRows) {
+      const after = yield* step.first<{ times_seen: number }>(
+        sql`INSERT INTO issue_tags (issue_id, key, value, times_seen, first_seen, last_seen)
+            VALUES (${t[0]}, ${t[1]}, ${t[2]}, ${t[3]}, ${t[4]}, ${t[5]})
+            ON CONFLICT (issue_id, key, value) DO UPDATE SET
+              times_seen = times_seen + excluded.times_seen,
+              first_seen = min(first_seen, excluded.first_seen),
+              last_seen = max(last_seen, excluded.last_seen)
+            RETURNING times_seen`,
+      )
+      if (t[1] === 'user' && after !== undefined)
+        users.push({ issue_id: t[0], value: t[2], times_seen: after.times_seen })
+    }
+  } else {
+    // One upsert of every row, in key order as ingest's (concurrent ones lock alike).
+    const col = (i: number) => tagRows.map((t) => t[i])
+    users = yield* step.all<{
+      issue_id: number | string
+      value: string
+      times_seen: number | string
+    }>(
+      sql`INSERT INTO issue_tags AS t (issue_id, key, value, times_seen, first_seen, last_seen)
+          SELECT * FROM unnest(${col(0)}::bigint[], ${col(1)}::text[], ${col(2)}::text[],
+            ${col(3)}::bigint[], ${col(4)}::bigint[], ${col(5)}::bigint[])
           ON CONFLICT (issue_id, key, value) DO UPDATE SET
-            times_seen = issue_tags.times_seen + excluded.times_seen,
-            first_seen = ${least}(issue_tags.first_seen, excluded.first_seen),
-            last_seen = ${greatest}(issue_tags.last_seen, excluded.last_seen)
-          RETURNING times_seen`,
+            times_seen = t.times_seen + excluded.times_seen,
+            first_seen = LEAST(t.first_seen, excluded.first_seen),
+            last_seen = GREATEST(t.last_seen, excluded.last_seen)
+          RETURNING CASE WHEN t.key = 'user' THEN t.issue_id END AS issue_id, t.value, t.times_seen`,
     )
-    if (t[1] === 'user' && after !== undefined)
-      users.push({ issue_id: t[0], value: t[2], times_seen: Number(after.times_seen) })
+    users = users.filter((u) => u.issue_id !== null)
   }
   for (const [issueId, n] of newUsers(tagRows, users))
     yield* step.run(sql`UPDATE issues SET users = users + ${n} WHERE id = ${issueId}`)
