@@ -2,6 +2,8 @@
 //!
 //! ```text
 //! SENTRY_TEST_DSN=http://<key>@127.0.0.1:<port>/<project> conformance <scenario>
+//! SENTRY_TEST_DSN=… conformance sessions <ok|crash> --release <release> --user <id>
+//! SENTRY_TEST_DSN=… conformance crons interval --slug <slug>
 //! ```
 //!
 //! Scenarios:
@@ -12,9 +14,16 @@
 //!   INFO records (breadcrumbs).
 //! - `ratelimit`: with a quota of 3 events per 4 s: 3 events, a 4th answered 429, 3 the SDK
 //!   must hold back (client report `ratelimit_backoff`), then one more after the window.
+//! - `sessions ok` / `sessions crash`: the session the SDK tracks by default (one per `init`);
+//!   `crash` panics in the main thread, the panic hook reports it and ends the session
+//!   `crashed`, and the process exits 101 as any panicking program. `--user` is echoed only:
+//!   the SDK's sessions carry no user.
+//! - `crons interval`: a job on a 10-minute interval schedule (margin 2, max runtime 5): an
+//!   `in_progress` check-in, 1.5 s of work, then `ok` with its duration.
 //!
 //! Prints one JSON line `{"sdk","scenario","event_ids","groups"}` (groups: expected issue
-//! label -> event ids) after dropping the guard.
+//! label -> event ids) after dropping the guard, or `{"sdk","scenario","check_in_ids"}` for
+//! crons.
 
 use ingest_sdk::protocol::{MonitorConfig, MonitorSchedule};
 use ingest_sdk::{CheckIn, CheckInStatus, ClientOptions, Level, Uuid};
@@ -114,14 +123,119 @@ fn ratelimit(groups: &mut Groups) {
     groups.entry("after_window").or_default().extend(id);
 }
 
+/// The value after `--name` on the command line.
+fn flag(args: &[String], name: &str) -> Option<String> {
+    let at = args.iter().position(|a| a == name)?;
+    args.get(at + 1).cloned()
+}
+
+fn sdk_info() -> serde_json::Value {
+    json!({ "package": "ingest-sdk", "version": env!("CARGO_PKG_VERSION") })
+}
+
+/// Prints the report line; the exit code says whether the last flush completed.
+fn finish(report: &serde_json::Value, flushed: bool) -> ExitCode {
+    println!("{report}");
+    if flushed {
+        ExitCode::SUCCESS
+    } else {
+        eprintln!("flush timed out");
+        ExitCode::FAILURE
+    }
+}
+
+/// `init` from `SENTRY_TEST_DSN` with `release`; `None` (after saying why) without a DSN.
+fn init_with(release: &str) -> Option<ingest_sdk::InitGuard> {
+    let Ok(dsn) = std::env::var("SENTRY_TEST_DSN") else {
+        eprintln!("SENTRY_TEST_DSN is not set");
+        return None;
+    };
+    match ClientOptions::new(&dsn) {
+        Ok(options) => Some(ingest_sdk::init(
+            options.release(release).environment("test"),
+        )),
+        Err(err) => {
+            eprintln!("{err}");
+            None
+        }
+    }
+}
+
+/// One process, one session (the SDK's default): exits cleanly, or panics.
+fn sessions(args: &[String]) -> ExitCode {
+    let kind = args.first().cloned().unwrap_or_default();
+    let (Some(release), Some(user)) = (flag(args, "--release"), flag(args, "--user")) else {
+        eprintln!("usage: conformance sessions <ok|crash> --release <r> --user <id>");
+        return ExitCode::from(2);
+    };
+    if kind != "ok" && kind != "crash" {
+        eprintln!("usage: conformance sessions <ok|crash> --release <r> --user <id>");
+        return ExitCode::from(2);
+    }
+    let Some(guard) = init_with(&release) else {
+        return ExitCode::from(2);
+    };
+    let report = json!({ "sdk": sdk_info(), "scenario": kind, "user": user });
+    if kind == "crash" {
+        // Printed first: the panic ends the program (exit code 101).
+        println!("{report}");
+        panic!("conformance crash in the session of {user}");
+    }
+    // Dropping the guard ends the session `exited` and flushes (bounded by the shutdown
+    // timeout); whether it arrived is what the scenario reads back from the server.
+    drop(guard);
+    finish(&report, true)
+}
+
+/// The `interval` job: `in_progress`, 1.5 s of work, then `ok` with the duration.
+fn crons(args: &[String]) -> ExitCode {
+    let (Some("interval"), Some(slug)) = (args.first().map(String::as_str), flag(args, "--slug"))
+    else {
+        eprintln!("usage: conformance crons interval --slug <slug>");
+        return ExitCode::from(2);
+    };
+    let Some(guard) = init_with("rust-conformance@1.0.0") else {
+        return ExitCode::from(2);
+    };
+    let mut opening = CheckIn::new(&slug, CheckInStatus::InProgress);
+    let mut config = MonitorConfig::new(MonitorSchedule::Interval {
+        value: 10,
+        unit: "minute".to_owned(),
+    });
+    config.checkin_margin = Some(2);
+    config.max_runtime = Some(5);
+    config.timezone = Some("UTC".to_owned());
+    opening.monitor_config = Some(config);
+    let id = ingest_sdk::capture_check_in(opening.clone());
+    guard.flush(Duration::from_secs(5));
+    std::thread::sleep(Duration::from_millis(1500));
+    ingest_sdk::capture_check_in(opening.finish(CheckInStatus::Ok, 1.5));
+    let flushed = guard.flush(Duration::from_secs(10));
+    drop(guard);
+    let ids: Vec<String> = id.iter().map(Uuid::to_string).collect();
+    let report = json!({
+        "sdk": sdk_info(),
+        "scenario": "interval",
+        "slug": slug,
+        "check_in_ids": ids,
+    });
+    finish(&report, flushed)
+}
+
 fn main() -> ExitCode {
-    let scenario = std::env::args().nth(1).unwrap_or_default();
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.first().map(String::as_str) {
+        Some("sessions") => return sessions(&args[1..]),
+        Some("crons") => return crons(&args[1..]),
+        _ => {}
+    }
+    let scenario = args.first().cloned().unwrap_or_default();
     let run: fn(&mut Groups) = match scenario.as_str() {
         "grouping" => grouping,
         "full" => full,
         "ratelimit" => ratelimit,
         _ => {
-            eprintln!("usage: conformance <grouping|full|ratelimit>");
+            eprintln!("usage: conformance <grouping|full|ratelimit|sessions …|crons …>");
             return ExitCode::from(2);
         }
     };
@@ -152,16 +266,10 @@ fn main() -> ExitCode {
     let event_ids: Vec<String> = groups.values().flat_map(|ids| as_strings(ids)).collect();
     let groups: BTreeMap<_, _> = groups.iter().map(|(k, v)| (*k, as_strings(v))).collect();
     let report = json!({
-        "sdk": { "package": "ingest-sdk", "version": env!("CARGO_PKG_VERSION") },
+        "sdk": sdk_info(),
         "scenario": scenario,
         "event_ids": event_ids,
         "groups": groups,
     });
-    println!("{report}");
-    if flushed {
-        ExitCode::SUCCESS
-    } else {
-        eprintln!("flush timed out");
-        ExitCode::FAILURE
-    }
+    finish(&report, flushed)
 }

@@ -73,6 +73,7 @@ describe('the matrix declares its framework rows', () => {
         'fastapi',
         'django',
         'go-gin',
+        'spring-boot',
       ]),
     )
     for (const row of framed) {

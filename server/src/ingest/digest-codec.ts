@@ -9,7 +9,7 @@
  * the parts.
  */
 import { pack, unpack } from '../length-prefixed.ts'
-import type { PrivacySettings } from '../privacy/settings.ts'
+import { readSettingsTable, SettingsTable, settingsAt } from '../privacy/settings-wire.ts'
 import type { EventToWrite } from '../store/types.ts'
 import { type DigestScope, digestScope } from './items/event.ts'
 
@@ -36,11 +36,18 @@ type JobMeta = [
   received: number,
   headerId: string | null,
   clientIp: string | null,
-  privacy: PrivacySettings | null,
+  /** The index of the job's privacy settings in the batch's table (privacy/settings-wire.ts). */
+  privacy: number,
 ]
+
+interface JobsMeta {
+  jobs: JobMeta[]
+  privacy: (string | null)[]
+}
 
 /** Packs a batch of jobs for a digest thread. */
 export function encodeJobs(jobs: readonly DigestJob[]): ArrayBuffer {
+  const privacy = new SettingsTable()
   const meta: JobMeta[] = jobs.map((j) => [
     j.scope.project.id,
     j.scope.key.id,
@@ -48,20 +55,22 @@ export function encodeJobs(jobs: readonly DigestJob[]): ArrayBuffer {
     j.scope.received,
     j.headerId ?? null,
     j.scope.clientIp ?? null,
-    j.scope.privacy ?? null,
+    privacy.ref(j.scope.privacy),
   ])
+  const batch: JobsMeta = { jobs: meta, privacy: privacy.texts }
   return pack(
-    meta,
+    batch,
     jobs.map((j) => j.payload),
   )
 }
 
 /** Unpacks a batch of jobs in the digest thread. */
 export function decodeJobs(ab: ArrayBuffer): DigestJob[] {
-  const { meta, parts } = unpack<JobMeta[]>(ab)
-  if (parts.length !== meta.length) throw new Error('digest batch: entries do not match')
-  return meta.map(([projectId, keyId, component, received, headerId, clientIp, privacy], i) => ({
-    scope: digestScope(projectId, keyId, component, received, clientIp, privacy),
+  const { meta, parts } = unpack<JobsMeta>(ab)
+  if (parts.length !== meta.jobs.length) throw new Error('digest batch: entries do not match')
+  const table = readSettingsTable(meta.privacy)
+  return meta.jobs.map(([projectId, keyId, component, received, headerId, clientIp, p], i) => ({
+    scope: digestScope(projectId, keyId, component, received, clientIp, settingsAt(table, p)),
     payload: parts[i] as Buffer,
     headerId: headerId ?? undefined,
   }))

@@ -1,4 +1,3 @@
-import type { Config } from '../config.ts'
 import type { Store } from '../store/types.ts'
 import type { LiveBus } from './bus.ts'
 import type { LiveFeed } from './feed.ts'
@@ -7,16 +6,14 @@ import { type FeedLog, postgresFeed } from './postgres-feed.ts'
 
 /**
  * The one place the live feed's kind is chosen, like the store's: nodes on one PostgreSQL
- * share notices over `LISTEN/NOTIFY`; a SQLite server is a single node and stays in-process.
+ * share notices over `LISTEN/NOTIFY` (the store's one listening connection); a SQLite server is a single node and stays in-process.
  */
 export function openLiveFeed(
-  deps: { config: Config; store: Store; bus: LiveBus },
+  deps: { store: Store; bus: LiveBus },
   log: FeedLog,
 ): Promise<LiveFeed> {
-  const { config, store, bus } = deps
-  if (store.dialect === 'postgres' && config.databaseUrl !== undefined) {
-    return postgresFeed(bus, config.databaseUrl, log)
-  }
+  const { store, bus } = deps
+  if (store.notices !== undefined) return postgresFeed(bus, store.notices, log)
   return Promise.resolve(
     localFeed(bus, store, (err) => log.warn({ err }, 'live notice lookup failed')),
   )

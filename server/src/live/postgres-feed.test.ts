@@ -8,7 +8,7 @@ import { openSse } from '../../test/support/sse-client.ts'
 import { testConfig } from '../../test/support/test-config.ts'
 import { createUser, signIn, type UiClient } from '../../test/support/ui-helpers.ts'
 import { buildApp } from '../app.ts'
-import { LIVE_APPLICATION_NAME } from './postgres-feed.ts'
+import { LISTENER_APPLICATION_NAME } from '../store/postgres/listener.ts'
 
 // Two apps, two pools, two listening connections on one database: two nodes.
 let db: TestDatabase
@@ -81,8 +81,9 @@ describe('live notices across nodes on PostgreSQL', () => {
       const cut = await admin.query(
         `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
          WHERE datname = current_database() AND application_name = $1`,
-        [LIVE_APPLICATION_NAME],
+        [LISTENER_APPLICATION_NAME],
       )
+      // One listening connection per node, shared by the live feed and the change feed.
       expect(cut.rowCount).toBe(2)
       // The browser would reconnect (`retry:`) with its Last-Event-ID.
       expect(await stream.ended(10_000)).toBe(true)

@@ -65,78 +65,73 @@ function userTag(user: Record<string, unknown> | undefined): string | undefined 
   return undefined
 }
 
-/** The promoted tags of an event, before the SDK's own. */
-function promoted(e: NormalizedEvent): [string, string | undefined][] {
+/** Adds the promoted tags of an event, before the SDK's own, in Sentry's order. */
+function promoted(e: NormalizedEvent, add: (key: string, value: string | undefined) => void): void {
   const ctx = obj(e.contexts)
   const browser = obj(ctx?.['browser'])
   const os = obj(ctx?.['os'])
   const runtime = obj(ctx?.['runtime'])
   const device = obj(ctx?.['device'])
-  const exceptions = e.exception?.values ?? []
-  const top = exceptions[exceptions.length - 1]
-  const mechanism = top?.mechanism
+  const exceptions = e.exception?.values
+  const mechanism = exceptions?.[exceptions.length - 1]?.mechanism
   const user = obj(e.user)
-  const url = str(obj(e.request)?.['url'])
-  return [
-    ['level', e.level],
-    ['release', e.release],
-    ['dist', e.dist],
-    ['environment', e.environment],
-    ['transaction', e.transaction],
-    ['server_name', e.server_name],
-    ['url', url],
-    ['browser', nameVersion(browser)],
-    ['browser.name', str(browser?.['name'])],
-    ['os', nameVersion(os)],
-    ['os.name', str(os?.['name'])],
-    ['runtime', nameVersion(runtime)],
-    ['device', str(device?.['model']) ?? str(device?.['family'])],
-    ['user', userTag(user)],
-    ['user.id', str(user?.['id'])],
-    ['user.email', str(user?.['email'])],
-    ['user.username', str(user?.['username'])],
-    ['user.ip', str(user?.['ip_address'])],
-    ['handled', mechanism?.handled === undefined ? undefined : mechanism.handled ? 'yes' : 'no'],
-    ['mechanism', mechanism?.type],
-  ]
-}
-
-/** The frames of every exception and thread, innermost last. */
-function framesOf(e: NormalizedEvent): Frame[] {
-  const out: Frame[] = []
-  for (const x of e.exception?.values ?? []) out.push(...(x.stacktrace?.frames ?? []))
-  for (const t of e.threads?.values ?? []) out.push(...(t.stacktrace?.frames ?? []))
-  out.push(...(e.stacktrace?.frames ?? []))
-  return out
+  add('level', e.level)
+  add('release', e.release)
+  add('dist', e.dist)
+  add('environment', e.environment)
+  add('transaction', e.transaction)
+  add('server_name', e.server_name)
+  add('url', str(obj(e.request)?.['url']))
+  add('browser', nameVersion(browser))
+  add('browser.name', str(browser?.['name']))
+  add('os', nameVersion(os))
+  add('os.name', str(os?.['name']))
+  add('runtime', nameVersion(runtime))
+  add('device', str(device?.['model']) ?? str(device?.['family']))
+  if (user !== undefined) {
+    add('user', userTag(user))
+    add('user.id', str(user['id']))
+    add('user.email', str(user['email']))
+    add('user.username', str(user['username']))
+    add('user.ip', str(user['ip_address']))
+  }
+  add('handled', mechanism?.handled === undefined ? undefined : mechanism.handled ? 'yes' : 'no')
+  add('mechanism', mechanism?.type)
 }
 
 /** The free text of an event: message, exception types and values, then frame names. */
 function textOf(e: NormalizedEvent): string {
   const parts = new Set<string>()
+  let length = -1
   const add = (v: string | undefined) => {
-    if (v !== undefined && v !== '' && v !== FILTERED) parts.add(v.replace(SEPARATORS_ALL, ' '))
+    if (v === undefined || v === '' || v === FILTERED || length > MAX_TEXT_LENGTH) return
+    const part = SEPARATORS.test(v) ? v.replace(SEPARATORS_ALL, ' ') : v
+    if (parts.has(part)) return
+    parts.add(part)
+    length += part.length + 1
+  }
+  const frames = (list: readonly Frame[] | undefined) => {
+    if (list === undefined) return
+    for (let i = list.length - 1; i >= 0; i--) {
+      const f = list[i] as Frame
+      add(f.function)
+      add(f.filename ?? f.abs_path)
+    }
   }
   add(e.logentry?.formatted)
   add(e.logentry?.message)
-  for (const x of e.exception?.values ?? []) {
+  const exceptions = e.exception?.values ?? []
+  for (const x of exceptions) {
     add(x.type)
     add(x.value)
   }
-  // Innermost frames first: they say most about the error.
-  for (const f of framesOf(e).reverse()) {
-    add(f.function)
-    add(f.filename ?? f.abs_path)
-  }
-  let text = ''
-  for (const p of parts) {
-    const next = text === '' ? p : `${text} ${p}`
-    if (next.length > MAX_TEXT_LENGTH) {
-      text = next.slice(0, MAX_TEXT_LENGTH)
-      break
-    }
-    text = next
-  }
-  return text
+  // Innermost frames first: they say most about the error (the last stack's last frame).
+  frames(e.stacktrace?.frames)
+  const threads = e.threads?.values ?? []
+  for (let i = threads.length - 1; i >= 0; i--) frames(threads[i]?.stacktrace?.frames)
+  for (let i = exceptions.length - 1; i >= 0; i--) frames(exceptions[i]?.stacktrace?.frames)
+  const text = [...parts].join(' ')
+  return text.length > MAX_TEXT_LENGTH ? text.slice(0, MAX_TEXT_LENGTH) : text
 }
 
 /**
@@ -168,7 +163,7 @@ export function eventSearchFields(e: NormalizedEvent): EventSearchFields {
     seen.add(key)
     tags.push([key, value])
   }
-  for (const [k, v] of promoted(e)) add(k, v)
+  promoted(e, add)
   for (const [k, v] of e.tags) add(k, v)
   return { tags, text: textOf(e), dropped }
 }

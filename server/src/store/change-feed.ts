@@ -1,10 +1,11 @@
-import type { AlertStore } from './alert-store.ts'
 import type { PrivacyStore } from './privacy-types.ts'
 import type { ProjectStore } from './project-store.ts'
 import type { QuotaStore } from './quota-store.ts'
 
 /** What changed: the caches that hold it must drop it (`all`: every cache, notices were missed). */
-export type ChangeTopic = 'keys' | 'projects' | 'quotas' | 'rules' | 'all'
+// Alert rules have no topic: the ingest transaction reads them uncached, and the alert worker's
+// one-second cache (queries/alerts.ts) is within the two seconds a change may take anyway.
+export type ChangeTopic = 'keys' | 'projects' | 'quotas' | 'all'
 
 /** One change notice. */
 export interface Change {
@@ -58,7 +59,6 @@ export class LocalChangeFeed implements ChangeFeed {
 /** The store methods that change what nodes cache, and the notice each one publishes. */
 type Announced = Pick<ProjectStore, 'createProject' | 'createKey' | 'revokeKey'> &
   Pick<QuotaStore, 'setQuota'> &
-  Pick<AlertStore, 'createAlertRule' | 'deleteAlertRule'> &
   Pick<PrivacyStore, 'setPrivacySettings'>
 
 /**
@@ -78,10 +78,6 @@ export function announceChanges<S extends Announced>(store: S, feed: ChangeFeed)
     createKey: (...a) => after(store.createKey(...a), { topic: 'keys', projectId: a[0] }),
     revokeKey: (...a) => after(store.revokeKey(...a), { topic: 'keys', projectId: a[0] }),
     setQuota: (...a) => after(store.setQuota(...a), { topic: 'quotas', projectId: a[0] }),
-    createAlertRule: (...a) =>
-      after(store.createAlertRule(...a), { topic: 'rules', projectId: a[0] }),
-    deleteAlertRule: (...a) =>
-      after(store.deleteAlertRule(...a), { topic: 'rules', projectId: a[0] }),
     setPrivacySettings: (...a) =>
       after(store.setPrivacySettings(...a), { topic: 'projects', projectId: a[0] }),
   }

@@ -10,36 +10,48 @@ export type IssueTagRow = [number, string, string, number, number, number]
  * transactions then lock them in one order.
  */
 export class SearchSummaries {
-  private readonly tagRows = new Map<string, IssueTagRow>()
+  // issue → key → value → row: nested maps, so counting an event's tags builds no key strings.
+  private readonly tagRows = new Map<number, Map<string, Map<string, IssueTagRow>>>()
   private readonly texts = new Map<number, string>()
 
   /** Counts one written event (duplicates are not counted). */
   add(e: EventToWrite, r: EventWriteResult): void {
     if (r.duplicate) return
-    this.addTags(r.issueId, e.tags ?? [], e.received)
+    const tags = e.tags
+    if (tags !== undefined && tags.length > 0) this.addTags(r.issueId, tags, e.received)
     if (r.issueCreated && !this.texts.has(r.issueId))
       this.texts.set(r.issueId, [e.title, e.culprit, e.text ?? ''].join(' '))
   }
 
   /** Counts one event's tags for its issue (ingest, and the backfill of older events). */
-  addTags(issueId: number, tags: readonly [string, string][], received: number): void {
+  addTags(issueId: number, tags: readonly (readonly [string, string])[], received: number): void {
+    let byKey = this.tagRows.get(issueId)
+    if (byKey === undefined) {
+      byKey = new Map()
+      this.tagRows.set(issueId, byKey)
+    }
     for (const [key, value] of tags) {
-      const k = `${issueId}\0${key}\0${value}`
-      const row = this.tagRows.get(k)
-      if (row === undefined) this.tagRows.set(k, [issueId, key, value, 1, received, received])
+      let byValue = byKey.get(key)
+      if (byValue === undefined) {
+        byValue = new Map()
+        byKey.set(key, byValue)
+      }
+      const row = byValue.get(value)
+      if (row === undefined) byValue.set(value, [issueId, key, value, 1, received, received])
       else {
         row[3] += 1
-        row[4] = Math.min(row[4], received)
-        row[5] = Math.max(row[5], received)
+        if (received < row[4]) row[4] = received
+        if (received > row[5]) row[5] = received
       }
     }
   }
 
   /** Distinct (issue, key, value) increments, in key order. */
   tags(): IssueTagRow[] {
-    return [...this.tagRows.values()].sort(
-      (a, b) => a[0] - b[0] || cmp(a[1], b[1]) || cmp(a[2], b[2]),
-    )
+    const out: IssueTagRow[] = []
+    for (const byKey of this.tagRows.values())
+      for (const byValue of byKey.values()) for (const row of byValue.values()) out.push(row)
+    return out.sort((a, b) => a[0] - b[0] || cmp(a[1], b[1]) || cmp(a[2], b[2]))
   }
 
   /** (issue, text) of the issues the group created, in issue order. */

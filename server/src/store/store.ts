@@ -11,6 +11,7 @@ import type { IngestStore } from './ingest-store.ts'
 import type { IssueStore, TriageStore } from './issue-store.ts'
 import type { LiveStore } from './live-store.ts'
 import type { MonitorStore } from './monitor-types.ts'
+import type { NoticeChannel } from './notice-channel.ts'
 import type { PrivacyStore } from './privacy-types.ts'
 import type { ProjectStore } from './project-store.ts'
 import type { OutcomeStore, QuotaStore } from './quota-store.ts'
@@ -49,6 +50,8 @@ export interface Store
   readonly dialect: 'sqlite' | 'postgres'
   /** Configuration changes of every node, for the caches (change-feed.ts). */
   readonly changes: ChangeFeed
+  /** Notices between the nodes of one PostgreSQL database (notice-channel.ts); none on SQLite. */
+  readonly notices?: NoticeChannel
   /** What the backend's own machinery is doing now, for `/metrics` (per backend, optional). */
   usage?(): StoreUsage
   close(): Promise<void>

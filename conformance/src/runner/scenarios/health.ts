@@ -38,6 +38,24 @@ const PLANS: Record<string, SessionPlan> = {
   // sentry-java's sessions on the JVM carry no `did` even with a user set (seen in the
   // evidence: the server counts 0 users), so users are not expected from it.
   java: { ...MANUAL, expected: { sessions: 2, sessions_errored: 1, sessions_healthy: 1 } },
+  // Rust: two processes, one panicking in the main thread (exit code 101, what any panicking
+  // Rust program exits with): the panic hook reports it and the session ends `crashed`. The
+  // stock crate takes the session's `did` from the scope's user when the session starts.
+  'rust-stock': {
+    runs: [
+      { scenario: 'ok', user: 'alice' },
+      { scenario: 'crash', user: 'carol', exitCodes: [101] },
+    ],
+    expected: { sessions: 2, sessions_crashed: 1, sessions_healthy: 1, users: 2, users_crashed: 1 },
+  },
+  // The first-party SDK tracks one session per `init` by default; its sessions carry no user.
+  'rust-sdk': {
+    runs: [
+      { scenario: 'ok', user: 'alice' },
+      { scenario: 'crash', user: 'carol', exitCodes: [101] },
+    ],
+    expected: { sessions: 2, sessions_crashed: 1, sessions_healthy: 1 },
+  },
   // The browser: two page loads, one with an uncaught error. The page session of that one ends
   // `crashed` (v10) or `unhandled` (v11): counted as the SDK sent it.
   browser: {

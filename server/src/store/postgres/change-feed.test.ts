@@ -13,6 +13,7 @@ import { buildApp } from '../../app.ts'
 import type { Change } from '../change-feed.ts'
 import { PgChangeFeed } from './change-feed.ts'
 import { openPostgresStore } from './index.ts'
+import { PgListener } from './listener.ts'
 
 // Two nodes on one PostgreSQL: two apps in this process, each with its own store (pool,
 // caches, listening connection); nothing but the database connects them.
@@ -116,7 +117,9 @@ describe('configuration changes reach every node on PostgreSQL', () => {
     expect(feed).toBeInstanceOf(PgChangeFeed)
     const seen: Change[] = []
     feed.onChange((c) => seen.push(c))
-    const pid = feed.listenerPid()
+    const listener = poolA.notices as PgListener
+    expect(listener).toBeInstanceOf(PgListener)
+    const pid = listener.listenerPid()
     expect(pid).toBeTypeOf('number')
     expect(feed.stats()).toMatchObject({ reconnects: 0, connected: true })
     const admin = new pg.Client(db.url)
@@ -124,7 +127,7 @@ describe('configuration changes reach every node on PostgreSQL', () => {
     closers.push(() => admin.end())
     await admin.query('SELECT pg_terminate_backend($1)', [pid])
     await within(10_000, async () => seen.some((c) => c.topic === 'all'))
-    expect(feed.listenerPid()).not.toBe(pid)
+    expect(listener.listenerPid()).not.toBe(pid)
     // `/metrics` sees the reconnect (ingest_pg_change_feed_reconnects_total).
     expect(feed.stats()).toMatchObject({ reconnects: 1, connected: true })
     // The new connection listens: a notice from another session arrives.

@@ -1,14 +1,11 @@
-import pg from 'pg'
-import { backoffDelay } from '../../backoff.ts'
+import type pg from 'pg'
 import { type Change, type ChangeFeed, type ChangeTopic, LocalChangeFeed } from '../change-feed.ts'
+import type { NoticeChannel } from '../notice-channel.ts'
 import { run } from './db.ts'
 
 /** The NOTIFY channel of configuration changes. */
 const CHANNEL = 'ingest_changes'
-const TOPICS = new Set<ChangeTopic>(['keys', 'projects', 'quotas', 'rules', 'all'])
-/** Reconnect delays of the listening connection: doubling from the first to the last. */
-const RECONNECT_MIN_MS = 250
-const RECONNECT_MAX_MS = 5_000
+const TOPICS = new Set<ChangeTopic>(['keys', 'projects', 'quotas', 'all'])
 
 /** A notice's payload as another node wrote it; anything else becomes `all` (drop everything). */
 function parseChange(payload: string | undefined): Change {
@@ -33,96 +30,40 @@ function lagOf(payload: string | undefined): number {
 }
 
 /**
- * The change feed of the PostgreSQL store: one dedicated connection per node LISTENs on
- * `ingest_changes` (outside the pool, which would hand it to queries), notices are sent with
- * `pg_notify` through the pool after the change committed. NOTIFY is delivered within
- * milliseconds to every listening session, this node's included. A lost connection is
- * re-established with back-off, and then every cache is cleared (`all`): notices sent while it
- * was gone are not replayed by PostgreSQL.
+ * The change feed of the PostgreSQL store: notices arrive on `ingest_changes` through the node's
+ * one listening connection (listener.ts), and are sent with `pg_notify` through the pool after
+ * the change committed. NOTIFY is delivered within milliseconds to every listening session,
+ * this node's included. After the listening connection was lost and is back, every cache is
+ * cleared (`all`): notices sent while it was gone are not replayed by PostgreSQL.
  */
 export class PgChangeFeed implements ChangeFeed {
   readonly #local = new LocalChangeFeed()
-  readonly #url: string
   readonly #pool: pg.Pool
-  #client: pg.Client | undefined
-  #closed = false
-  #timer: NodeJS.Timeout | undefined
-  /** Failed reconnects in a row (the back-off's attempt). */
-  #failures = 0
-  #reconnects = 0
+  readonly #listener: NoticeChannel
+  #unlisten: (() => void) | undefined
   #lagMs = 0
 
-  private constructor(url: string, pool: pg.Pool) {
-    this.#url = url
+  private constructor(pool: pg.Pool, listener: NoticeChannel) {
     this.#pool = pool
+    this.#listener = listener
   }
 
-  /** Opens the feed; resolves once the first LISTEN is in place. */
-  static async open(url: string, pool: pg.Pool): Promise<PgChangeFeed> {
-    const feed = new PgChangeFeed(url, pool)
-    await feed.#connect()
-    return feed
-  }
-
-  async #connect(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.#url })
-    client.on('notification', (n) => {
-      if (n.channel !== CHANNEL) return
-      this.#lagMs = lagOf(n.payload)
-      this.#local.emit(parseChange(n.payload))
-    })
-    client.on('error', () => this.#lost(client))
-    client.on('end', () => this.#lost(client))
-    await client.connect()
-    await client.query(`LISTEN ${CHANNEL}`)
-    if (this.#closed) {
-      await client.end().catch(() => undefined)
-      return
-    }
-    this.#client = client
-    this.#failures = 0
-  }
-
-  #lost(client: pg.Client): void {
-    if (this.#client !== client || this.#closed) return
-    this.#client = undefined
-    client.end().catch(() => undefined)
-    this.#retry()
-  }
-
-  #retry(): void {
-    if (this.#closed || this.#timer !== undefined) return
-    this.#timer = setTimeout(
-      () => {
-        this.#timer = undefined
-        this.#connect().then(
-          () => {
-            this.#reconnects++
-            this.#local.emit({ topic: 'all' })
-          },
-          () => {
-            this.#failures++
-            this.#retry()
-          },
-        )
+  /** Opens the feed; resolves once its channel is listened to. */
+  static async open(pool: pg.Pool, listener: NoticeChannel): Promise<PgChangeFeed> {
+    const feed = new PgChangeFeed(pool, listener)
+    feed.#unlisten = await listener.listen(CHANNEL, {
+      notice: (payload) => {
+        feed.#lagMs = lagOf(payload)
+        feed.#local.emit(parseChange(payload))
       },
-      backoffDelay(this.#failures + 1, RECONNECT_MIN_MS, RECONNECT_MAX_MS),
-    )
-    this.#timer.unref()
-  }
-
-  /** The listening connection's backend pid (tests end it to check the reconnect). */
-  listenerPid(): number | undefined {
-    return (this.#client as (pg.Client & { processID?: number }) | undefined)?.processID
+      reconnected: () => feed.#local.emit({ topic: 'all' }),
+    })
+    return feed
   }
 
   /** Reconnects so far, the last notice's delay (ms) and whether it listens now, for `/metrics`. */
   stats(): { reconnects: number; lagMs: number; connected: boolean } {
-    return {
-      reconnects: this.#reconnects,
-      lagMs: this.#lagMs,
-      connected: this.#client !== undefined,
-    }
+    return { ...this.#listener.stats(), lagMs: this.#lagMs }
   }
 
   onChange(cb: (c: Change) => void): () => void {
@@ -138,11 +79,7 @@ export class PgChangeFeed implements ChangeFeed {
   }
 
   async close(): Promise<void> {
-    this.#closed = true
-    clearTimeout(this.#timer)
-    const c = this.#client
-    this.#client = undefined
+    this.#unlisten?.()
     await this.#local.close()
-    await c?.end().catch(() => undefined)
   }
 }

@@ -1,4 +1,5 @@
 import pg from 'pg'
+import { backoffDelay } from '../../backoff.ts'
 
 /** A pool or one checked-out connection: every query helper takes either. */
 export type Db = pg.Pool | pg.PoolClient
@@ -88,6 +89,9 @@ export function named(sql: string, values: Record<string, unknown>): [string, un
 const RETRYABLE = new Set(['40001', '40P01'])
 /** Attempts of one transaction before its error reaches the caller. */
 const ATTEMPTS = 4
+/** Waits between attempts (backoff.ts): 5 ms doubling, so two losers do not collide again at once. */
+const RETRY_MIN_MS = 5
+const RETRY_MAX_MS = 40
 
 const sqlState = (err: unknown): string | undefined =>
   typeof err === 'object' && err !== null && 'code' in err && typeof err.code === 'string'
@@ -96,7 +100,8 @@ const sqlState = (err: unknown): string | undefined =>
 
 /**
  * Runs `fn` in one transaction on one pooled connection; a serialization failure or deadlock
- * (the other transaction won) reruns it from the start, a few times, as PostgreSQL's manual
+ * (the other transaction won) reruns it from the start after a short back-off, a few times,
+ * as PostgreSQL's manual
  * advises (https://www.postgresql.org/docs/15/mvcc-serialization-failure-handling.html).
  */
 export async function transaction<T>(
@@ -116,5 +121,6 @@ export async function transaction<T>(
     } finally {
       client.release()
     }
+    await new Promise((r) => setTimeout(r, backoffDelay(attempt, RETRY_MIN_MS, RETRY_MAX_MS)))
   }
 }

@@ -6,6 +6,7 @@ import { PgChangeFeed } from './change-feed.ts'
 import { openPool } from './db.ts'
 import { pgIngest } from './ingest.ts'
 import { pgIssues } from './issues.ts'
+import { PgListener } from './listener.ts'
 import { loadPgMigrations, migratePg } from './migrations.ts'
 import { ensurePartitions } from './partitions.ts'
 import { pgRetention } from './retention.ts'
@@ -26,14 +27,19 @@ export async function openPostgresStore(
   const poolSize = Math.max(1, opts.poolSize ?? DEFAULT_POOL_SIZE)
   const pool = openPool(url, poolSize)
   let changes: PgChangeFeed
+  let listener: PgListener | undefined
   try {
     await migratePg(pool, await loadPgMigrations())
     await ensurePartitions(pool, Date.now())
-    changes = await PgChangeFeed.open(url, pool)
+    // One listening connection per node, shared by the change feed and the live feed.
+    listener = await PgListener.open(url)
+    changes = await PgChangeFeed.open(pool, listener)
   } catch (err) {
+    await listener?.close()
     await pool.end()
     throw err
   }
+  const notices = listener
   // Storage written once for both backends (../queries/) runs through this port.
   const port = postgresPort(pool)
   const store = {
@@ -45,6 +51,7 @@ export async function openPostgresStore(
     ...pgIssues(pool),
     ...pgRetention(pool),
     changes,
+    notices,
     usage: () => ({
       pool: {
         inUse: pool.totalCount - pool.idleCount,
@@ -56,6 +63,7 @@ export async function openPostgresStore(
     }),
     close: async () => {
       await changes.close()
+      await notices.close()
       await pool.end()
     },
   }

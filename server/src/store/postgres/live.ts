@@ -1,4 +1,4 @@
-import type pg from 'pg'
+import type { NoticeChannel } from '../notice-channel.ts'
 
 /** One stored event to announce to every node. */
 export interface StoredNotice {
@@ -14,12 +14,12 @@ export interface StoredNotice {
  * A payload is ≈150 bytes, far under PostgreSQL's 8000-byte limit.
  */
 export async function notifyStored(
-  db: pg.ClientBase,
+  db: Pick<NoticeChannel, 'notify'>,
   channel: string,
   notices: readonly StoredNotice[],
 ): Promise<void> {
   if (notices.length === 0) return
-  await db.query(
+  await db.notify(
     `SELECT pg_notify($1, json_build_object('id', e.id, 'projectId', n.p, 'issueId', e.issue_id,
        'eventId', n.e, 'issueCreated', n.c, 'regressed', n.r)::text)
      FROM unnest($2::bigint[], $3::text[], $4::bool[], $5::bool[]) AS n(p, e, c, r)

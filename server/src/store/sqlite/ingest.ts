@@ -146,12 +146,15 @@ export function sqliteIngest(db: Database.Database): IngestStore {
   )
 
   // The search indexes (migration 014): one upsert per distinct (issue, key, value) per group.
-  const addTag = db.prepare<IssueTagRow, { times_seen: number }>(
-    `INSERT INTO issue_tags (issue_id, key, value, times_seen, first_seen, last_seen)
+  // Only the `user` rows read their count back (a new distinct user is one whose count equals
+  // this group's increment); the others skip the RETURNING.
+  const upsertTag = `INSERT INTO issue_tags (issue_id, key, value, times_seen, first_seen, last_seen)
      VALUES (?, ?, ?, ?, ?, ?)
      ON CONFLICT (issue_id, key, value) DO UPDATE SET times_seen = times_seen + excluded.times_seen,
-       first_seen = min(first_seen, excluded.first_seen), last_seen = max(last_seen, excluded.last_seen)
-     RETURNING times_seen`,
+       first_seen = min(first_seen, excluded.first_seen), last_seen = max(last_seen, excluded.last_seen)`
+  const addTag = db.prepare<IssueTagRow>(upsertTag)
+  const addUserTag = db.prepare<IssueTagRow, { times_seen: number }>(
+    `${upsertTag} RETURNING times_seen`,
   )
   const addUsers = db.prepare<[number, number]>('UPDATE issues SET users = users + ? WHERE id = ?')
   const addText = db.prepare<[number, string]>(
@@ -161,8 +164,12 @@ export function sqliteIngest(db: Database.Database): IngestStore {
     const rows = s.tags()
     const users: { issue_id: number; value: string; times_seen: number }[] = []
     for (const r of rows) {
-      const after = addTag.get(...r)
-      if (r[1] === 'user' && after !== undefined)
+      if (r[1] !== 'user') {
+        addTag.run(...r)
+        continue
+      }
+      const after = addUserTag.get(...r)
+      if (after !== undefined)
         users.push({ issue_id: r[0], value: r[2], times_seen: after.times_seen })
     }
     for (const [issueId, n] of newUsers(rows, users)) addUsers.run(n, issueId)

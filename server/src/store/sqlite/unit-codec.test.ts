@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { NEW_PROJECT_PRIVACY, type PrivacySettings } from '../../privacy/settings.ts'
 import type { WriteUnit } from '../ingest-store.ts'
 import type { EventToWrite } from '../model.ts'
 import { decodeUnits, encodeUnits } from './unit-codec.ts'
@@ -97,6 +98,35 @@ describe('unit codec', () => {
     ])
     expect({ ...first?.undigested, items: [] }).toEqual({ ...units[0]?.undigested, items: [] })
     expect(second).toEqual(units[1])
+  })
+
+  it('sends each distinct privacy setting once per group and gives back one object per text', () => {
+    const custom: PrivacySettings = { ...NEW_PROJECT_PRIVACY, scrubIp: true, safeFields: ['x'] }
+    const unit = (privacy: PrivacySettings | null): WriteUnit => ({
+      events: [],
+      outcomes: [],
+      undigested: {
+        projectId: 1,
+        keyId: 1,
+        component: null,
+        received: 1,
+        clientIp: null,
+        privacy,
+        items: [],
+      },
+    })
+    const ab = encodeUnits([unit(custom), unit(custom), unit(null), unit(NEW_PROJECT_PRIVACY)])
+    // The custom settings' text is in the buffer once, not once per unit.
+    const text = Buffer.from(ab).toString('utf8')
+    expect(text.split('safeFields').length - 1).toBe(2)
+    const [a, b, c, d] = decodeUnits(ab)
+    expect(a?.undigested?.privacy).toEqual(custom)
+    expect(b?.undigested?.privacy).toBe(a?.undigested?.privacy)
+    expect(c?.undigested).not.toHaveProperty('privacy')
+    expect(d?.undigested?.privacy).toEqual(NEW_PROJECT_PRIVACY)
+    // The next group's copy is the same object, so the digest finds its prepared policy by identity.
+    const [again] = decodeUnits(encodeUnits([unit({ ...custom })]))
+    expect(again?.undigested?.privacy).toBe(a?.undigested?.privacy)
   })
 
   it('refuses a buffer with bytes it cannot account for', () => {

@@ -17,11 +17,20 @@
  * emits a lone surrogate (it escapes them), so the UTF-8 round trip is exact.
  */
 import { pack, unpack } from '../../length-prefixed.ts'
+import { readSettingsTable, SettingsTable, settingsAt } from '../../privacy/settings-wire.ts'
 import type { WriteUnit } from '../types.ts'
+
+/** The meta: the units without payloads, and the distinct privacy settings they refer to. */
+interface UnitsMeta {
+  units: WriteUnit[]
+  privacy: (string | null)[]
+}
 
 /** Encodes a group's units into one transferable ArrayBuffer (see the module comment). */
 export function encodeUnits(units: readonly WriteUnit[]): ArrayBuffer {
   const payloads: (string | Uint8Array)[] = []
+  // Each distinct settings object once per group; a unit carries its index (settings-wire.ts).
+  const privacy = new SettingsTable()
   const stripped = units.map((u) => {
     const events = u.events.map((e) => {
       payloads.push(e.payload)
@@ -35,14 +44,17 @@ export function encodeUnits(units: readonly WriteUnit[]): ArrayBuffer {
       payloads.push(payload)
       return rest
     })
-    return { ...u, events, undigested: { ...todo, items } }
+    return { ...u, events, undigested: { ...todo, items, privacy: privacy.ref(todo.privacy) } }
   })
-  return pack(stripped, payloads)
+  const meta = { units: stripped, privacy: privacy.texts }
+  return pack(meta, payloads)
 }
 
 /** Decodes what `encodeUnits` wrote, restoring every event's payload. */
 export function decodeUnits(ab: ArrayBuffer): WriteUnit[] {
-  const { meta: units, parts } = unpack<WriteUnit[]>(ab)
+  const { meta, parts } = unpack<UnitsMeta>(ab)
+  const { units } = meta
+  const privacy = readSettingsTable(meta.privacy)
   let n = 0
   for (const u of units) {
     for (const e of u.events) {
@@ -50,7 +62,13 @@ export function decodeUnits(ab: ArrayBuffer): WriteUnit[] {
       if (part === undefined) throw new Error('encoded units: an event without its payload')
       e.payload = e.payload === 'b' ? part : part.toString('utf8')
     }
-    for (const i of u.undigested?.items ?? []) {
+    const todo = u.undigested
+    if (todo !== undefined) {
+      const settings = settingsAt(privacy, todo.privacy)
+      if (settings === null) delete todo.privacy
+      else todo.privacy = settings
+    }
+    for (const i of todo?.items ?? []) {
       const part = parts[n++]
       if (part === undefined)
         throw new Error('encoded units: an undigested event without its bytes')
