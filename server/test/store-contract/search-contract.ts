@@ -1,6 +1,7 @@
+import Fastify from 'fastify'
 import { describe, expect, it } from 'vitest'
 import { parseQuery } from '../../src/search/query.ts'
-import { runSearchBackfill } from '../../src/store/search-backfill-job.ts'
+import { installSearchBackfill, runSearchBackfill } from '../../src/store/search-backfill-job.ts'
 import type { IssueSort } from '../../src/store/search-types.ts'
 import type { EventToWrite, Store } from '../../src/store/types.ts'
 import { row } from './contract.ts'
@@ -341,6 +342,34 @@ export function searchContract(name: string, open: () => Promise<Store>): void {
         await store.searchIssues(p, parseQuery('user.id:7', NOW), 'last_seen', { limit: 1 })
       ).issues
       expect(again?.users).toBe(2)
+      await store.close()
+    })
+
+    it('runs the backfill by itself once the server is ready (its leased job)', async () => {
+      const { store, project, key } = await openWithProject(open)
+      // No tags: stored as before the search.
+      const early = row(project.id, key.id, 'early', {
+        payload: JSON.stringify({ tags: [['shard', '9']] }),
+      })
+      await store.write([{ events: [early], outcomes: [] }])
+      const found = async () =>
+        (
+          await store.searchIssues(project.id, parseQuery('shard:9', NOW), 'last_seen', {
+            limit: 5,
+          })
+        ).issues.map((i) => i.title)
+      expect(await found()).toEqual([])
+      const app = Fastify()
+      installSearchBackfill(app, store)
+      await app.ready()
+      // The job's first poll runs at once; waited for with a positive check, not a fixed sleep.
+      let titles: string[] = []
+      for (let i = 0; i < 300 && titles.length === 0; i++) {
+        titles = await found()
+        if (titles.length === 0) await new Promise((r) => setTimeout(r, 100))
+      }
+      expect(titles).toEqual(['title early'])
+      await app.close()
       await store.close()
     })
 
