@@ -85,6 +85,15 @@ function condition(d: Dialect, t: SearchTerm): Statement {
           : []),
         ...patterns,
       ]
+      if (patterns.length > 0) {
+        // A pattern is tested against the issue's own values of the key, issue by issue in the
+        // sort order, until the page is full: the `IN` form tested it against every value of
+        // the key in the project first (900,000 `url` rows at --scale: 150–350 ms), however
+        // many issues match.
+        const c = sql`EXISTS (SELECT 1 FROM ${tagTable(t.key)} = ${t.key} AND issue_id = i.id
+          AND (${join(alternatives, ' OR ')}))`
+        return t.negated ? sql`NOT ${c}` : c
+      }
       const ids = sql`SELECT issue_id FROM ${tagTable(t.key)} = ${t.key} AND (${join(alternatives, ' OR ')})`
       return t.negated ? sql`i.id NOT IN (${ids})` : sql`i.id IN (${ids})`
     }
