@@ -1,9 +1,18 @@
+import { fileURLToPath } from 'node:url'
 import { defineConfig } from 'vitest/config'
 import { SQLITE_ONLY_TESTS } from './server/test/support/sqlite-only.ts'
 
 // The tests of the storage layer and of the PostgreSQL live feed: the store contract suites
 // on both backends, each backend's own tests, the shared SQL port. They start PostgreSQL.
 const STORE_TESTS = ['server/src/store/**/*.test.ts', 'server/src/live/**/*.test.ts']
+
+// Vitest runs the TypeScript sources in each test process, but worker threads those sources
+// start (the SQLite writer, the digest pool) load `.ts` files with Node's own loader: this
+// registers tsx in them (see the file).
+const execArgv = [
+  '--import',
+  fileURLToPath(new URL('./scripts/tsx-in-worker-threads.mjs', import.meta.url)),
+]
 
 // One invocation, five projects (see docs/testing.md): units that need no database server,
 // the store on both backends, in-process HTTP contract tests through app.inject() on SQLite and
@@ -16,6 +25,7 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
+          execArgv,
           include: ['server/src/**/*.test.ts', 'conformance/src/harness/**/*.test.ts'],
           exclude: STORE_TESTS,
         },
@@ -23,6 +33,7 @@ export default defineConfig({
       {
         test: {
           name: 'store',
+          execArgv,
           include: STORE_TESTS,
           globalSetup: ['scripts/postgres/vitest-global-setup.ts'],
         },
@@ -30,6 +41,7 @@ export default defineConfig({
       {
         test: {
           name: 'integration',
+          execArgv,
           include: ['server/test/**/*.test.ts', 'scripts/**/*.test.ts'],
           globalSetup: ['scripts/postgres/vitest-global-setup.ts'],
           testTimeout: 20_000,
@@ -39,6 +51,7 @@ export default defineConfig({
         // The same HTTP tests on PostgreSQL (server/test/support/test-backend.ts).
         test: {
           name: 'integration-postgres',
+          execArgv,
           include: ['server/test/**/*.test.ts'],
           // The cluster tests start their own PostgreSQL-backed nodes in either project: once.
           exclude: [...SQLITE_ONLY_TESTS.map((t) => t.file), 'server/test/cluster/**'],
@@ -51,6 +64,7 @@ export default defineConfig({
       {
         test: {
           name: 'conformance',
+          execArgv,
           include: ['conformance/src/**/*.test.ts'],
           exclude: ['conformance/src/harness/**'],
           globalSetup: ['conformance/src/harness/global-setup.ts'],

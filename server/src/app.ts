@@ -104,10 +104,11 @@ export async function buildApp(
     logController: new LogController({ disableRequestLogging: true }),
     ...httpServerOptions(config),
   })
-  installAccessControl(app)
+  const store = opts.store ?? (await openStore(config, { digestModule: DIGEST_ON_WRITE_MODULE }))
+  // onRoute hooks, so before any route is registered.
+  installAccessControl(app, store)
   recordRoutes(app)
   installMethodNotAllowed(app)
-  const store = opts.store ?? (await openStore(config, { digestModule: DIGEST_ON_WRITE_MODULE }))
   let baseUrl = config.publicUrl ?? `http://${config.host}:${config.port}`
   const metrics = config.metrics.enabled
     ? new Metrics({ projectLabels: config.metrics.projectLabels })
@@ -146,7 +147,7 @@ export async function buildApp(
   installSearchBackfill(app, store)
   errorHandler(app)
   if (metrics !== undefined) {
-    wireMetrics(app, metrics)
+    wireMetrics(app, metrics, store)
     metricsRoute(app, metrics, config.metrics.token)
   }
 
@@ -161,7 +162,7 @@ export async function buildApp(
     // The JSON API also accepts the UI's session cookie.
     await apiRoutes(scope, services, [sessionPrincipalSource(services.store)])
   })
-  await app.register(webUi)
+  await app.register(async (scope) => webUi(scope, services))
 
   app.addHook('onClose', async () => {
     await services.committer.flush()
@@ -169,7 +170,7 @@ export async function buildApp(
   })
   // After the hook above: onClose hooks run last-registered first, so alert evaluations in
   // flight finish before the store closes.
-  setupAlerts(app)
-  setupTriage(app)
+  setupAlerts(app, services)
+  setupTriage(app, store)
   return app
 }

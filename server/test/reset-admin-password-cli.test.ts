@@ -32,15 +32,19 @@ function run(
   stdin = '',
 ): Promise<{ code: number | null; out: string; err: string }> {
   const url = app.services.config.databaseUrl
-  const child = spawn(process.execPath, ['--import', 'tsx', cli, ...args], {
-    cwd: root,
-    env: {
-      PATH: process.env['PATH'] ?? '',
-      ...(url === undefined
-        ? { DATA_DIR: dir, DATABASE_PATH: databasePath }
-        : { DATABASE_URL: url }),
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', '--import', './scripts/tsx-in-worker-threads.mjs', cli, ...args],
+    {
+      cwd: root,
+      env: {
+        PATH: process.env['PATH'] ?? '',
+        ...(url === undefined
+          ? { DATA_DIR: dir, DATABASE_PATH: databasePath }
+          : { DATABASE_URL: url }),
+      },
     },
-  })
+  )
   let out = ''
   let err = ''
   child.stdout.on('data', (c: Buffer) => {

@@ -45,6 +45,8 @@ export interface StartOptions {
    * runs the built `server/dist/main.js` as production does (the conformance runner).
    */
   entry?: 'source' | 'dist'
+  /** With `entry: 'dist'`: the build to run instead of `server/dist` (a copy elsewhere). */
+  distDir?: string
   /** How long to wait for the ready line (default {@link READY_TIMEOUT_MS}). */
   readyTimeoutMs?: number
 }
@@ -95,7 +97,9 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
     ...opts.env,
   })
   const args =
-    opts.entry === 'dist' ? ['server/dist/main.js'] : ['--import', 'tsx', 'server/src/main.ts']
+    opts.entry === 'dist'
+      ? [join(opts.distDir ?? 'server/dist', 'main.js')]
+      : ['--import', 'tsx', '--import', './scripts/tsx-in-worker-threads.mjs', 'server/src/main.ts']
   const child = execa(process.execPath, args, {
     cwd: repoRoot,
     env,

@@ -134,14 +134,14 @@ export function principalOf(req: FastifyRequest): Principal {
  * fails on one. HEAD twins of GET routes pass through `onRoute` themselves and get it as well.
  * The CORS preflight route, which `@fastify/cors` registers for us, is declared public here.
  */
-export function installAccessControl(app: FastifyInstance): void {
+export function installAccessControl(app: FastifyInstance, store: Store): void {
   const enforce = async (req: FastifyRequest): Promise<void> => {
     const access = req.routeOptions.config.access
     if (access === undefined) {
       req.log.error({ url: req.routeOptions.url }, 'route declares no access rule')
       throw new ApiError('forbidden', 'this route declares no access rule')
     }
-    await authorize(app.services.store, access, req, principalOf(req))
+    await authorize(store, access, req, principalOf(req))
   }
   app.addHook('onRoute', (route) => {
     if (route.method === 'OPTIONS' && route.url === '*' && route.config?.access === undefined) {

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify'
+import type { Services } from '../services.ts'
 import { DecisionDrain } from './decision-drain.ts'
 import { AlertTriggers } from './triggers.ts'
 import { AlertWorker } from './worker.ts'
@@ -21,6 +22,9 @@ declare module 'fastify' {
 /** How soon after a stored event without a new issue or regression this node drains (ms). */
 const FREQUENCY_DRAIN_MS = 250
 
+/** What alerting needs from the running server, given at registration. */
+export type AlertDeps = Pick<Services, 'store' | 'bus' | 'config' | 'baseUrl' | 'metrics'>
+
 /**
  * Wires alerts into the app: the decisions the ingest transaction records are drained into
  * deliveries (at once for this node's new issues and regressions, within
@@ -29,8 +33,8 @@ const FREQUENCY_DRAIN_MS = 250
  * onClose hook is registered (onClose hooks run last-registered first), so drains still in
  * flight finish before the store closes.
  */
-export function setupAlerts(app: FastifyInstance): AlertService {
-  const { store, bus, config, baseUrl, metrics } = app.services
+export function setupAlerts(app: FastifyInstance, deps: AlertDeps): AlertService {
+  const { store, bus, config, baseUrl, metrics } = deps
   const worker = new AlertWorker(
     store,
     {

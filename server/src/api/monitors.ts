@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import type { Config } from '../config.ts'
 import { CronClock } from '../crons/clock.ts'
 import { ApiError } from '../errors.ts'
 import { INSTANCE_ADMIN, onProject } from '../http/route-access.ts'
@@ -114,7 +115,10 @@ const TickJson = z.object({
  * `INGEST_TEST_CLOCK=1` also `POST /api/0/internal/clock/tick/?now=` (admins only): runs the
  * cron clock as if it were `now`, so tests need not wait for minutes.
  */
-export async function monitorRoutes(app: ApiScope, deps: { store: Store }): Promise<void> {
+export async function monitorRoutes(
+  app: ApiScope,
+  deps: { store: Store; config: Pick<Config, 'testClock'> },
+): Promise<void> {
   const { store } = deps
   const findMonitor = async (params: { projectId: number; slug: string }): Promise<Monitor> => {
     const m = await store.getMonitor(params.projectId, params.slug)
@@ -194,13 +198,13 @@ export async function monitorRoutes(app: ApiScope, deps: { store: Store }): Prom
         holder: lease?.holder ?? null,
         lease_expires: iso(lease?.expiresAt ?? null),
         last_tick: iso(lease?.lastTick ?? null),
-        test_clock: app.services.config.testClock,
+        test_clock: deps.config.testClock,
       }
     },
   )
 
   // Registered only with the test clock on, so the generated document lists it only then.
-  if (!app.services.config.testClock) return
+  if (!deps.config.testClock) return
   app.post(
     '/api/0/internal/clock/tick/',
     {

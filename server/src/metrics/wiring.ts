@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify'
 import { PUBLIC } from '../http/route-access.ts'
 import '../crons/plugin.ts'
 import '../ingest/protection.ts'
+import type { Store } from '../store/types.ts'
 import type { Metrics } from './registry.ts'
 
 /**
@@ -10,9 +11,12 @@ import type { Metrics } from './registry.ts'
  * (queue, shed requests), the in-flight limit, the disk guard, the store backend and the cron
  * clock. Call once the app has them (after `installIngestProtection` and `installCronClock`).
  */
-export function wireMetrics(app: FastifyInstance, metrics: Metrics): void {
+export function wireMetrics(
+  app: FastifyInstance,
+  metrics: Metrics,
+  store: Pick<Store, 'usage'>,
+): void {
   const { admission, inflight, disk } = app.ingestProtection
-  const store = app.services.store
   metrics.setSources({
     queue: () => {
       const u = admission.usage()

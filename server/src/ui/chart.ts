@@ -35,7 +35,10 @@ export interface ChartRange {
  * The window a chart of `range` shows at `now`: whole buckets ending with the current one, e.g.
  * the last 14 days including today. Every time-series view computes it here.
  */
-export function rangeWindow(range: ChartRange, now: number): { since: number; until: number } {
+export function rangeWindow(
+  range: Pick<ChartRange, 'span' | 'bucket'>,
+  now: number,
+): { since: number; until: number } {
   const since = Math.floor(now / range.bucket) * range.bucket - (range.span - range.bucket)
   return { since, until: since + range.span }
 }
@@ -45,6 +48,28 @@ export function bucketStarts(since: number, until: number, bucketMs: number): nu
   const out: number[] = []
   for (let t = since; t < until; t += bucketMs) out.push(t)
   return out
+}
+
+/**
+ * Folds time-stamped rows into the buckets of a chart window: one accumulator per bucket start
+ * (`make`), each row added (`add`) to the bucket its hour falls in, rows outside the window
+ * dropped. Every time-series view buckets its rows here.
+ */
+export function foldIntoBuckets<Row, Bucket>(
+  window: { since: number; until: number },
+  bucketMs: number,
+  rows: readonly Row[],
+  hourOf: (row: Row) => number,
+  make: (start: number) => Bucket,
+  add: (into: Bucket, row: Row) => void,
+): { starts: number[]; buckets: Bucket[] } {
+  const starts = bucketStarts(window.since, window.until, bucketMs)
+  const buckets = starts.map(make)
+  for (const row of rows) {
+    const b = buckets[Math.floor((hourOf(row) - window.since) / bucketMs)]
+    if (b !== undefined) add(b, row)
+  }
+  return { starts, buckets }
 }
 
 const shortDate = (ms: number, bucketMs: number): string => {

@@ -4,6 +4,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { ApiError, errorStatus } from '../errors.ts'
 import { isPublic, PUBLIC } from '../http/route-access.ts'
 import { principalResolver } from '../http-kit/principal.ts'
+import type { Services } from '../services.ts'
 import { TOKEN_SCOPES } from '../store/team-types.ts'
 import { CLIENT_JS } from './client-script.ts'
 import { type UiDeps, type UiViewer, viewerOf } from './context.ts'
@@ -112,8 +113,8 @@ function errorPage(err: FastifyError | ApiError, req: FastifyRequest, reply: Fas
  * JSON API accepts the UI's session cookie through `sessionPrincipalSource`, which the
  * composition root passes to `apiRoutes`.
  */
-export async function webUi(app: FastifyInstance): Promise<void> {
-  const deps: UiDeps = { services: app.services, throttle: new LoginThrottle(app.services.store) }
+export async function webUi(app: FastifyInstance, services: Services): Promise<void> {
+  const deps: UiDeps = { services, throttle: new LoginThrottle(services.store) }
   await app.register(async (scope) => {
     await scope.register(cookie)
     await scope.register(formbody)

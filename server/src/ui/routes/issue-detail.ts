@@ -5,7 +5,7 @@ import { onIssue, onProject } from '../../http/route-access.ts'
 import { parseInput, pathId } from '../../http-kit/validate.ts'
 import type { TagDistribution } from '../../store/search-types.ts'
 import type { Issue, StoredEvent } from '../../store/types.ts'
-import { barChart, bucketStarts } from '../chart.ts'
+import { type BarColumn, barChart, foldIntoBuckets, rangeWindow } from '../chart.ts'
 import { pageContext, type UiDeps } from '../context.ts'
 import { eventBody } from '../event-view.ts'
 import { count, isoTime, relTime, truncate } from '../format.ts'
@@ -67,13 +67,18 @@ const ActionForm = z.object({
 
 async function chart(deps: UiDeps, issue: Issue, period: keyof typeof PERIODS, now: number) {
   const p = PERIODS[period]
-  const since = Math.floor(now / p.bucket) * p.bucket - (p.span - p.bucket)
-  const buckets = await deps.services.store.issueHistogram(issue.id, since, p.bucket)
-  const byStart = new Map(buckets.map((b) => [b.start, b.count]))
-  const columns = bucketStarts(since, since + p.span, p.bucket).map((start) => ({
-    start,
-    values: { events: byStart.get(start) ?? 0 },
-  }))
+  const window = rangeWindow(p, now)
+  const counts = await deps.services.store.issueHistogram(issue.id, window.since, p.bucket)
+  const columns = foldIntoBuckets(
+    window,
+    p.bucket,
+    counts,
+    (b) => b.start,
+    (start): BarColumn => ({ start, values: { events: 0 } }),
+    (col, b) => {
+      col.values['events'] = (col.values['events'] ?? 0) + b.count
+    },
+  ).buckets
   const series = [{ key: 'events', label: 'events', color: '#7b97e6' }]
   return barChart(columns, series, p.bucket)
 }

@@ -7,8 +7,8 @@ import type { OutcomeFilter } from '../../store/types.ts'
 import {
   type BarColumn,
   barChart,
-  bucketStarts,
   type ChartRange,
+  foldIntoBuckets,
   legend,
   rangeWindow,
   type Series,
@@ -85,14 +85,16 @@ export async function outcomeRoutes(app: FastifyInstance, deps: UiDeps): Promise
       const inCategory = (t: { category: string }) => q.category === '' || t.category === q.category
       const totals = allTotals.filter(inCategory)
       const hours = allHours.filter(inCategory)
-      const columns: BarColumn[] = bucketStarts(since, until, r.bucket).map((start) => ({
-        start,
-        values: {},
-      }))
-      for (const h of hours) {
-        const col = columns[Math.floor((h.hour - since) / r.bucket)]
-        if (col !== undefined) col.values[h.outcome] = (col.values[h.outcome] ?? 0) + h.quantity
-      }
+      const columns = foldIntoBuckets(
+        { since, until },
+        r.bucket,
+        hours,
+        (h) => h.hour,
+        (start): BarColumn => ({ start, values: {} }),
+        (col, h) => {
+          col.values[h.outcome] = (col.values[h.outcome] ?? 0) + h.quantity
+        },
+      ).buckets
       const kinds = [...OUTCOME_KINDS, ...new Set(hours.map((h) => h.outcome))].filter(
         (k, i, all) => all.indexOf(k) === i,
       )

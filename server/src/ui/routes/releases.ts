@@ -10,8 +10,8 @@ import {
 import {
   type BarColumn,
   barChart,
-  bucketStarts,
   type ChartRange,
+  foldIntoBuckets,
   legend,
   lineChart,
   rangeWindow,
@@ -101,12 +101,14 @@ export async function releaseRoutes(app: FastifyInstance, deps: UiDeps): Promise
           until,
           environment: env,
         })
-        const xs = bucketStarts(since, until, r.bucket)
-        const buckets = xs.map(() => emptyCounts())
-        for (const p of found?.series ?? []) {
-          const b = buckets[Math.floor((p.hour - since) / r.bucket)]
-          if (b !== undefined) addInto(b, p.counts)
-        }
+        const { starts: xs, buckets } = foldIntoBuckets(
+          { since, until },
+          r.bucket,
+          found?.series ?? [],
+          (p) => p.hour,
+          emptyCounts,
+          (b, p) => addInto(b, p.counts),
+        )
         const line = (label: string, color: string, side: 'sessions' | 'users') => ({
           label,
           color,
