@@ -45,7 +45,7 @@ ${fill}
 }
 
 /** Builds the app, injects debug IDs; returns the file, its map's size and the debug ID. */
-function buildApp(filler: number) {
+export function buildApp(filler: number) {
   const dir = mkdtempSync(join(tmpdir(), 'bench-sourcemaps-'))
   writeFileSync(join(dir, 'app.js'), appSource(filler))
   const out = join(dir, 'dist')
@@ -96,10 +96,9 @@ function framesOf(file: string) {
     .reverse()
 }
 
-/** An envelope file of one browser error event with the bundle's frames and debug image. */
-function envelopeFile(app: ReturnType<typeof buildApp>): string {
-  const eventId = 'a'.repeat(32)
-  const event = {
+/** One browser error event with the bundle's frames and debug image (as @sentry/browser sends). */
+export function browserEvent(app: ReturnType<typeof buildApp>, eventId: string) {
+  return {
     event_id: eventId,
     platform: 'javascript',
     level: 'error',
@@ -117,6 +116,12 @@ function envelopeFile(app: ReturnType<typeof buildApp>): string {
     },
     debug_meta: { images: [{ type: 'sourcemap', code_file: PAGE_URL, debug_id: app.debugId }] },
   }
+}
+
+/** An envelope file of {@link browserEvent}. */
+function envelopeFile(app: ReturnType<typeof buildApp>): string {
+  const eventId = 'a'.repeat(32)
+  const event = browserEvent(app, eventId)
   const path = join(mkdtempSync(join(tmpdir(), 'bench-envelope-')), 'browser.envelope')
   writeFileSync(
     path,

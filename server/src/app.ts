@@ -104,7 +104,12 @@ export async function buildApp(
     logController: new LogController({ disableRequestLogging: true }),
     ...httpServerOptions(config),
   })
-  const store = opts.store ?? (await openStore(config, { digestModule: DIGEST_ON_WRITE_MODULE }))
+  const store =
+    opts.store ??
+    (await openStore(config, {
+      digestModule: DIGEST_ON_WRITE_MODULE,
+      sourceMapCacheBytes: config.sourceMapCacheBytes,
+    }))
   // onRoute hooks, so before any route is registered.
   installAccessControl(app, store)
   recordRoutes(app)
@@ -113,12 +118,18 @@ export async function buildApp(
   const metrics = config.metrics.enabled
     ? new Metrics({ projectLabels: config.metrics.projectLabels })
     : undefined
+  // Without digest threads the store's write digests, and resolves source maps just before.
+  const sourceMaps = new SourceMapResolver(store, {
+    maxBytes: config.sourceMapCacheBytes,
+    log: app.log,
+    deferred: config.digestThreads === 0,
+  })
   const services: Services = {
     config,
     store,
     bus: new LiveBus(),
     // Undigested event items are digested by the store's write (ingest/digest-on-write.ts).
-    committer: new GroupCommitter(digestingStore(store), {
+    committer: new GroupCommitter(digestingStore(store, sourceMaps), {
       delayMs: config.commitDelayMs,
       maxInFlight: commitConcurrency(store, config),
       startAt: commitStartAt(store),
@@ -131,10 +142,7 @@ export async function buildApp(
     setBaseUrl: (url) => {
       if (config.publicUrl === undefined) baseUrl = url
     },
-    sourceMaps: new SourceMapResolver(store, {
-      maxBytes: config.sourceMapCacheBytes,
-      log: app.log,
-    }),
+    sourceMaps,
     metrics,
   }
   app.decorate('services', services)

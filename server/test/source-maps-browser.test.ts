@@ -4,9 +4,11 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { sentryEsbuildPlugin } from '@sentry/esbuild-plugin'
+import { sentryVitePlugin } from '@sentry/vite-plugin'
 import { build } from 'esbuild'
 import type { FastifyInstance } from 'fastify'
 import { type Browser, chromium } from 'playwright-core'
+import { build as viteBuild } from 'vite'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { appSource, sentryCli, type UploadTeam, uploadTeam } from './source-maps/world.ts'
 import { ADMIN, testApp } from './support/helpers.ts'
@@ -14,9 +16,10 @@ import { ADMIN, testApp } from './support/helpers.ts'
 /**
  * The whole path in a real browser: an app bundled by esbuild with @sentry/browser 10 or 11,
  * debug IDs injected and the maps uploaded by stock sentry-cli (2.58, 3.8) or by
- * @sentry/esbuild-plugin, loaded in headless Chromium, throwing from a named function two
- * calls deep. The issue page shows the original function, file, line and context, and the
- * three builds (other minified names) are one issue. SQLite and PostgreSQL.
+ * @sentry/esbuild-plugin, or built by Vite with the maps uploaded by @sentry/vite-plugin, loaded
+ * in headless Chromium, throwing from a named function two calls deep. The issue page shows the
+ * original function, file, line and context, and the four builds (other minified names, another
+ * bundler) are one issue. SQLite and PostgreSQL.
  */
 
 const CHROMIUM = '/usr/bin/chromium'
@@ -68,7 +71,7 @@ afterAll(async () => {
   await app?.close()
 })
 
-type Uploader = 'sentry-cli 2' | 'sentry-cli 3' | '@sentry/esbuild-plugin'
+type Uploader = 'sentry-cli 2' | 'sentry-cli 3' | '@sentry/esbuild-plugin' | '@sentry/vite-plugin'
 
 /** Builds the app with one SDK, gets its maps uploaded one way, serves it under `/<name>/`. */
 async function buildAndUpload(name: string, sdk: string, uploader: Uploader, salt: string) {
@@ -89,37 +92,57 @@ window.__send = async () => {
 `,
   )
   const out = join(dir, 'dist')
-  const plugin =
-    uploader === '@sentry/esbuild-plugin'
-      ? [
-          sentryEsbuildPlugin({
-            org: team.org,
-            project: team.projectSlug,
-            authToken: team.token,
-            url: base,
-            telemetry: false,
-            release: { create: false, finalize: false, inject: false },
-            sourcemaps: { assets: [join(out, '**')] },
-            errorHandler: (err) => {
-              throw err
-            },
-          }),
-        ]
-      : []
-  await build({
-    entryPoints: [join(dir, 'entry.js')],
-    bundle: true,
-    minify: true,
-    sourcemap: 'external',
-    sourcesContent: true,
-    format: 'iife',
-    outdir: out,
-    entryNames: 'app.min',
-    logLevel: 'silent',
-    nodePaths: [join(ROOT, 'node_modules')],
-    plugins: plugin,
-  })
-  if (uploader !== '@sentry/esbuild-plugin') {
+  // The bundler plugins' options: the same for esbuild and Vite (@sentry/bundler-plugins).
+  const pluginOptions = {
+    org: team.org,
+    project: team.projectSlug,
+    authToken: team.token,
+    url: base,
+    telemetry: false,
+    release: { create: false, finalize: false, inject: false },
+    sourcemaps: { assets: [join(out, '**')] },
+    errorHandler: (err: Error) => {
+      throw err
+    },
+  }
+  if (uploader === '@sentry/vite-plugin') {
+    // Vite (Rolldown, its own minifier) with the plugin: debug IDs injected and the maps
+    // uploaded once the bundle is written. The SDK resolves from the repository's packages.
+    await viteBuild({
+      root: dir,
+      configFile: false,
+      logLevel: 'silent',
+      resolve: { alias: { [sdk]: join(ROOT, 'node_modules', sdk) } },
+      plugins: [sentryVitePlugin(pluginOptions)],
+      build: {
+        outDir: out,
+        minify: true,
+        sourcemap: true,
+        lib: {
+          entry: join(dir, 'entry.js'),
+          formats: ['iife'],
+          name: 'shop',
+          fileName: () => 'app.min.js',
+        },
+      },
+    })
+  }
+  const plugin = uploader === '@sentry/esbuild-plugin' ? [sentryEsbuildPlugin(pluginOptions)] : []
+  if (uploader !== '@sentry/vite-plugin')
+    await build({
+      entryPoints: [join(dir, 'entry.js')],
+      bundle: true,
+      minify: true,
+      sourcemap: 'external',
+      sourcesContent: true,
+      format: 'iife',
+      outdir: out,
+      entryNames: 'app.min',
+      logLevel: 'silent',
+      nodePaths: [join(ROOT, 'node_modules')],
+      plugins: plugin,
+    })
+  if (uploader === 'sentry-cli 2' || uploader === 'sentry-cli 3') {
     const major = uploader === 'sentry-cli 2' ? 2 : 3
     const env = { url: base, token: team.token }
     await sentryCli(major, ['sourcemaps', 'inject', out], env)
@@ -176,6 +199,7 @@ const CASES: [string, string, Uploader][] = [
   ['sdk11-cli3', '@sentry/browser', 'sentry-cli 3'],
   ['sdk10-cli2', 'sentry-browser-10', 'sentry-cli 2'],
   ['sdk11-plugin', '@sentry/browser', '@sentry/esbuild-plugin'],
+  ['sdk11-vite', '@sentry/browser', '@sentry/vite-plugin'],
 ]
 
 describe('a minified browser app', () => {
@@ -205,8 +229,8 @@ describe('a minified browser app', () => {
     180_000,
   )
 
-  it('the three builds (other minified names) are one issue', () => {
-    expect(issues).toHaveLength(3)
+  it('the four builds (other minified names, another bundler) are one issue', () => {
+    expect(issues).toHaveLength(4)
     expect(new Set(issues).size).toBe(1)
   })
 })

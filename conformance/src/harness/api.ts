@@ -105,6 +105,12 @@ export class Api extends AdminClient {
     return projectSchema.parse(await this.request('POST', '/api/0/projects/', { name }))
   }
 
+  /** The teams the token's user belongs to (every team for the admin token): `--org` slugs. */
+  async teams(): Promise<{ id: number; slug: string }[]> {
+    const body = await this.request('GET', '/api/0/teams/')
+    return z.array(z.looseObject({ id: z.number(), slug: z.string() })).parse(body)
+  }
+
   /** The project's keys (at least the default one). */
   async keys(projectId: number): Promise<Key[]> {
     return z.array(keySchema).parse(await this.request('GET', `/api/0/projects/${projectId}/keys/`))

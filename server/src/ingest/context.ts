@@ -30,6 +30,11 @@ export class IngestContext {
   readonly unit: WriteUnit = { events: [], outcomes: [] }
   /** Event items waiting for the digest (digest-pool.ts), in envelope order. */
   readonly digests: { payload: Uint8Array; headerId: string | undefined }[] = []
+  /**
+   * Set when the digest on the store's write resolves these events' frames against the
+   * project's source maps (source-maps/resolver.ts `resolveQueued`; the value is its mark).
+   */
+  sourceMaps: number | undefined = undefined
 
   constructor(
     resolved: ResolvedKey,

@@ -10,9 +10,13 @@ import { digestPayload } from './items/event.ts'
  * data — a client's ApiError refuses its request with a 4xx, anything else becomes the 500 a
  * crash on the main thread would have been.
  */
-export function digestJob(job: DigestJob, encode: boolean): DigestOutcome {
+export function digestJob(
+  job: DigestJob,
+  encode: boolean,
+  parsed?: Record<string, unknown>,
+): DigestOutcome {
   try {
-    const row = digestPayload(job.payload, job.scope, job.headerId)
+    const row = digestPayload(job.payload, job.scope, job.headerId, parsed)
     if ('filtered' in row) return row
     if (encode && typeof row.payload === 'string') row.payload = encodePayload(row.payload)
     return { row }

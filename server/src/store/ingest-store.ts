@@ -37,6 +37,12 @@ export interface UndigestedEvents {
   privacy?: PrivacySettings | null
   /** Each item's bytes and, when it wins over the payload's, the envelope header's event id. */
   items: { payload: Uint8Array; headerId: string | null }[]
+  /**
+   * Set when the project has source-map bundles: the items' minified frames are resolved right
+   * before their digest (ingest/digest-on-write.ts). The number is the receiving node's count
+   * of uploads it saw: a larger one than the resolver last saw drops its cached "no map" answers.
+   */
+  sourceMaps?: number
 }
 
 /**

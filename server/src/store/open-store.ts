@@ -12,6 +12,8 @@ export interface StoreWiring {
    * writes run on the calling thread, which digests first).
    */
   digestModule?: string
+  /** Bytes the writer thread's cache of parsed source maps may hold (its digest resolves). */
+  sourceMapCacheBytes?: number
 }
 
 /**
@@ -21,7 +23,10 @@ export interface StoreWiring {
 export function openStore(config: Config, wiring: StoreWiring = {}): Promise<Store> {
   return config.databaseUrl !== undefined
     ? openPostgresStore(config.databaseUrl, { poolSize: config.databasePoolSize })
-    : openSqliteStore(config.databasePath, { digestModule: wiring.digestModule })
+    : openSqliteStore(config.databasePath, {
+        digestModule: wiring.digestModule,
+        sourceMapCacheBytes: wiring.sourceMapCacheBytes,
+      })
 }
 
 /**

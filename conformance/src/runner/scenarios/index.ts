@@ -6,6 +6,7 @@ import { otlpLogs } from './otlp.ts'
 import { backOff, clientReports, partialResend, unsupportedItems } from './quota.ts'
 import { lateInit, requestErrors, requestSessions } from './requests.ts'
 import type { Scenario } from './scenario.ts'
+import { sourceMaps } from './source-maps.ts'
 
 /** The registry the runner looks scenarios up in. */
 export const SCENARIOS: ReadonlyMap<string, Scenario> = new Map(
@@ -24,5 +25,6 @@ export const SCENARIOS: ReadonlyMap<string, Scenario> = new Map(
     requestErrors,
     requestSessions,
     lateInit,
+    sourceMaps,
   ].map((s) => [s.id, s]),
 )

@@ -192,14 +192,17 @@ function inferIp(raw: Record<string, unknown>): string | undefined {
  * The digest of one event item's bytes: parsed (a payload that is not a JSON object is a 400
  * for the whole request), normalised, grouped, serialised. `headerId` is the envelope header's
  * id when it wins over the payload's. Runs in the digest threads (digest-pool.ts) or inline.
+ * `parsed`: the payload already parsed (and its frames resolved against source maps) by the
+ * caller, which then hands it over: the digest may change it.
  */
 export function digestPayload(
   payload: Uint8Array,
   scope: DigestScope,
   headerId: string | undefined,
+  parsed?: Record<string, unknown>,
 ): EventToWrite | FilteredEvent {
   const raw = resolveLegacyAliases(
-    parseEventJson(Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength)),
+    parsed ?? parseEventJson(Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength)),
   )
   const r = digestClientEvent(raw, scope, headerId ?? normalizeEventId(raw['event_id']))
   return 'filtered' in r ? r : r.row

@@ -56,9 +56,20 @@ function framesOf(st: Json): Json[] {
   return Array.isArray(f) ? f.filter(isObj).slice(-MAX_FRAMES) : []
 }
 
+const debugIds = new Map<string, string | undefined>()
+
 /** A debug ID as the store keys it (lower-case, hyphenated), or undefined. */
 export function debugIdKey(v: unknown): string | undefined {
   if (typeof v !== 'string' || v.length > 64) return undefined
+  // The same few IDs recur in every event of an app: remembered, bounded.
+  if (debugIds.has(v)) return debugIds.get(v)
+  const key = debugIdKeyOf(v)
+  if (debugIds.size >= 4096) debugIds.clear()
+  debugIds.set(v, key)
+  return key
+}
+
+function debugIdKeyOf(v: string): string | undefined {
   const hex = v
     .toLowerCase()
     .replace(/-sourcemap$/, '')

@@ -13,30 +13,66 @@ const MAX_RESOLVED_PAYLOAD = 1024 * 1024
 
 type Json = Record<string, unknown>
 
+/**
+ * An event item's JSON object when it may carry positions to map (frames with a position carry
+ * `lineno`), else undefined: larger than resolution takes, not JSON, not an object.
+ */
+function parseResolvable(p: Uint8Array): Json | undefined {
+  if (p.byteLength > MAX_RESOLVED_PAYLOAD) return undefined
+  const buf = Buffer.from(p.buffer, p.byteOffset, p.byteLength)
+  if (buf.indexOf('"lineno"') < 0) return undefined
+  let event: unknown
+  try {
+    event = JSON.parse(buf.toString('utf8'))
+  } catch {
+    return undefined
+  }
+  return typeof event === 'object' && event !== null && !Array.isArray(event)
+    ? (event as Json)
+    : undefined
+}
+
 /** What the resolver logs (a Fastify logger fits). */
 export interface ResolverLog {
   warn(obj: object, msg: string): void
 }
 
 /**
- * Resolves minified JavaScript frames against uploaded source maps (docs/source-maps.md), on
- * the main thread in front of the digest: {@link resolveQueued} rewrites the queued event
- * items of a request that can use a map, and the digest then parses, groups and stores the
- * original frames as it would any event. Parsed maps are cached, bounded in bytes; which
- * projects have bundles at all is cached too, so events of other projects pay one map lookup.
+ * Resolves minified JavaScript frames against uploaded source maps (docs/source-maps.md), in
+ * front of the digest, so it groups and stores the original frames as it would any event.
+ * Where the digest runs on the store's write (the default: the SQLite writer thread, or the
+ * main thread in front of a PostgreSQL write), {@link resolveQueued} only marks the request's
+ * events of a project with bundles and the digest resolves them on the event it parses anyway
+ * ({@link resolveParsed}, ingest/digest-on-write.ts): no second JSON parse and serialisation,
+ * and nothing on the thread that serves HTTP. With digest threads it rewrites the queued items
+ * here. Parsed maps are cached, bounded in bytes; which projects have bundles at all is cached
+ * too, so events of other projects pay one map lookup.
  */
 export class SourceMapResolver {
   readonly #store: ArtifactStore
   readonly #log: ResolverLog
+  readonly #deferred: boolean
+  /** Uploads this node saw (the mark on deferred events; see {@link resolveParsed}). */
+  #uploads = 0
+  /** The largest upload count of a resolved event: a larger one forgets the cached misses. */
+  #uploadsSeen = 0
   /** Parsed maps by `project:debug:<id>` / `project:url:<release>:<dist>:<path>`; null: none. */
   readonly #maps: LRUCache<string, ParsedMap | 'none'>
   readonly #projects = new Map<number, { has: boolean; until: number }>()
   readonly #touched = new Map<number, number>()
   readonly #loading = new Map<string, Promise<ParsedMap | undefined>>()
 
-  constructor(store: ArtifactStore, opts: { maxBytes: number; log: ResolverLog }) {
+  /**
+   * `deferred`: the digest runs on the store's write and resolves the events there (see the
+   * class comment); otherwise {@link resolveQueued} rewrites them before they go to the digest.
+   */
+  constructor(
+    store: ArtifactStore,
+    opts: { maxBytes: number; log: ResolverLog; deferred?: boolean },
+  ) {
     this.#store = store
     this.#log = opts.log
+    this.#deferred = opts.deferred ?? false
     this.#maps = new LRUCache<string, ParsedMap | 'none'>({
       maxSize: Math.max(1024 * 1024, opts.maxBytes),
       sizeCalculation: (v) => (v === 'none' ? 64 : v.bytes),
@@ -52,6 +88,7 @@ export class SourceMapResolver {
 
   /** Forgets what this node cached for the projects of a new upload (other nodes: the TTL). */
   noteUpload(projectIds: readonly number[]): void {
+    this.#uploads++
     for (const id of projectIds) this.#projects.delete(id)
     for (const k of this.#maps.keys()) {
       if (this.#maps.peek(k) === 'none' && projectIds.some((p) => k.startsWith(`${p}:`))) {
@@ -77,27 +114,52 @@ export class SourceMapResolver {
   async resolveQueued(ctx: IngestContext): Promise<void> {
     if (ctx.digests.length === 0) return
     if (!(await this.projectHasBundles(ctx.project.id))) return
+    if (this.#deferred) {
+      ctx.sourceMaps = this.#uploads
+      return
+    }
     for (const d of ctx.digests) {
-      const p = d.payload
-      if (p.byteLength > MAX_RESOLVED_PAYLOAD) continue
-      const buf = Buffer.from(p.buffer, p.byteOffset, p.byteLength)
-      // Frames with a position carry `lineno`; without one there is nothing to map.
-      if (buf.indexOf('"lineno"') < 0) continue
-      let event: unknown
+      const event = parseResolvable(d.payload)
+      if (event === undefined) continue
       try {
-        event = JSON.parse(buf.toString('utf8'))
-      } catch {
-        continue
-      }
-      if (typeof event !== 'object' || event === null || Array.isArray(event)) continue
-      try {
-        if (await this.resolveEvent(ctx.project.id, event as Json)) {
+        if (await this.resolveEvent(ctx.project.id, event)) {
           d.payload = Buffer.from(JSON.stringify(event), 'utf8')
         }
       } catch (err) {
         this.#log.warn({ err, projectId: ctx.project.id }, 'source-map resolution failed')
       }
     }
+  }
+
+  /**
+   * The digest's side of a deferred resolution: parses an event item marked by
+   * {@link resolveQueued} and resolves its frames in place. Returns the parsed event for the
+   * digest (which then does not parse it again), or undefined when the digest should take the
+   * bytes as they came (not a JSON object, too large, no positions). `uploads` is the mark: the
+   * receiving node's upload count, so a bundle uploaded since a cached miss is found.
+   */
+  async resolveParsed(
+    projectId: number,
+    payload: Uint8Array,
+    uploads: number,
+  ): Promise<Json | undefined> {
+    if (uploads > this.#uploadsSeen) {
+      this.#uploadsSeen = uploads
+      if (uploads > this.#uploads) this.#forgetMisses()
+    }
+    const event = parseResolvable(payload)
+    if (event === undefined) return undefined
+    try {
+      await this.resolveEvent(projectId, event)
+    } catch (err) {
+      this.#log.warn({ err, projectId }, 'source-map resolution failed')
+    }
+    return event
+  }
+
+  /** Drops every cached "no map" answer (an upload this cache did not hear of). */
+  #forgetMisses(): void {
+    for (const k of this.#maps.keys()) if (this.#maps.peek(k) === 'none') this.#maps.delete(k)
   }
 
   /**
@@ -109,28 +171,31 @@ export class SourceMapResolver {
     if (needs === undefined) return false
     const maps: LoadedMaps = { byDebugId: new Map(), byUrl: new Map() }
     const jobs: Promise<void>[] = []
+    // Cached maps are taken at once: the usual event costs no promise per map.
+    const take = (
+      into: Map<string, ParsedMap | null>,
+      k: string,
+      key: string,
+      fetch: () => Promise<StoredSourceMap | undefined>,
+    ): void => {
+      const hit = this.#maps.get(key)
+      if (hit !== undefined) into.set(k, hit === 'none' ? null : hit)
+      else jobs.push(this.#load(key, fetch).then((m) => void into.set(k, m ?? null)))
+    }
     for (const id of needs.debugIds) {
-      jobs.push(
-        this.#load(`${projectId}:debug:${id}`, () =>
-          this.#store.sourceMapByDebugId(projectId, id),
-        ).then((m) => {
-          maps.byDebugId.set(id, m ?? null)
-        }),
+      take(maps.byDebugId, id, `${projectId}:debug:${id}`, () =>
+        this.#store.sourceMapByDebugId(projectId, id),
       )
     }
     const release = needs.release
     if (release !== null) {
       for (const [path, urls] of needs.urls) {
-        jobs.push(
-          this.#load(`${projectId}:url:${release}\n${needs.dist}\n${path}`, () =>
-            this.#store.sourceMapByUrl(projectId, release, needs.dist, urls),
-          ).then((m) => {
-            maps.byUrl.set(path, m ?? null)
-          }),
+        take(maps.byUrl, path, `${projectId}:url:${release}\n${needs.dist}\n${path}`, () =>
+          this.#store.sourceMapByUrl(projectId, release, needs.dist, urls),
         )
       }
     }
-    await Promise.all(jobs)
+    if (jobs.length > 0) await Promise.all(jobs)
     const { changed, bundles } = rewriteFrames(event, needs, maps)
     this.#touch(bundles, now)
     return changed

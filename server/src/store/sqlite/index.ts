@@ -22,14 +22,18 @@ import { sqlitePort } from './sql-port.ts'
  */
 export async function openSqliteStore(
   path: string,
-  opts: { writerThread?: boolean; digestModule?: string | undefined } = {},
+  opts: {
+    writerThread?: boolean
+    digestModule?: string | undefined
+    sourceMapCacheBytes?: number | undefined
+  } = {},
 ): Promise<Store & { db: Database.Database }> {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
   const db = openConnection(path)
   migrate(db, await loadMigrations())
   const writer =
     (opts.writerThread ?? path !== ':memory:')
-      ? sqliteIngestThread(path, opts.digestModule)
+      ? sqliteIngestThread(path, opts.digestModule, opts.sourceMapCacheBytes)
       : undefined
   // One process per SQLite file: every cache that must hear of a change lives in this one.
   const changes = new LocalChangeFeed()

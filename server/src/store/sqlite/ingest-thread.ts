@@ -1,5 +1,6 @@
 import type { Worker } from 'node:worker_threads'
 import { spawnWorker } from '../../spawn-worker.ts'
+import type { ArtifactStore } from '../artifact-types.ts'
 import type {
   IngestStore,
   PruneResult,
@@ -14,7 +15,14 @@ import { encodeUnits } from './unit-codec.ts'
  * one transferred buffer (unit-codec.ts), not cloned objects.
  */
 export type WriterRequest =
-  | { type: 'open'; id: number; db: number; path: string; digestModule?: string | undefined }
+  | {
+      type: 'open'
+      id: number
+      db: number
+      path: string
+      digestModule?: string | undefined
+      sourceMapCacheBytes?: number | undefined
+    }
   | { type: 'write'; id: number; db: number; units: ArrayBuffer }
   | { type: 'close'; id: number; db: number }
   | { type: 'prune'; id: number; db: number; cutoff: number; limit: number }
@@ -29,7 +37,18 @@ export interface WriterDigest {
   writeDigested(
     units: WriteUnit[],
     write: (units: WriteUnit[]) => Promise<WriteUnitResult[]>,
+    sourceMaps?: WriterSourceMaps,
   ): Promise<WriteUnitResult[]>
+}
+
+/**
+ * What the digest on the writer thread resolves source maps with: the artifact lookups on the
+ * writer's own connection (no round trip to the main thread) and the bytes its cache of parsed
+ * maps may hold (`SOURCE_MAP_CACHE_MB`).
+ */
+export interface WriterSourceMaps {
+  artifacts: ArtifactStore
+  cacheBytes: number
 }
 
 /** The writer thread's answer to one request: the results, or the error that rolled it back. */
@@ -132,6 +151,7 @@ function request<T extends Answer>(msg: WriterRequest): Promise<T> {
 export function sqliteIngestThread(
   path: string,
   digestModule?: string,
+  sourceMapCacheBytes?: number,
 ): IngestStore & RetentionStore & { close(): Promise<void> } {
   const db = nextDb++
   let closed = false
@@ -140,7 +160,9 @@ export function sqliteIngestThread(
     if (writer.opened.has(db)) return
     writer.opened.add(db)
     // Fails with the writes queued behind it, which report the error.
-    request({ type: 'open', id: nextId++, db, path, digestModule }).catch(() => undefined)
+    request({ type: 'open', id: nextId++, db, path, digestModule, sourceMapCacheBytes }).catch(
+      () => undefined,
+    )
   }
   ensureOpen()
   return {

@@ -5,11 +5,13 @@
  * (`WriterDigest`: the ingest layer's ingest/digest-on-write.ts, passed as a URL).
  */
 import { parentPort } from 'node:worker_threads'
+import { artifactQueries } from '../queries/artifacts.ts'
 import type { IngestStore, RetentionStore, WriteUnit, WriteUnitResult } from '../types.ts'
 import { openConnection } from './connection.ts'
 import { sqliteIngest } from './ingest.ts'
-import type { WriterDigest, WriterReply, WriterRequest } from './ingest-thread.ts'
+import type { WriterDigest, WriterReply, WriterRequest, WriterSourceMaps } from './ingest-thread.ts'
 import { sqliteRetention } from './retention.ts'
+import { sqlitePort } from './sql-port.ts'
 import { decodeUnits } from './unit-codec.ts'
 
 const port = parentPort
@@ -22,6 +24,8 @@ const stores = new Map<
     retention: RetentionStore
     /** The injected digest (absent: the units arrive digested). */
     digest: Promise<WriterDigest> | undefined
+    /** Source-map lookups on this connection, for the digest's resolution. */
+    sourceMaps: WriterSourceMaps
   }
 >()
 
@@ -72,6 +76,10 @@ port.on('message', (msg: WriterRequest) => {
             msg.digestModule === undefined
               ? undefined
               : (import(msg.digestModule) as Promise<WriterDigest>),
+          sourceMaps: {
+            artifacts: artifactQueries(sqlitePort(db)),
+            cacheBytes: msg.sourceMapCacheBytes ?? 128 * 1024 * 1024,
+          },
         })
       } catch (err) {
         failedOpens.set(msg.db, err)
@@ -101,7 +109,7 @@ port.on('message', (msg: WriterRequest) => {
       const written =
         digest === undefined
           ? writeAsSent(units, store.ingest.write)
-          : digest.then((d) => d.writeDigested(units, store.ingest.write))
+          : digest.then((d) => d.writeDigested(units, store.ingest.write, store.sourceMaps))
       written.then(
         (results) => replyGivingBack({ id: msg.id, results }, msg.units),
         (err: unknown) => replyGivingBack(failure(msg.id, err), msg.units),
