@@ -33,6 +33,7 @@ import type { Services } from './services.ts'
 import { GroupCommitter } from './store/group-commit.ts'
 import { commitConcurrency, commitStartAt, openStore } from './store/open-store.ts'
 import { installRetention } from './store/retention.ts'
+import { installSearchBackfill } from './store/search-backfill-job.ts'
 import type { Store } from './store/types.ts'
 import { setupTriage } from './triage/index.ts'
 import { webUi } from './ui/index.ts'
@@ -151,6 +152,7 @@ export async function buildApp(
   healthRoutes(app, services.committer)
   installRetention(app, store, config.retentionDays, metrics?.pruned.bind(metrics))
   installArtifactMaintenance(app, store, config.retentionDays)
+  installSearchBackfill(app, store)
   errorHandler(app)
   if (metrics !== undefined) {
     wireMetrics(app, metrics, store)

@@ -45,19 +45,38 @@ export const SESSION_COOKIES: ReadonlySet<string> = new Set([
   '_iris_csrf',
 ])
 
+/**
+ * The character that joins an event's strings into the one text the value rules' detectors
+ * scan (see `ValueRule.find`): neither a word character, nor whitespace, nor one the rules'
+ * lookarounds accept, so `\b`, `\s` and the lookarounds judge a join as they judge a string's
+ * ends, and a rule that matches inside one string matches in the joined text.
+ */
+export const JOIN = '\u0001'
+
 /** One value rule: where a secret is in a string and what the match becomes. */
 export interface ValueRule {
   /** The remark's rule id (Relay's names: `@creditcard`, `@bearer`, …). */
   id: string
+  /** Where the rule applies among the others (they apply to a string in this order). */
+  order: number
   /** Global regex; `replace` gets the match and its groups. */
   re: RegExp
   /**
-   * A cheap test every string this rule could change passes (a literal or a short character
-   * run), run first: most strings fail it, and the rule's own regex is far dearer per string.
+   * Run once on all of an event's strings joined by {@link JOIN}: one scan of one text per
+   * rule instead of a regex call per string and rule (the call, not the scan, is what costs on
+   * the many short strings of an event). False only when no string holds what `re` matches: by
+   * default `re` itself without its global flag; a cheaper superset where `re` is slow to
+   * reject (it may straddle a join: a false alarm, the strings are then tested one by one).
    */
-  guard: (s: string, facts: number) => boolean
+  readonly find: (text: string) => boolean
   replace: (match: string, ...groups: string[]) => string | undefined
 }
+
+/**
+ * The shortest string a default value rule can change (`auth=x`): shorter ones are not
+ * scanned. The IP rule's shortest is `::`.
+ */
+export const MIN_SECRET_LENGTH = 6
 
 /** Luhn's checksum over the digits of `s`: card numbers pass, most other digit runs do not. */
 export function luhn(s: string): boolean {
@@ -93,100 +112,165 @@ export function ibanValid(s: string): boolean {
   return rem === 1
 }
 
-/** Bits of {@link stringFacts}. */
-const DIGITS4 = 1
-const SEPARATOR = 2
-const AT = 4
-const DASH = 8
-const UPPER_DIGIT = 16
-const DIGIT_DASH = 32
-const IP_LIKE = 64
+/** A value rule; its {@link ValueRule.find} is `find`, else `re` without its global flag. */
+function rule(
+  r: Omit<ValueRule, 'find'> & { find?: RegExp | ((text: string) => boolean) },
+): ValueRule {
+  const find = r.find ?? new RegExp(r.re.source, r.re.flags.replace('g', ''))
+  return { ...r, find: find instanceof RegExp ? (t) => find.test(t) : find }
+}
+
+/** The key words of the `@password` value rule, lowercase ({@link keyBeforeSeparator}). */
+const PASSWORD_WORDS = [
+  'password',
+  'passwd',
+  'secret',
+  'apikey',
+  'api_key',
+  'api-key',
+  'token',
+  'auth',
+]
+
+/** Whether `text` ends at `end` (exclusive) with `word`, ASCII letters compared caselessly. */
+function endsWithWord(text: string, end: number, word: string): boolean {
+  const start = end - word.length
+  if (start < 0) return false
+  for (let k = 0; k < word.length; k++) {
+    const c = text.charCodeAt(start + k)
+    // Only A–Z folded: `_` | 0x20 would be DEL.
+    if ((c >= 65 && c <= 90 ? c | 0x20 : c) !== word.charCodeAt(k)) return false
+  }
+  return true
+}
 
 /**
- * What one pass over a string's characters says about it, as bits: a run of four digits, a
- * `:` or `=`, an `@`, a `-`, an uppercase letter before a digit, a digit before a `-`, a digit
- * or hex digit next to a `.` or `:`. Each rule's guard reads them: one loop per string instead
- * of a regular expression per rule (a regex call costs more than the scan of a short string).
+ * The `@password` rule's detector: each `:` and `=` (found natively, `indexOf`) is looked at
+ * backwards for the rule's shape, up to three blanks, an optional quote, a key word. A superset
+ * of the rule's regex (no \b, any value), far cheaper than that regex on a long text, which
+ * tries its alternatives at every word.
  */
-export function stringFacts(s: string): number {
-  let f = 0
-  let run = 0
-  let prev = 0
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i)
-    const digit = c >= 48 && c <= 57
-    if (digit) {
-      run++
-      if (run >= 4) f |= DIGITS4
-      if (prev >= 65 && prev <= 90) f |= UPPER_DIGIT
-      if (prev === 46 || prev === 58) f |= IP_LIKE
-    } else {
-      run = 0
-      if (c === 58 || c === 61) f |= SEPARATOR
-      else if (c === 64) f |= AT
-      if (c === 45) {
-        f |= DASH
-        if (prev >= 48 && prev <= 57) f |= DIGIT_DASH
-      }
-      if ((c === 46 || c === 58) && ((prev >= 48 && prev <= 57) || (prev >= 97 && prev <= 102)))
-        f |= IP_LIKE
+export function keyBeforeSeparator(text: string): boolean {
+  return separatorAfterWord(text, ':') || separatorAfterWord(text, '=')
+}
+
+function separatorAfterWord(text: string, sep: string): boolean {
+  for (let i = text.indexOf(sep); i >= 0; i = text.indexOf(sep, i + 1)) {
+    let j = i
+    // Blanks: ASCII whitespace, or any non-ASCII character (a superset of \s).
+    for (let n = 0; n < 3 && j > 0; n++) {
+      const c = text.charCodeAt(j - 1)
+      if (c === 32 || (c >= 9 && c <= 13) || c >= 128) j--
+      else break
     }
-    prev = c
+    const q = text.charCodeAt(j - 1)
+    if (q === 34 || q === 39) j--
+    // The words end in d, t, y, n or h: most separators are rejected on that one letter.
+    const last = text.charCodeAt(j - 1) | 0x20
+    if (last !== 100 && last !== 116 && last !== 121 && last !== 110 && last !== 104) continue
+    for (const w of PASSWORD_WORDS) if (endsWithWord(text, j, w)) return true
   }
-  return f
+  return false
 }
 
 /** `undefined` from a rule's `replace` keeps the match (a near miss: bad checksum). */
 export const DEFAULT_VALUE_RULES: readonly ValueRule[] = [
-  {
+  rule({
+    order: 1,
     id: '@pemkey',
-    guard: (s, f) => (f & DASH) !== 0 && s.includes('PRIVATE KEY'),
     re: /-----BEGIN[A-Z ]{0,40}PRIVATE KEY-----(?:[\s\S]*?-----END[A-Z ]{0,40}PRIVATE KEY-----|[\s\S]*$)/g,
     replace: () => FILTERED,
-  },
-  {
+  }),
+  rule({
+    order: 2,
     id: '@creditcard',
-    guard: (_s, f) => (f & DIGITS4) !== 0,
     re: /\b(?:3[47]\d|4\d{3}|5[1-5]\d\d|65\d\d|6011)(?:[-\s]?\d){12}\b/g,
     replace: (m) => (luhn(m) ? FILTERED : undefined),
-  },
-  {
+  }),
+  rule({
+    order: 3,
     id: '@bearer',
-    guard: (s) => s.includes('earer') || s.includes('EARER'),
     re: /\b(Bearer\s+)([^\s"',;]+)/gi,
     replace: (_m, head) => `${head}${FILTERED}`,
-  },
-  {
+  }),
+  rule({
+    order: 4,
     id: '@urlauth',
-    guard: (s, f) => (f & AT) !== 0 && s.includes('://'),
+    // The scheme's part left out: a literal start, which the scan finds natively.
+    find: /:\/\/[^:/?#@\s]{0,200}:[^@/?#\s]{1,200}@/,
     re: /\b([a-z][a-z0-9+.-]{0,30}:\/\/[^:/?#@\s]{0,200}):([^@/?#\s]{1,200})@/gi,
     replace: (_m, head) => `${head}:${FILTERED}@`,
-  },
-  {
+  }),
+  rule({
+    order: 5,
     id: '@password',
-    guard: (_s, f) => (f & SEPARATOR) !== 0,
+    find: keyBeforeSeparator,
     re: /\b(password|passwd|secret|api[-_]?key|access[-_]?token|token|auth)(["']?\s{0,3}[:=]\s{0,3}["']?)([^\s"'&;,]{1,400})/gi,
     replace: (_m, key, sep, value) =>
       value.startsWith(FILTERED) ? undefined : `${key}${sep}${FILTERED}`,
-  },
-  {
+  }),
+  rule({
+    order: 6,
     id: '@iban',
-    guard: (_s, f) => (f & UPPER_DIGIT) !== 0,
     re: /\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]){11,30}\b/g,
     replace: (m) => (ibanValid(m) ? FILTERED : undefined),
-  },
-  {
+  }),
+  rule({
+    order: 7,
     id: '@usssn',
-    guard: (_s, f) => (f & DIGIT_DASH) !== 0,
     re: /\b\d{3}-\d{2}-\d{4}\b/g,
     replace: () => FILTERED,
+  }),
+]
+
+/**
+ * What scans the joined text of an event's strings for some rules at once (one regex whose
+ * alternatives share a cheap first character test costs about one scan, not one per rule).
+ * `scan` is false only when none of `rules` can change any of the strings.
+ */
+export interface Detector {
+  readonly scan: (text: string) => boolean
+  readonly rules: readonly ValueRule[]
+}
+
+const byId = (id: string): ValueRule => {
+  const r = DEFAULT_VALUE_RULES.find((x) => x.id === id)
+  if (r === undefined) throw new Error(`no value rule ${id}`)
+  return r
+}
+
+const regexScan =
+  (re: RegExp) =>
+  (text: string): boolean =>
+    re.test(text)
+
+/** The default value rules, grouped for the joined-text scan. */
+export const DEFAULT_DETECTORS: readonly Detector[] = [
+  {
+    // Digit runs: card numbers and US social security numbers.
+    scan: regexScan(
+      /\b(?:(?:3[47]\d|4\d{3}|5[1-5]\d\d|65\d\d|6011)(?:[-\s]?\d){12}|\d{3}-\d{2}-\d{4})\b/,
+    ),
+    rules: [byId('@creditcard'), byId('@usssn')],
   },
+  { scan: byId('@iban').find, rules: [byId('@iban')] },
+  {
+    // Literal starts: PEM keys, passwords in URLs, bearer tokens (any letter case).
+    scan: regexScan(
+      /-----BEGIN[A-Z ]{0,40}PRIVATE KEY-----|:\/\/[^:/?#@\s]{0,200}:[^@/?#\s]{1,200}@|[Bb][Ee][Aa][Rr][Ee][Rr]\s/,
+    ),
+    rules: [byId('@pemkey'), byId('@urlauth'), byId('@bearer')],
+  },
+  { scan: keyBeforeSeparator, rules: [byId('@password')] },
 ]
 
 /** IPv4 and IPv6 candidates, each confirmed with `net.isIP` (`std::io` is not an address). */
-export const IP_RULE: ValueRule = {
+export const IP_RULE: ValueRule = rule({
   id: '@ip',
-  guard: (_s, f) => (f & IP_LIKE) !== 0,
+  order: 8,
   re: /(?<![\w.:])(?:(?:\d{1,3}\.){3}\d{1,3}|(?=[0-9a-f:]*[0-9a-f])(?:[0-9a-f]{0,4}:){2,7}[0-9a-f]{0,4}(?:(?<=:)(?:\d{1,3}\.){3}\d{1,3})?)(?![\w.:])/gi,
   replace: (m) => (isIP(m) !== 0 ? IP_MASK : undefined),
-}
+})
+
+/** The IP rule's detector (a project that stores no IP addresses). */
+export const IP_DETECTOR: Detector = { scan: IP_RULE.find, rules: [IP_RULE] }

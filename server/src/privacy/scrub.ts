@@ -1,11 +1,13 @@
 import type { NormalizedEvent, Stacktrace } from '../event/types.ts'
 import {
-  DEFAULT_VALUE_RULES,
+  DEFAULT_DETECTORS,
+  type Detector,
   FILTERED,
-  IP_RULE,
+  IP_DETECTOR,
+  JOIN,
+  MIN_SECRET_LENGTH,
   SENSITIVE_KEY,
   SESSION_COOKIES,
-  stringFacts,
   type ValueRule,
 } from './patterns.ts'
 import type { PrivacySettings } from './settings.ts'
@@ -17,6 +19,11 @@ import type { PrivacySettings } from './settings.ts'
  * `{"": {"rem": [[rule, "s"|"x"]]}}`), never the original value. Pure functions over the event;
  * bags are replaced, never mutated in place, because the normaliser may share them with the
  * raw payload.
+ *
+ * Cost (it runs on every event): one walk applies the key rules and collects the strings; the
+ * value rules then each scan those strings once, joined into one text, and only when one of
+ * them finds something does a second walk apply that rule string by string. Nothing is copied
+ * when nothing changes. An event without secrets costs one walk and a few scans.
  */
 
 /** A settings object prepared for scrubbing (regexes built once per settings). */
@@ -28,14 +35,19 @@ export interface ScrubPolicy {
   /** Safe fields, lowercased. */
   readonly safe: ReadonlySet<string>
   readonly scrubIp: boolean
+  /** The value rules, in the order they apply. */
   readonly valueRules: readonly ValueRule[]
+  /** The same rules, grouped for the scan of an event's joined strings. */
+  readonly detectors: readonly Detector[]
+  /** Strings shorter than this no value rule can change. */
+  readonly minLength: number
 }
 
 /** Builds the scrub policy of a settings object. */
 export function scrubPolicy(s: PrivacySettings): ScrubPolicy {
-  const valueRules = [
-    ...(s.scrub && s.scrubDefaults ? DEFAULT_VALUE_RULES : []),
-    ...(s.scrubIp ? [IP_RULE] : []),
+  const detectors = [
+    ...(s.scrub && s.scrubDefaults ? DEFAULT_DETECTORS : []),
+    ...(s.scrubIp ? [IP_DETECTOR] : []),
   ]
   const fields = s.sensitiveFields.map((f) => f.trim()).filter((f) => f !== '')
   return {
@@ -47,7 +59,9 @@ export function scrubPolicy(s: PrivacySettings): ScrubPolicy {
         : undefined,
     safe: new Set(s.safeFields.map((f) => f.trim().toLowerCase())),
     scrubIp: s.scrubIp,
-    valueRules,
+    valueRules: detectors.flatMap((d) => d.rules).sort((a, b) => a.order - b.order),
+    detectors,
+    minLength: s.scrubIp ? 2 : MIN_SECRET_LENGTH,
   }
 }
 
@@ -55,6 +69,8 @@ export function scrubPolicy(s: PrivacySettings): ScrubPolicy {
 const keyVerdicts = new Map<string, boolean>()
 
 function defaultKeyRule(key: string): boolean {
+  // The shortest key the rule matches is `otp`.
+  if (key.length < 3) return false
   let v = keyVerdicts.get(key)
   if (v === undefined) {
     v = SENSITIVE_KEY.test(key)
@@ -101,13 +117,18 @@ export class Remarks {
 }
 
 /**
- * Walks client values with one policy, recording remarks under the current path. Strings get
- * the value rules; object keys the key rules; safe fields and everything below them are left.
+ * Walks client values with one policy, recording remarks under the current path. Object keys
+ * get the key rules; safe fields and everything below them are left. Strings are collected
+ * (first walk: `texts`) or get the value rules found to apply (second walk: `rules`).
  */
 class Scrubber {
   readonly path: Path = []
   readonly p: ScrubPolicy
   readonly remarks: Remarks
+  /** The first walk's strings that a value rule could change; undefined in the second walk. */
+  texts: string[] | undefined = []
+  /** The value rules the second walk applies. */
+  rules: readonly ValueRule[] = []
 
   constructor(p: ScrubPolicy, remarks: Remarks) {
     this.p = p
@@ -131,20 +152,22 @@ class Scrubber {
     return FILTERED
   }
 
-  /** A string through the value rules (and the project's sensitive words, whole value). */
+  /**
+   * A string: the project's sensitive words filter it whole (first walk); else it is collected
+   * for the value rules' scan (first walk) or given the rules that scan found (second walk).
+   */
   str(s: string): string {
-    if (s.length < 4) return s
-    if (this.p.sensitive?.test(s) === true)
-      return s === FILTERED ? s : this.filtered('sensitive_fields')
-    const rules = this.p.valueRules
-    if (rules.length === 0) return s
-    const facts = stringFacts(s)
-    if (facts === 0 && !s.includes('earer') && !s.includes('EARER')) return s
+    if (s.length < 2) return s
+    const texts = this.texts
+    if (texts !== undefined) {
+      if (s.length >= 4 && this.p.sensitive?.test(s) === true)
+        return s === FILTERED ? s : this.filtered('sensitive_fields')
+      if (s.length >= this.p.minLength) texts.push(s)
+      return s
+    }
     let out = s
-    for (const rule of rules) {
-      if (!rule.guard(out, facts)) continue
-      rule.re.lastIndex = 0
-      if (!rule.re.test(out)) continue
+    for (const rule of this.rules) {
+      if (!rule.find(out)) continue
       rule.re.lastIndex = 0
       let hit = false
       out = out.replace(rule.re, (m: string, ...rest: unknown[]) => {
@@ -175,11 +198,24 @@ class Scrubber {
     return v
   }
 
+  /**
+   * Whether a string only needs collecting (first walk, no sensitive words): then it is pushed
+   * without its path, which only a remark needs.
+   */
+  collected(s: string): boolean {
+    const texts = this.texts
+    if (texts === undefined || this.p.sensitive !== undefined) return false
+    if (s.length >= this.p.minLength) texts.push(s)
+    return true
+  }
+
   list(v: readonly unknown[]): unknown[] {
     let out: unknown[] | undefined
     for (let i = 0; i < v.length; i++) {
+      const item = v[i]
+      if (typeof item === 'string' && this.collected(item)) continue
       this.path.push(i)
-      const x = this.any(v[i])
+      const x = this.any(item)
       this.path.pop()
       if (x !== v[i]) {
         out ??= v.slice()
@@ -204,14 +240,14 @@ class Scrubber {
 
   /** One keyed value: filtered whole when its key is sensitive, else walked. */
   entry(k: string, value: unknown, cookies = false): unknown {
-    if (this.isSafe(k)) return value
+    if (value === null || value === '' || value === FILTERED || this.isSafe(k)) return value
+    const rule =
+      cookies && this.p.defaults && SESSION_COOKIES.has(k.toLowerCase())
+        ? '@cookie'
+        : this.keyRule(k)
+    if (rule === undefined && typeof value === 'string' && this.collected(value)) return value
     this.path.push(k)
     try {
-      if (value === null || value === '' || value === FILTERED) return value
-      const rule =
-        cookies && this.p.defaults && SESSION_COOKIES.has(k.toLowerCase())
-          ? '@cookie'
-          : this.keyRule(k)
       if (rule !== undefined) return this.filtered(rule)
       return this.any(value)
     } finally {
@@ -342,14 +378,28 @@ class Scrubber {
     return out ?? v
   }
 
-  /** Runs `f` with `segments` pushed on the path. */
-  at<T>(segments: readonly (string | number)[], f: () => T): T {
-    for (const s of segments) this.path.push(s)
-    try {
-      return f()
-    } finally {
-      this.path.length -= segments.length
-    }
+  /** `obj` under one more path segment. */
+  objAt(k: string | number, v: Obj): Obj {
+    this.path.push(k)
+    const x = this.obj(v)
+    this.path.pop()
+    return x
+  }
+
+  /** `str` under one more path segment. */
+  strAt(k: string | number, v: string): string {
+    this.path.push(k)
+    const x = this.str(v)
+    this.path.pop()
+    return x
+  }
+
+  /** `list` under one more path segment. */
+  listAt(k: string | number, v: readonly unknown[]): unknown[] {
+    this.path.push(k)
+    const x = this.list(v)
+    this.path.pop()
+    return x
   }
 }
 
@@ -384,152 +434,201 @@ export function scrubEvent(
   const remarks = new Remarks()
   if (p.scrubIp) removeIpFields(event, remarks)
   const s = new Scrubber(p, remarks)
+  walkEvent(s, event, unknownKeys)
+  const texts = s.texts
+  if (texts !== undefined && texts.length > 0 && p.detectors.length > 0) {
+    const joined = texts.join(JOIN)
+    let found: Set<ValueRule> | undefined
+    for (const d of p.detectors) {
+      if (!d.scan(joined)) continue
+      found ??= new Set()
+      for (const r of d.rules) found.add(r)
+    }
+    if (found !== undefined) {
+      s.texts = undefined
+      const hit = found
+      s.rules = p.valueRules.filter((r) => hit.has(r))
+      walkEvent(s, event, unknownKeys)
+    }
+  }
+  return remarks.count === 0 ? undefined : remarks.meta
+}
+
+/** The frames of one stack trace: `vars` by key, the source lines by value. */
+function walkFrames(s: Scrubber, st: Stacktrace | undefined): void {
+  if (st === undefined) return
+  const path = s.path
+  path.push('frames')
+  for (let i = 0; i < st.frames.length; i++) {
+    const f = st.frames[i]
+    if (f === undefined) continue
+    path.push(i)
+    let next = f
+    if (f.vars !== undefined) {
+      const v = s.objAt('vars', f.vars)
+      if (v !== f.vars) {
+        next = { ...f }
+        next.vars = v
+      }
+    }
+    if (f.context_line !== undefined) {
+      const v = s.strAt('context_line', f.context_line)
+      if (v !== f.context_line) {
+        if (next === f) next = { ...f }
+        next.context_line = v
+      }
+    }
+    if (f.pre_context !== undefined) {
+      const v = s.listAt('pre_context', f.pre_context)
+      if (v !== f.pre_context) {
+        if (next === f) next = { ...f }
+        next.pre_context = v as string[]
+      }
+    }
+    if (f.post_context !== undefined) {
+      const v = s.listAt('post_context', f.post_context)
+      if (v !== f.post_context) {
+        if (next === f) next = { ...f }
+        next.post_context = v as string[]
+      }
+    }
+    if (next !== f) st.frames[i] = next
+    path.pop()
+  }
+  path.pop()
+}
+
+/** `request`: headers, cookies, query and body each parsed as the SDKs send them. */
+function walkRequest(s: Scrubber, req: Obj): Obj {
+  let next: Obj | undefined
+  s.path.push('request')
+  for (const k in req) {
+    if (!Object.hasOwn(req, k)) continue
+    const v = req[k]
+    if (v === undefined || v === null) continue
+    s.path.push(k)
+    let x: unknown
+    switch (k) {
+      case 'headers':
+        x = s.headers(v)
+        break
+      case 'cookies':
+        x = typeof v === 'string' ? s.cookieString(v) : s.pairs(v, true)
+        break
+      case 'query_string':
+        x = typeof v === 'string' ? s.formString(v) : s.pairs(v)
+        break
+      case 'data':
+        x = s.body(v)
+        break
+      case 'env':
+        x = s.pairs(v)
+        break
+      default:
+        x = s.any(v)
+    }
+    s.path.pop()
+    if (x !== v) {
+      next ??= { ...req }
+      next[k] = x
+    }
+  }
+  s.path.pop()
+  return next ?? req
+}
+
+/** One walk over every field of an event that carries client data (see {@link scrubEvent}). */
+function walkEvent(s: Scrubber, event: NormalizedEvent, unknownKeys: Obj): void {
+  const path = s.path
   const le = event.logentry
   if (le !== undefined) {
-    const next = { ...le }
-    if (le.message !== undefined)
-      next.message = s.at(['logentry', 'message'], () => s.str(le.message as string))
-    if (le.formatted !== undefined)
-      next.formatted = s.at(['logentry', 'formatted'], () => s.str(le.formatted as string))
-    if (le.params !== undefined)
-      next.params = s.at(['logentry', 'params'], () => s.any(le.params)) as unknown[]
-    event.logentry = next
-  }
-  const frames = (st: Stacktrace | undefined, base: Path): void => {
-    if (st === undefined) return
-    for (let i = 0; i < st.frames.length; i++) {
-      const f = st.frames[i]
-      if (f === undefined) continue
-      let next = f
-      const put = <K extends 'vars' | 'context_line' | 'pre_context' | 'post_context'>(
-        k: K,
-        v: unknown,
-      ) => {
-        if (v !== f[k]) {
-          if (next === f) next = { ...f }
-          next[k] = v as (typeof f)[K]
-        }
-      }
-      const at = [...base, 'frames', i]
-      if (f.vars !== undefined)
-        put(
-          'vars',
-          s.at([...at, 'vars'], () => s.obj(f.vars as Obj)),
-        )
-      if (f.context_line !== undefined)
-        put(
-          'context_line',
-          s.at([...at, 'context_line'], () => s.str(f.context_line as string)),
-        )
-      if (f.pre_context !== undefined)
-        put(
-          'pre_context',
-          s.at([...at, 'pre_context'], () => s.list(f.pre_context as string[])),
-        )
-      if (f.post_context !== undefined)
-        put(
-          'post_context',
-          s.at([...at, 'post_context'], () => s.list(f.post_context as string[])),
-        )
-      st.frames[i] = next
+    path.push('logentry')
+    const message = le.message === undefined ? undefined : s.strAt('message', le.message)
+    const formatted = le.formatted === undefined ? undefined : s.strAt('formatted', le.formatted)
+    const params = le.params === undefined ? undefined : s.listAt('params', le.params)
+    path.pop()
+    if (message !== le.message || formatted !== le.formatted || params !== le.params) {
+      const next = { ...le }
+      if (message !== undefined) next.message = message
+      if (formatted !== undefined) next.formatted = formatted
+      if (params !== undefined) next.params = params
+      event.logentry = next
     }
   }
   const exc = event.exception
   if (exc !== undefined) {
-    exc.values.forEach((e, i) => {
-      if (e.value !== undefined)
-        e.value = s.at(['exception', 'values', i, 'value'], () => s.str(e.value as string))
-      frames(e.stacktrace, ['exception', 'values', i, 'stacktrace'])
-    })
+    path.push('exception', 'values')
+    for (let i = 0; i < exc.values.length; i++) {
+      const e = exc.values[i]
+      if (e === undefined) continue
+      path.push(i)
+      if (e.value !== undefined) e.value = s.strAt('value', e.value)
+      if (e.stacktrace !== undefined) {
+        path.push('stacktrace')
+        walkFrames(s, e.stacktrace)
+        path.pop()
+      }
+      path.pop()
+    }
+    path.length -= 2
   }
-  frames(event.stacktrace, ['stacktrace'])
-  event.threads?.values.forEach((t, i) => {
-    frames(t.stacktrace, ['threads', 'values', i, 'stacktrace'])
-  })
-  event.breadcrumbs?.values.forEach((b, i) => {
-    if (b.message !== undefined)
-      b.message = s.at(['breadcrumbs', 'values', i, 'message'], () => s.str(b.message as string))
-    if (b.data !== undefined)
-      b.data = s.at(['breadcrumbs', 'values', i, 'data'], () => s.obj(b.data as Obj))
-  })
-  if (event.extra !== undefined) event.extra = s.at(['extra'], () => s.obj(event.extra as Obj))
-  if (event.contexts !== undefined)
-    event.contexts = s.at(['contexts'], () => s.obj(event.contexts as Obj))
-  if (event.user !== undefined) event.user = s.at(['user'], () => s.obj(event.user as Obj))
-  event.tags = event.tags.map((pair, i) => {
-    const v = s.at(['tags', i], () => s.entry(pair[0], pair[1]))
-    return v === pair[1] ? pair : [pair[0], String(v)]
-  })
+  if (event.stacktrace !== undefined) {
+    path.push('stacktrace')
+    walkFrames(s, event.stacktrace)
+    path.pop()
+  }
+  const threads = event.threads?.values
+  if (threads !== undefined) {
+    path.push('threads', 'values')
+    for (let i = 0; i < threads.length; i++) {
+      const st = threads[i]?.stacktrace
+      if (st === undefined) continue
+      path.push(i, 'stacktrace')
+      walkFrames(s, st)
+      path.length -= 2
+    }
+    path.length -= 2
+  }
+  const crumbs = event.breadcrumbs?.values
+  if (crumbs !== undefined) {
+    path.push('breadcrumbs', 'values')
+    for (let i = 0; i < crumbs.length; i++) {
+      const b = crumbs[i]
+      if (b === undefined) continue
+      path.push(i)
+      if (b.message !== undefined) b.message = s.strAt('message', b.message)
+      if (b.data !== undefined) b.data = s.objAt('data', b.data)
+      path.pop()
+    }
+    path.length -= 2
+  }
+  if (event.extra !== undefined) event.extra = s.objAt('extra', event.extra)
+  if (event.contexts !== undefined) event.contexts = s.objAt('contexts', event.contexts as Obj)
+  if (event.user !== undefined) event.user = s.objAt('user', event.user)
+  const tags = event.tags
+  let nextTags: [string, string][] | undefined
+  path.push('tags')
+  for (let i = 0; i < tags.length; i++) {
+    const pair = tags[i] as [string, string]
+    path.push(i)
+    const v = s.entry(pair[0], pair[1])
+    path.pop()
+    if (v !== pair[1]) {
+      nextTags ??= tags.slice()
+      nextTags[i] = [pair[0], String(v)]
+    }
+  }
+  path.pop()
+  if (nextTags !== undefined) event.tags = nextTags
   if (event.fingerprint !== undefined)
-    event.fingerprint = s.at(['fingerprint'], () =>
-      s.list(event.fingerprint as string[]),
-    ) as string[]
-  const req = event.request
-  if (req !== undefined) {
-    const next: Obj = { ...req }
-    let changed = false
-    const set = (k: string, v: unknown): void => {
-      if (v !== req[k]) {
-        next[k] = v
-        changed = true
-      }
-    }
-    for (const k in req) {
-      if (!Object.hasOwn(req, k)) continue
-      const v = req[k]
-      if (v === undefined || v === null) continue
-      s.path.push('request')
-      try {
-        switch (k) {
-          case 'headers':
-            set(
-              k,
-              s.at([k], () => s.headers(v)),
-            )
-            break
-          case 'cookies':
-            set(
-              k,
-              s.at([k], () => (typeof v === 'string' ? s.cookieString(v) : s.pairs(v, true))),
-            )
-            break
-          case 'query_string':
-            set(
-              k,
-              s.at([k], () => (typeof v === 'string' ? s.formString(v) : s.pairs(v))),
-            )
-            break
-          case 'data':
-            set(
-              k,
-              s.at([k], () => s.body(v)),
-            )
-            break
-          case 'env':
-            set(
-              k,
-              s.at([k], () => s.pairs(v)),
-            )
-            break
-          default:
-            set(
-              k,
-              s.at([k], () => s.any(v)),
-            )
-        }
-      } finally {
-        s.path.pop()
-      }
-    }
-    if (changed) event.request = next
-  }
+    event.fingerprint = s.listAt('fingerprint', event.fingerprint) as string[]
+  if (event.request !== undefined) event.request = walkRequest(s, event.request)
   for (const k in unknownKeys) {
     if (!Object.hasOwn(unknownKeys, k) || k === 'debug_meta') continue
     const v = unknownKeys[k]
     const x = s.entry(k, v)
     if (x !== v) unknownKeys[k] = x
   }
-  return remarks.count === 0 ? undefined : remarks.meta
 }
 
 /** One remark read back from `_meta`: the dotted path and the rules that changed it. */

@@ -18,30 +18,32 @@ export class SearchSummaries {
   add(e: EventToWrite, r: EventWriteResult): void {
     if (r.duplicate) return
     const tags = e.tags
-    if (tags !== undefined && tags.length > 0) {
-      let byKey = this.tagRows.get(r.issueId)
-      if (byKey === undefined) {
-        byKey = new Map()
-        this.tagRows.set(r.issueId, byKey)
-      }
-      for (const [key, value] of tags) {
-        let byValue = byKey.get(key)
-        if (byValue === undefined) {
-          byValue = new Map()
-          byKey.set(key, byValue)
-        }
-        const row = byValue.get(value)
-        if (row === undefined)
-          byValue.set(value, [r.issueId, key, value, 1, e.received, e.received])
-        else {
-          row[3] += 1
-          if (e.received < row[4]) row[4] = e.received
-          if (e.received > row[5]) row[5] = e.received
-        }
-      }
-    }
+    if (tags !== undefined && tags.length > 0) this.addTags(r.issueId, tags, e.received)
     if (r.issueCreated && !this.texts.has(r.issueId))
       this.texts.set(r.issueId, [e.title, e.culprit, e.text ?? ''].join(' '))
+  }
+
+  /** Counts one event's tags for its issue (ingest, and the backfill of older events). */
+  addTags(issueId: number, tags: readonly (readonly [string, string])[], received: number): void {
+    let byKey = this.tagRows.get(issueId)
+    if (byKey === undefined) {
+      byKey = new Map()
+      this.tagRows.set(issueId, byKey)
+    }
+    for (const [key, value] of tags) {
+      let byValue = byKey.get(key)
+      if (byValue === undefined) {
+        byValue = new Map()
+        byKey.set(key, byValue)
+      }
+      const row = byValue.get(value)
+      if (row === undefined) byValue.set(value, [issueId, key, value, 1, received, received])
+      else {
+        row[3] += 1
+        if (received < row[4]) row[4] = received
+        if (received > row[5]) row[5] = received
+      }
+    }
   }
 
   /** Distinct (issue, key, value) increments, in key order. */

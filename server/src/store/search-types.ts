@@ -38,3 +38,15 @@ export interface IssueSearchStore {
     page: Page,
   ): Promise<{ events: StoredEvent[]; next?: string }>
 }
+
+/**
+ * The indexing of events stored before the search indexes existed (docs/search.md), written
+ * once for both backends (queries/search-backfill.ts) and run by a lease-held job.
+ */
+export interface SearchBackfillStore {
+  /**
+   * Indexes at most `limit` not yet indexed events, oldest first, in one transaction;
+   * resolves with how many it indexed (0: none is left).
+   */
+  indexUnindexedEvents(limit: number): Promise<number>
+}

@@ -17,7 +17,7 @@ import type { ProjectStore } from './project-store.ts'
 import type { OutcomeStore, QuotaStore } from './quota-store.ts'
 import type { ReleaseHealthStore } from './release-health-types.ts'
 import type { RetentionStore } from './retention-store.ts'
-import type { IssueSearchStore } from './search-types.ts'
+import type { IssueSearchStore, SearchBackfillStore } from './search-types.ts'
 import type { TeamStore } from './team-types.ts'
 import type { UiReadStore } from './ui-read-store.ts'
 import type { AuditStore, UserLifecycleStore } from './user-lifecycle-types.ts'
@@ -45,6 +45,7 @@ export interface Store
     TeamStore,
     PrivacyStore,
     IssueSearchStore,
+    SearchBackfillStore,
     ArtifactStore {
   readonly dialect: 'sqlite' | 'postgres'
   /** Configuration changes of every node, for the caches (change-feed.ts). */

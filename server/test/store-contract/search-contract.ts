@@ -1,5 +1,7 @@
+import Fastify from 'fastify'
 import { describe, expect, it } from 'vitest'
 import { parseQuery } from '../../src/search/query.ts'
+import { installSearchBackfill, runSearchBackfill } from '../../src/store/search-backfill-job.ts'
 import type { IssueSort } from '../../src/store/search-types.ts'
 import type { EventToWrite, Store } from '../../src/store/types.ts'
 import { row } from './contract.ts'
@@ -124,6 +126,9 @@ export function searchContract(name: string, open: () => Promise<Store>): void {
       ['!has:user', [C]],
       ['url:*checkout*', [A]],
       ['url:*check', []],
+      ['!url:*checkout*', [B, C]],
+      ['browser.name:[Safari, Fire*]', [B, A]],
+      ['!release:shop@2.1.*', [A, C]],
       ['release:shop@2.1.*', [B]],
       ['user.email:bob@example.com', [B]],
       ['environment:staging', [B]],
@@ -189,6 +194,185 @@ export function searchContract(name: string, open: () => Promise<Store>): void {
         { key: 'user', total: 3, distinct: 2, top: [{ value: 'id:1', count: 2 }] },
         { key: 'user.id', total: 3, distinct: 2, top: [{ value: '1', count: 2 }] },
       ])
+      await store.close()
+    })
+
+    it('keeps the top values per key with ties by value, over keys with more values than the top', async () => {
+      const { store, project, key } = await openWithProject(open)
+      const shades = ['teal', 'amber', 'teal', 'amber', 'coral', 'navy', 'amber']
+      await store.write([
+        {
+          events: shades.map((s, n) =>
+            ev(
+              project.id,
+              key.id,
+              'd',
+              'D',
+              'x.js',
+              T0 + n,
+              [
+                ['shade', s],
+                ['step', String(n)],
+                ...(n % 2 === 0 ? ([['even', 'yes']] as Tags) : []),
+              ],
+              '',
+            ),
+          ),
+          outcomes: [],
+        },
+      ])
+      const [d] = (
+        await store.searchIssues(project.id, parseQuery('', NOW), 'last_seen', { limit: 1 })
+      ).issues
+      expect(await store.tagDistribution(d?.id ?? 0, 2)).toEqual([
+        { key: 'even', total: 4, distinct: 1, top: [{ value: 'yes', count: 4 }] },
+        {
+          key: 'shade',
+          total: 7,
+          distinct: 4,
+          top: [
+            { value: 'amber', count: 3 },
+            { value: 'teal', count: 2 },
+          ],
+        },
+        {
+          key: 'step',
+          total: 7,
+          distinct: 7,
+          top: [
+            { value: '0', count: 1 },
+            { value: '1', count: 1 },
+          ],
+        },
+      ])
+      expect(await store.tagDistribution((d?.id ?? 0) + 1000, 2)).toEqual([])
+      await store.close()
+    })
+
+    it('indexes events stored before the search in bounded batches, once', async () => {
+      const { store, project, key } = await openWithProject(open)
+      const p = project.id
+      // As an event stored before the search indexes: a payload but no tags, no events.search
+      // (the last one's payload unreadable: indexed as an event without tags).
+      const old = (user: string | undefined, received: number, browser = 'Firefox') =>
+        row(p, key.id, 'old', {
+          title: 'KeyError: missing sku',
+          culprit: 'cart.py',
+          received,
+          timestamp: received,
+          payload: JSON.stringify({
+            level: 'error',
+            tags: [['shard', '3']],
+            ...(user === undefined ? {} : { user: { id: user } }),
+            contexts: { browser: { name: browser } },
+            exception: {
+              values: [
+                {
+                  type: 'KeyError',
+                  value: 'missing sku',
+                  stacktrace: { frames: [{ function: 'loadCart', filename: 'cart.py' }] },
+                },
+              ],
+            },
+          }),
+        })
+      await store.write([
+        {
+          events: [old('7', T0), old('7', T0 + HOUR), old('8', T0 + 2 * HOUR, 'Safari')],
+          outcomes: [],
+        },
+        { events: [{ ...old(undefined, T0 + 3 * HOUR), payload: 'not json' }], outcomes: [] },
+      ])
+      // An event stored since: indexed at ingest, left as it is by the backfill.
+      await store.write([
+        {
+          events: [ev(p, key.id, 'new', 'New', 'x.js', T0, [['shard', '3']], 'fresh words')],
+          outcomes: [],
+        },
+      ])
+      const titles = async (q: string) =>
+        (await store.searchIssues(p, parseQuery(q, NOW), 'last_seen', { limit: 10 })).issues.map(
+          (i) => i.title,
+        )
+      expect(await titles('shard:3')).toEqual(['New'])
+      expect(await titles('loadcart')).toEqual([])
+
+      // Batches of 2: the four old events take two full batches, the third finds none.
+      expect(await runSearchBackfill(store, 10, 2)).toBe(4)
+      expect(await titles('shard:3')).toEqual(['KeyError: missing sku', 'New'])
+      expect(await titles('user.id:8')).toEqual(['KeyError: missing sku'])
+      expect(await titles('loadcart')).toEqual(['KeyError: missing sku'])
+      const [issue] = (
+        await store.searchIssues(p, parseQuery('user.id:7', NOW), 'last_seen', { limit: 1 })
+      ).issues
+      expect(issue?.users).toBe(2)
+      const id = issue?.id ?? 0
+      const dist = async () =>
+        (await store.tagDistribution(id, 5)).filter((d) =>
+          ['browser.name', 'shard', 'user'].includes(d.key),
+        )
+      const expected = [
+        {
+          key: 'browser.name',
+          total: 3,
+          distinct: 2,
+          top: [
+            { value: 'Firefox', count: 2 },
+            { value: 'Safari', count: 1 },
+          ],
+        },
+        { key: 'shard', total: 3, distinct: 1, top: [{ value: '3', count: 3 }] },
+        {
+          key: 'user',
+          total: 3,
+          distinct: 2,
+          top: [
+            { value: 'id:7', count: 2 },
+            { value: 'id:8', count: 1 },
+          ],
+        },
+      ]
+      expect(await dist()).toEqual(expected)
+      const events = await store.searchIssueEvents(id, parseQuery('browser.name:Safari', NOW), {
+        limit: 10,
+      })
+      expect(events.events.map((e) => e.received)).toEqual([T0 + 2 * HOUR])
+
+      // Nothing is left: a second run indexes nothing and counts nothing twice.
+      expect(await runSearchBackfill(store, 10, 2)).toBe(0)
+      expect(await dist()).toEqual(expected)
+      const [again] = (
+        await store.searchIssues(p, parseQuery('user.id:7', NOW), 'last_seen', { limit: 1 })
+      ).issues
+      expect(again?.users).toBe(2)
+      await store.close()
+    })
+
+    it('runs the backfill by itself once the server is ready (its leased job)', async () => {
+      const { store, project, key } = await openWithProject(open)
+      // No tags: stored as before the search.
+      const early = row(project.id, key.id, 'early', {
+        payload: JSON.stringify({ tags: [['shard', '9']] }),
+      })
+      await store.write([{ events: [early], outcomes: [] }])
+      const found = async () =>
+        (
+          await store.searchIssues(project.id, parseQuery('shard:9', NOW), 'last_seen', {
+            limit: 5,
+          })
+        ).issues.map((i) => i.title)
+      expect(await found()).toEqual([])
+      const app = Fastify()
+      installSearchBackfill(app, store)
+      await app.ready()
+      // The job's first poll runs at once; waited for with a positive check, not a fixed sleep.
+      let titles: string[] = []
+      for (let i = 0; i < 300 && titles.length === 0; i++) {
+        titles = await found()
+        if (titles.length === 0) await new Promise((r) => setTimeout(r, 100))
+      }
+      expect(titles).toEqual(['title early'])
+      await app.close()
       await store.close()
     })
 

@@ -13,6 +13,7 @@ import { privacyQueries } from './project-privacy.ts'
 import { projectQueries } from './projects.ts'
 import { quotaQueries } from './quotas.ts'
 import { releaseHealthQueries } from './release-health.ts'
+import { searchBackfillQueries } from './search-backfill.ts'
 import { teamQueries } from './teams.ts'
 import { triageQueries } from './triage.ts'
 import { uiReadQueries } from './ui-reads.ts'
@@ -44,6 +45,7 @@ export function sharedStorage(port: SqlPort) {
     ...privacyQueries(port),
     ...issueSearchQueries(port),
     ...issueQueries(port),
+    ...searchBackfillQueries(port),
     ...artifactQueries(port),
   }
 }
