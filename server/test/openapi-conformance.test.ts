@@ -48,6 +48,8 @@ beforeAll(async () => {
       CRON_CLOCK_INTERVAL_MS: '0',
       LOG_LEVEL: 'warn',
       SHUTDOWN_DRAIN_MS: '0',
+      // A free port for the metrics listener: the default 9464 may be another server's.
+      METRICS_PORT: '0',
     },
   })
   const child = server
@@ -56,7 +58,8 @@ beforeAll(async () => {
     child.once('exit', (code) => fail(new Error(`server exited (${code}): ${logs.join('')}`)))
     createInterface({ input: child.stdout ?? process.stdin }).on('line', (line) => {
       logs.push(line)
-      const m = /^\{"msg":"listening","url":"([^"]+)"\}$/.exec(line)
+      // The start-up line: `{"msg":"listening","url":…}`, with `metricsUrl` when metrics listen.
+      const m = /^\{"msg":"listening","url":"([^"]+)"[,}]/.exec(line)
       if (m?.[1] !== undefined) done(m[1])
     })
   })
