@@ -1,7 +1,5 @@
 import { existsSync } from 'node:fs'
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
-import { createServer, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { build } from 'esbuild'
@@ -10,6 +8,7 @@ import { type Browser, chromium } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { fileApp } from './support/database-dump.ts'
 import { ADMIN, createProject, type TestProject } from './support/helpers.ts'
+import { type StaticPages, serveStaticPages } from './support/static-pages.ts'
 import { createUser, signIn } from './support/ui-helpers.ts'
 
 /**
@@ -40,7 +39,7 @@ let app: FastifyInstance
 let dump: () => Promise<string>
 let p: TestProject
 let browser: Browser
-let pages: Server
+let pages: StaticPages | undefined
 let dir: string
 
 beforeAll(async () => {
@@ -85,23 +84,10 @@ window.__send = async () => {
     join(dir, 'index.html'),
     '<!doctype html><html><body><script src="app.js"></script></body></html>',
   )
-  pages = createServer((req, res) => {
-    const file = new URL(req.url ?? '/', 'http://x').pathname.slice(1) || 'index.html'
-    if (file !== 'index.html' && file !== 'app.js') {
-      res.writeHead(404).end()
-      return
-    }
-    readFile(join(dir, file)).then(
-      (body) =>
-        res
-          .writeHead(200, {
-            'content-type': file.endsWith('.html') ? 'text/html' : 'text/javascript',
-          })
-          .end(body),
-      () => res.writeHead(404).end(),
-    )
+  pages = await serveStaticPages((path) => {
+    const file = path || 'index.html'
+    return file === 'index.html' || file === 'app.js' ? join(dir, file) : undefined
   })
-  await new Promise<void>((resolve) => pages.listen(0, '127.0.0.1', resolve))
   browser = await chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
@@ -110,7 +96,7 @@ window.__send = async () => {
 }, 120_000)
 afterAll(async () => {
   await browser?.close()
-  await new Promise((r) => pages?.close(r))
+  await pages?.close()
   await app?.close()
   if (dir !== undefined) await rm(dir, { recursive: true, force: true })
 })
@@ -122,12 +108,9 @@ function expectNoSecret(where: string, text: string): void {
 
 describe('a browser app with stock @sentry/browser', () => {
   it('leaves none of its secrets in the database, the API or the issue page', async () => {
-    const port = (pages.address() as AddressInfo).port
     const page = await browser.newPage()
     try {
-      await page.goto(
-        `http://127.0.0.1:${port}/index.html?pay_ref=${SECRETS.urlQuery}&view=${KEPT}`,
-      )
+      await page.goto(`${pages?.url}/index.html?pay_ref=${SECRETS.urlQuery}&view=${KEPT}`)
       // Page-side code as text: the test project has no DOM types.
       await page.waitForFunction("typeof window.__send === 'function'")
       expect(await page.evaluate('window.__send()')).toBe(true)

@@ -1,7 +1,4 @@
 import { existsSync } from 'node:fs'
-import { readFile } from 'node:fs/promises'
-import { createServer, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { sentryEsbuildPlugin } from '@sentry/esbuild-plugin'
 import { sentryVitePlugin } from '@sentry/vite-plugin'
@@ -12,6 +9,7 @@ import { build as viteBuild } from 'vite'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { appSource, sentryCli, type UploadTeam, uploadTeam } from './source-maps/world.ts'
 import { ADMIN, testApp } from './support/helpers.ts'
+import { type StaticPages, serveStaticPages } from './support/static-pages.ts'
 
 /**
  * The whole path in a real browser: an app bundled by esbuild with @sentry/browser 10 or 11,
@@ -29,7 +27,7 @@ let app: FastifyInstance
 let base: string
 let team: UploadTeam
 let browser: Browser
-let pages: Server
+let pages: StaticPages | undefined
 let pageBase: string
 /** The directory each page path serves from (one built app per path prefix). */
 const served = new Map<string, string>()
@@ -39,26 +37,12 @@ beforeAll(async () => {
   app = await testApp()
   team = await uploadTeam(app, 'Browser Shop')
   base = await app.listen({ port: 0, host: '127.0.0.1' })
-  pages = createServer((req, res) => {
-    const [, prefix, ...rest] = (req.url ?? '/').split('/')
+  pages = await serveStaticPages((path) => {
+    const [prefix, ...rest] = path.split('/')
     const dir = served.get(prefix ?? '')
-    const file = rest.join('/') || 'index.html'
-    if (dir === undefined || file.includes('..')) {
-      res.writeHead(404).end()
-      return
-    }
-    readFile(join(dir, file)).then(
-      (body) =>
-        res
-          .writeHead(200, {
-            'content-type': file.endsWith('.html') ? 'text/html' : 'text/javascript',
-          })
-          .end(body),
-      () => res.writeHead(404).end(),
-    )
+    return dir === undefined ? undefined : join(dir, rest.join('/') || 'index.html')
   })
-  await new Promise<void>((resolve) => pages.listen(0, '127.0.0.1', resolve))
-  pageBase = `http://127.0.0.1:${(pages.address() as AddressInfo).port}`
+  pageBase = pages.url
   browser = await chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
@@ -67,7 +51,7 @@ beforeAll(async () => {
 }, 120_000)
 afterAll(async () => {
   await browser?.close()
-  await new Promise((r) => pages?.close(r))
+  await pages?.close()
   await app?.close()
 })
 
