@@ -1,11 +1,11 @@
-import { existsSync } from 'node:fs'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { build } from 'esbuild'
 import type { FastifyInstance } from 'fastify'
-import { type Browser, chromium } from 'playwright-core'
+import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { launchChromium, requireChromium } from './support/chromium.ts'
 import { fileApp } from './support/database-dump.ts'
 import { ADMIN, createProject, type TestProject } from './support/helpers.ts'
 import { type StaticPages, serveStaticPages } from './support/static-pages.ts'
@@ -19,7 +19,6 @@ import { createUser, signIn } from './support/ui-helpers.ts'
  * SQLite and PostgreSQL (the integration projects).
  */
 
-const CHROMIUM = '/usr/bin/chromium'
 const ROOT = join(import.meta.dirname, '../..')
 
 /** One secret per place the app puts one; none may be found anywhere afterwards. */
@@ -43,7 +42,7 @@ let pages: StaticPages | undefined
 let dir: string
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`)
+  requireChromium()
   ;({ app, dump } = await fileApp())
   p = await createProject(app, 'browser-secrets')
   const base = await app.listen({ port: 0, host: '127.0.0.1' })
@@ -88,11 +87,7 @@ window.__send = async () => {
     const file = path || 'index.html'
     return file === 'index.html' || file === 'app.js' ? join(dir, file) : undefined
   })
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu'],
-  })
+  browser = await launchChromium()
 }, 120_000)
 afterAll(async () => {
   await browser?.close()

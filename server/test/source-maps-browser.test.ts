@@ -1,13 +1,13 @@
-import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { sentryEsbuildPlugin } from '@sentry/esbuild-plugin'
 import { sentryVitePlugin } from '@sentry/vite-plugin'
 import { build } from 'esbuild'
 import type { FastifyInstance } from 'fastify'
-import { type Browser, chromium } from 'playwright-core'
+import type { Browser } from 'playwright-core'
 import { build as viteBuild } from 'vite'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { appSource, sentryCli, type UploadTeam, uploadTeam } from './source-maps/world.ts'
+import { launchChromium, requireChromium } from './support/chromium.ts'
 import { ADMIN, testApp } from './support/helpers.ts'
 import { type StaticPages, serveStaticPages } from './support/static-pages.ts'
 
@@ -20,7 +20,6 @@ import { type StaticPages, serveStaticPages } from './support/static-pages.ts'
  * bundler) are one issue. SQLite and PostgreSQL.
  */
 
-const CHROMIUM = '/usr/bin/chromium'
 const ROOT = join(import.meta.dirname, '../..')
 
 let app: FastifyInstance
@@ -33,7 +32,7 @@ let pageBase: string
 const served = new Map<string, string>()
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`)
+  requireChromium()
   app = await testApp()
   team = await uploadTeam(app, 'Browser Shop')
   base = await app.listen({ port: 0, host: '127.0.0.1' })
@@ -43,11 +42,7 @@ beforeAll(async () => {
     return dir === undefined ? undefined : join(dir, rest.join('/') || 'index.html')
   })
   pageBase = pages.url
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu'],
-  })
+  browser = await launchChromium()
 }, 120_000)
 afterAll(async () => {
   await browser?.close()

@@ -127,6 +127,17 @@ describe('zstd Content-Encoding decoder', () => {
     expect(r).toEqual({ error: expect.stringMatching(/too many small blocks/) })
   })
 
+  it('refuses a Huffman table whose states read no bits instead of looping on it', async () => {
+    // A fuzzed frame (ingest fuzz, FUZZ_SEED=1676160822, request 1507): its compressed literals'
+    // Huffman weights decode through an FSE table whose two states read 0 bits, which kept
+    // fzstd 0.1.1 in an endless loop (patches/fzstd+0.1.1.patch makes it an error).
+    const body = Buffer.from(
+      'KLUv/QRY9QQAUgofHPCnbQNmMMOVi0+7IIAim0qDBACE5mJGJQUAAb7EQhiYFe9UG1xq0SleLmERMCerFu9gsElyFb6HbJzwep6L4AM24dB7WhmY9aSnPKQq5TqeZ/HKQLkyb7Nx5IaNb9fBAJBHls0vnOoLbMw/krVGLA4oC1TYnNRZPHIrAQtAOhwYPPfYMLVdFOnj9jmG9DW4jwgGaApAq6EOgRJag9G/',
+      'base64',
+    )
+    expect(await decode(body)).toEqual({ error: expect.stringMatching(/invalid zstd data/) })
+  })
+
   it('refuses broken streams: not zstd, truncated, trailing bytes, reserved types and bits, dictionaries, oversized blocks', async () => {
     const good = zstdCompress(text)
     const cases: [string, Buffer, RegExp][] = [
