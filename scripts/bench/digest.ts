@@ -19,6 +19,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join, relative, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { parseEnvelope } from '../../server/src/ingest/envelope.ts'
+import { BENCH_KEY, BENCH_PROJECT } from './bench-scope.ts'
 import { median } from './report.ts'
 
 const { values: opts } = parseArgs({
@@ -94,16 +95,8 @@ async function loadDigest(root: string, privacyOff = false): Promise<Digest> {
     id?: string,
   ) => { row: { payload: string } }
   const eventId = ids.normalizeEventId as (v: unknown) => string | undefined
-  const project = { id: 1, slug: 'bench', name: 'bench', createdAt: 0, teamId: 1 }
-  const key = {
-    id: 1,
-    projectId: 1,
-    publicKey: 'fixture0000000000000000000000000',
-    label: 'Default',
-    component: null,
-    createdAt: 0,
-    revokedAt: null,
-  }
+  const project = BENCH_PROJECT
+  const key = BENCH_KEY
   const off = {
     scrub: false,
     scrubDefaults: false,

@@ -22,6 +22,7 @@ import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { deflateRawSync } from 'node:zlib'
+import { BENCH_KEY, BENCH_PROJECT } from './bench-scope.ts'
 import { median } from './report.ts'
 import { browserEvent, buildApp } from './sourcemaps.ts'
 
@@ -57,16 +58,8 @@ const store = {
 const log = { warn: (o: object, m: string) => console.warn(m, o) }
 const eagerResolver = new SourceMapResolver(store, { maxBytes: 64 << 20, log })
 const deferredResolver = new SourceMapResolver(store, { maxBytes: 64 << 20, log, deferred: true })
-const project = { id: 1, slug: 'bench', name: 'bench', createdAt: 0, teamId: 1 }
-const key = {
-  id: 1,
-  projectId: 1,
-  publicKey: 'fixture0000000000000000000000000',
-  label: 'Default',
-  component: null,
-  createdAt: 0,
-  revokedAt: null,
-}
+const project = BENCH_PROJECT
+const key = BENCH_KEY
 const payload = Buffer.from(JSON.stringify(browserEvent(app, 'a'.repeat(32))), 'utf8')
 
 type Step = () => Promise<string>
