@@ -23,6 +23,7 @@ import { appendDeltas, type IssueTouchDelta } from './counter-deltas.ts'
 import { all, type Db, first, run, transaction } from './db.ts'
 import { LockTurns } from './lock-turns.ts'
 import { lockMonitors, monitorLockKeys } from './monitor-locks.ts'
+import type { PipelinedTx } from './pipelined-tx.ts'
 import { reserveQuota, settleQuota } from './quota-reservation.ts'
 import { driveSteps } from './sql-port.ts'
 
@@ -36,19 +37,44 @@ const byHash = (a: { projectId: number; hash: string }, b: { projectId: number; 
  * group commits wait for each other. A resolved or ignored one is read again locked for
  * update, and its change is written to the row in this transaction (`locked`).
  */
-async function findHash(
-  c: Db,
-  ev: EventToWrite,
-  locked: Set<number>,
-): Promise<FoundIssue | undefined> {
+async function findHash(c: Db, ev: EventToWrite, g: GroupState): Promise<FoundIssue | undefined> {
   const q = `SELECT ${HASHED_ISSUE_COLUMNS}
            FROM grouphashes g JOIN issues i ON i.id = g.issue_id
            WHERE g.project_id = $1 AND g.hash = $2`
-  const h = await first<HashedIssueRow>(c, q, [ev.projectId, ev.hash])
+  // The group's lookup (prefetchHashes) answers a hash's first read; a second read (after a
+  // lost claim) asks again.
+  const key = hashKey(ev)
+  const pre = g.found.get(key)
+  g.found.delete(key)
+  const h =
+    pre === undefined
+      ? await first<HashedIssueRow>(c, q, [ev.projectId, ev.hash], 'ingest_find_hash')
+      : (pre ?? undefined)
   if (h === undefined || h.status === 'unresolved') return toFoundIssue(h)
   const l = await first<HashedIssueRow>(c, `${q} FOR UPDATE OF i`, [ev.projectId, ev.hash])
-  if (l !== undefined) locked.add(Number(l.issue_id))
+  if (l !== undefined) g.locked.add(Number(l.issue_id))
   return toFoundIssue(l)
+}
+
+const hashKey = (e: { projectId: number; hash: string }): string => `${e.projectId}\0${e.hash}`
+
+/**
+ * Reads the issues of all the group's distinct hashes in one statement, sent with the claim of
+ * the group's event ids (the transaction is pipelined): `found` gets each hash's row, or null
+ * when the hash has no issue yet.
+ */
+async function prefetchHashes(c: Db, g: GroupState, events: readonly EventToWrite[]) {
+  const wanted = new Map(events.map((e) => [hashKey(e), e]))
+  const rows = await all<HashedIssueRow & { project_id: number; hash: string }>(
+    c,
+    `SELECT g.project_id, g.hash, ${HASHED_ISSUE_COLUMNS}
+     FROM grouphashes g JOIN issues i ON i.id = g.issue_id
+     WHERE (g.project_id, g.hash) IN (SELECT * FROM unnest($1::bigint[], $2::text[]))`,
+    [[...wanted.values()].map((e) => e.projectId), [...wanted.values()].map((e) => e.hash)],
+    'ingest_prefetch_hashes',
+  )
+  for (const k of wanted.keys()) g.found.set(k, null)
+  for (const r of rows) g.found.set(hashKey({ projectId: r.project_id, hash: r.hash }), r)
 }
 
 /** Creates the issue of a new hash; undefined when another transaction claimed the hash. */
@@ -84,15 +110,20 @@ async function createIssue(c: Db, ev: EventToWrite): Promise<number | undefined>
   return undefined
 }
 
-/** What one ingest transaction collects while it writes: locked issues and counter deltas. */
+/**
+ * What one ingest transaction collects while it writes: the prefetched hash lookups, the alert
+ * rules read with them, locked issues and counter deltas.
+ */
 interface GroupState {
+  found: Map<string, HashedIssueRow | null>
+  rules: Promise<RuleConditionsRow[]> | undefined
   locked: Set<number>
   touches: IssueTouchDelta[]
 }
 
 /** The grouping rule's storage steps (grouping-upsert.ts) on the open transaction `c`. */
 const groupingIo = (c: Db, g: GroupState): GroupingIo => ({
-  findHash: (ev) => findHash(c, ev, g.locked),
+  findHash: (ev) => findHash(c, ev, g),
   createIssue: (ev) => createIssue(c, ev),
   touchIssue: async (t) => {
     if (!g.locked.has(t.issueId)) {
@@ -116,15 +147,23 @@ const EVENT_COLUMNS =
 const EVENT_TYPES =
   'bigint[], text[], bigint[], bigint[], bigint[], bigint[], text[], text[], text[], text[], bytea[], text[]'
 
-/** Inserts events with one statement (arrays unnested), whatever their number. */
-async function insertEvents(c: Db, rows: { e: EventToWrite; issueId: number }[]): Promise<void> {
+const INSERT_EVENTS = `INSERT INTO events (${EVENT_COLUMNS}) SELECT * FROM unnest(${EVENT_TYPES.split(
+  ', ',
+)
+  .map((t, i) => `$${i + 1}::${t}`)
+  .join(', ')})`
+
+/**
+ * Inserts events with one statement (arrays unnested), whatever their number; nothing waits
+ * for its answer (it travels with the transaction's next statements, and fails its commit).
+ */
+function insertEvents(c: PipelinedTx, rows: { e: EventToWrite; issueId: number }[]): void {
   if (rows.length === 0) return
   const cols: unknown[][] = Array.from({ length: 12 }, () => [])
   for (const { e, issueId } of rows) {
     for (const [i, v] of eventInsertValues(e, issueId).entries()) cols[i]?.push(v)
   }
-  const params = cols.map((_, i) => `$${i + 1}::${EVENT_TYPES.split(', ')[i]}`).join(', ')
-  await run(c, `INSERT INTO events (${EVENT_COLUMNS}) SELECT * FROM unnest(${params})`, cols)
+  c.track(run(c, INSERT_EVENTS, cols, 'ingest_insert_events'))
 }
 
 /**
@@ -136,7 +175,7 @@ async function insertEvents(c: Db, rows: { e: EventToWrite; issueId: number }[])
  * before.
  */
 async function writeEvents(
-  c: Db,
+  c: PipelinedTx,
   g: GroupState,
   events: EventToWrite[],
   isFresh: boolean[],
@@ -161,7 +200,7 @@ async function writeEvents(
     const r = results[i] as EventWriteResult
     if (!r.duplicate) toInsert.push({ e, issueId: r.issueId })
   })
-  await insertEvents(c, toInsert)
+  insertEvents(c, toInsert)
   return results
 }
 
@@ -177,6 +216,7 @@ async function claimIds(c: Db, events: readonly EventToWrite[]): Promise<boolean
      SELECT * FROM unnest($1::bigint[], $2::text[], $3::bigint[])
      ON CONFLICT (project_id, event_id) DO NOTHING RETURNING project_id, event_id`,
     [events.map((e) => e.projectId), events.map((e) => e.eventId), events.map((e) => e.received)],
+    'ingest_claim_ids',
   )
   const open = new Set(claimed.map((r) => `${r.project_id}\0${r.event_id}`))
   return events.map((e) => open.delete(`${e.projectId}\0${e.eventId}`))
@@ -297,7 +337,12 @@ export function pgIngest(pool: pg.Pool): IngestStore {
   ) =>
     transaction(pool, async (c) => {
       stored.clear()
-      const g: GroupState = { locked: new Set(), touches: [] }
+      const g: GroupState = {
+        found: new Map(),
+        rules: undefined,
+        locked: new Set(),
+        touches: [],
+      }
       // Monitors before issues: every group takes its locks in this one order.
       await lockMonitors(
         c,
@@ -308,10 +353,12 @@ export function pgIngest(pool: pg.Pool): IngestStore {
       const io: AsyncCommitIo = {
         units: async (units) => {
           const flat = units.flatMap((u, unit) => u.events.map((e) => ({ e, unit })))
-          const fresh = await claimIds(
-            c,
-            flat.map((o) => o.e),
-          )
+          const events = flat.map((o) => o.e)
+          // Sent in one write with BEGIN: the claim, the hashes' issues and the alert rules of
+          // the group's projects (read whether or not an event turns out to need them).
+          g.rules = readRules(c, [...new Set(events.map((e) => e.projectId))])
+          c.track(g.rules)
+          const [fresh] = await Promise.all([claimIds(c, events), prefetchHashes(c, g, events)])
           const charged = await chargeUnits(c, units, reserved, fresh)
           for (const [id, n] of charged.used) stored.set(id, n)
           // Events in (project, hash) order across the whole group (stable: one hash's events
@@ -341,13 +388,12 @@ export function pgIngest(pool: pg.Pool): IngestStore {
         event: async (e) =>
           (await writeEvents(c, g, [e], await claimIds(c, [e])))[0] as EventWriteResult,
         steps: (s) => driveSteps(c, s),
-        rules: (projectIds) =>
-          all<RuleConditionsRow>(
-            c,
-            `SELECT id, project_id, conditions FROM alert_rules
-             WHERE project_id = ANY($1::bigint[]) AND deleted_at IS NULL`,
-            [projectIds],
-          ),
+        rules: async (projectIds) => {
+          const read = g.rules
+          if (read === undefined) return readRules(c, projectIds)
+          const wanted = new Set(projectIds)
+          return (await read).filter((r) => wanted.has(Number(r.project_id)))
+        },
         count: async (check) =>
           (
             await first<{ n: number }>(
@@ -357,33 +403,38 @@ export function pgIngest(pool: pg.Pool): IngestStore {
             )
           )?.n ?? 0,
         triggers: async (d, now) => {
-          await run(
-            c,
-            `INSERT INTO alert_triggers (rule_id, project_id, issue_id, trigger_kind, trigger_id, event_id, created_at)
+          c.track(
+            run(
+              c,
+              `INSERT INTO alert_triggers (rule_id, project_id, issue_id, trigger_kind, trigger_id, event_id, created_at)
              SELECT r, p, i, k, t, e, $7 FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::text[], $5::text[], $6::text[])
                AS x(r, p, i, k, t, e)
              ON CONFLICT (rule_id, issue_id, trigger_kind, trigger_id) DO NOTHING`,
-            [
-              d.map((x) => x.ruleId),
-              d.map((x) => x.projectId),
-              d.map((x) => x.issueId),
-              d.map((x) => x.kind),
-              d.map((x) => x.triggerId),
-              d.map((x) => x.eventId),
-              now,
-            ],
+              [
+                d.map((x) => x.ruleId),
+                d.map((x) => x.projectId),
+                d.map((x) => x.issueId),
+                d.map((x) => x.kind),
+                d.map((x) => x.triggerId),
+                d.map((x) => x.eventId),
+                now,
+              ],
+            ),
           )
         },
         // Counters in one appended row (counter-deltas.ts); facets and texts are inserts.
+        // Nothing waits for them: they leave with COMMIT.
         counters: async ({ outcomes, summaries, search }) => {
-          await appendDeltas(c, {
-            touches: g.touches,
-            hours: summaries.hours(),
-            tags: search.tags(),
-            outcomes,
-          })
-          await writeFacets(c, summaries)
-          await writeTexts(c, search)
+          c.track(
+            appendDeltas(c, {
+              touches: g.touches,
+              hours: summaries.hours(),
+              tags: search.tags(),
+              outcomes,
+            }),
+          )
+          c.track(writeFacets(c, summaries))
+          c.track(writeTexts(c, search))
         },
       }
       return runCommit(io, 'postgres', units, Date.now())
@@ -419,6 +470,16 @@ export function pgIngest(pool: pg.Pool): IngestStore {
   }
 }
 
+/** The live alert rules of these projects. */
+const readRules = (c: Db, projectIds: readonly number[]): Promise<RuleConditionsRow[]> =>
+  all<RuleConditionsRow>(
+    c,
+    `SELECT id, project_id, conditions FROM alert_rules
+     WHERE project_id = ANY($1::bigint[]) AND deleted_at IS NULL`,
+    [projectIds],
+    'ingest_alert_rules',
+  )
+
 /** The group's issue facets (migration 004): one insert, rows in key order. */
 async function writeFacets(c: Db, s: IssueSummaries): Promise<void> {
   const facets = s.facets()
@@ -429,6 +490,7 @@ async function writeFacets(c: Db, s: IssueSummaries): Promise<void> {
        SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::bigint[])
        ON CONFLICT DO NOTHING`,
       [0, 1, 2, 3].map((i) => facets.map((f) => f[i])),
+      'ingest_facets',
     )
 }
 
