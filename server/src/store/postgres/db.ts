@@ -125,7 +125,8 @@ const sqlState = (err: unknown): string | undefined =>
     : undefined
 
 /**
- * Runs `fn` in one transaction on one pooled connection, its statements pipelined
+ * Runs `fn` in one transaction on one pooled connection (after `before`'s statements, queued
+ * ahead of `BEGIN` on every attempt), its statements pipelined
  * (pipelined-tx.ts: `BEGIN` leaves with the first statements, `COMMIT` with the last tracked
  * writes); a serialization failure or deadlock (the other transaction won) reruns it from the
  * start after a short back-off, a few times, as PostgreSQL's manual
@@ -134,11 +135,14 @@ const sqlState = (err: unknown): string | undefined =>
 export async function transaction<T>(
   pool: pg.Pool,
   fn: (c: PipelinedTx) => Promise<T>,
+  before?: (c: PipelinedTx) => void,
 ): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     const client = await pool.connect()
     const tx = new PipelinedTx(client)
     try {
+      // Autocommit statements the caller wants in the same write, ahead of the transaction.
+      before?.(tx)
       tx.track(tx.query('BEGIN'))
       const out = await fn(tx)
       const commit = tx.query('COMMIT')

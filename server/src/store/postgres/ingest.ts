@@ -10,6 +10,7 @@ import {
 } from '../grouping-upsert.ts'
 import { type AsyncCommitIo, runCommit, type UnitWrite } from '../ingest-transaction.ts'
 import type { IssueSummaries } from '../issue-summaries.ts'
+import { encodePayload } from '../payload-codec.ts'
 import { admitReserved, type Reservation, type UnitQuota } from '../quota-rules.ts'
 import {
   eventInsertValues,
@@ -24,7 +25,7 @@ import { all, type Db, first, run, transaction } from './db.ts'
 import { LockTurns } from './lock-turns.ts'
 import { lockMonitors, monitorLockKeys } from './monitor-locks.ts'
 import type { PipelinedTx } from './pipelined-tx.ts'
-import { reserveQuota, settleQuota } from './quota-reservation.ts'
+import { reserveQuota, reserveQuotaOnce, settleQuota } from './quota-reservation.ts'
 import { driveSteps } from './sql-port.ts'
 
 const byHash = (a: { projectId: number; hash: string }, b: { projectId: number; hash: string }) =>
@@ -151,19 +152,36 @@ const INSERT_EVENTS = `INSERT INTO events (${EVENT_COLUMNS}) SELECT * FROM unnes
   ', ',
 )
   .map((t, i) => `$${i + 1}::${t}`)
-  .join(', ')})`
+  .join(', ')}) RETURNING id, project_id, event_id`
 
 /**
  * Inserts events with one statement (arrays unnested), whatever their number; nothing waits
  * for its answer (it travels with the transaction's next statements, and fails its commit).
+ * The row ids it returns are set on the events' results by the time the transaction commits.
  */
-function insertEvents(c: PipelinedTx, rows: { e: EventToWrite; issueId: number }[]): void {
+function insertEvents(
+  c: PipelinedTx,
+  rows: { e: EventToWrite; issueId: number; r: EventWriteResult }[],
+): void {
   if (rows.length === 0) return
   const cols: unknown[][] = Array.from({ length: 12 }, () => [])
   for (const { e, issueId } of rows) {
     for (const [i, v] of eventInsertValues(e, issueId).entries()) cols[i]?.push(v)
   }
-  c.track(run(c, INSERT_EVENTS, cols, 'ingest_insert_events'))
+  c.track(
+    all<{ id: number; project_id: number; event_id: string }>(
+      c,
+      INSERT_EVENTS,
+      cols,
+      'ingest_insert_events',
+    ).then((ids) => {
+      const byKey = new Map(rows.map((row) => [`${row.e.projectId}\0${row.e.eventId}`, row.r]))
+      for (const { id, project_id, event_id } of ids) {
+        const r = byKey.get(`${project_id}\0${event_id}`)
+        if (r !== undefined) r.rowId = Number(id)
+      }
+    }),
+  )
 }
 
 /**
@@ -195,10 +213,10 @@ async function writeEvents(
       Object.assign(results[i] as EventWriteResult, grouped[n], { duplicate: false })
     })
   }
-  const toInsert: { e: EventToWrite; issueId: number }[] = []
+  const toInsert: { e: EventToWrite; issueId: number; r: EventWriteResult }[] = []
   events.forEach((e, i) => {
     const r = results[i] as EventWriteResult
-    if (!r.duplicate) toInsert.push({ e, issueId: r.issueId })
+    if (!r.duplicate) toInsert.push({ e, issueId: r.issueId, r })
   })
   insertEvents(c, toInsert)
   return results
@@ -238,10 +256,10 @@ const eventProject = (u: WriteUnit): number | undefined => u.events[0]?.projectI
  * quota, before the ingest transaction; quota-reservation.ts), at the receive time of its
  * first unit. A group whose projects have no quota costs one statement per project.
  */
-async function reserveUnits(
-  pool: pg.Pool,
-  units: readonly WriteUnit[],
-): Promise<Map<number, Reservation>> {
+type Wanted = [projectId: number, w: { now: number; n: number }][]
+
+/** Each project's events of the group, in project order, at the receive time of its first unit. */
+function wantedReservations(units: readonly WriteUnit[]): Wanted {
   const wanted = new Map<number, { now: number; n: number }>()
   for (const u of units) {
     const id = eventProject(u)
@@ -250,19 +268,34 @@ async function reserveUnits(
     w.n += u.events.length
     wanted.set(id, w)
   }
-  const out = new Map<number, Reservation>()
-  try {
-    for (const [id, w] of [...wanted].sort((x, y) => x[0] - y[0])) {
-      const r = await reserveQuota(pool, id, w.now, w.n)
-      if (r !== undefined) out.set(id, r)
-    }
-  } catch (err) {
-    // The group is not written: what was reserved for its other projects goes back.
-    for (const [id, r] of out)
-      await settleQuota(pool, id, r, r.granted, false).catch(() => undefined)
-    throw err
+  return [...wanted].sort((x, y) => x[0] - y[0])
+}
+
+/**
+ * Reserves each project's events of the group with its one autocommit statement
+ * (quota-reservation.ts), all queued on the transaction's connection ahead of its `BEGIN`, so
+ * they travel in its first write. Resolves with the projects that still need their window's
+ * placeholder row (none, but for the first events of a new quota): those are reserved again
+ * the long way before the group is written.
+ */
+async function reserveAhead(c: Db, wanted: Wanted, out: Map<number, Reservation>) {
+  const rs = await Promise.all(wanted.map(([id, w]) => reserveQuotaOnce(c, id, w.now, w.n)))
+  const missing: Wanted = []
+  rs.forEach((r, k) => {
+    const w = wanted[k] as Wanted[number]
+    if (r === 'placeholder') missing.push(w)
+    else if (r !== undefined) out.set(w[0], r)
+  })
+  return missing
+}
+
+/** Thrown inside a group's transaction when a quota's window row must be created first. */
+class PlaceholderNeeded extends Error {
+  readonly missing: Wanted
+  constructor(missing: Wanted) {
+    super('quota window placeholder needed')
+    this.missing = missing
   }
-  return out
 }
 
 /**
@@ -334,122 +367,155 @@ export function pgIngest(pool: pg.Pool): IngestStore {
     lockTaken: () => void,
     reserved: Map<number, Reservation>,
     stored: Map<number, Settled>,
-  ) =>
-    transaction(pool, async (c) => {
-      stored.clear()
-      const g: GroupState = {
-        found: new Map(),
-        rules: undefined,
-        locked: new Set(),
-        touches: [],
-      }
-      // Monitors before issues: every group takes its locks in this one order.
-      await lockMonitors(
-        c,
-        units.flatMap((u) => u.checkIns ?? []),
-      )
-      lockTaken()
-      // The transaction's rule is ingest-transaction.ts; these are PostgreSQL's statements.
-      const io: AsyncCommitIo = {
-        units: async (units) => {
-          const flat = units.flatMap((u, unit) => u.events.map((e) => ({ e, unit })))
-          const events = flat.map((o) => o.e)
-          // Sent in one write with BEGIN: the claim, the hashes' issues and the alert rules of
-          // the group's projects (read whether or not an event turns out to need them).
-          g.rules = readRules(c, [...new Set(events.map((e) => e.projectId))])
-          c.track(g.rules)
-          const [fresh] = await Promise.all([claimIds(c, events), prefetchHashes(c, g, events)])
-          const charged = await chargeUnits(c, units, reserved, fresh)
-          for (const [id, n] of charged.used) stored.set(id, n)
-          // Events in (project, hash) order across the whole group (stable: one hash's events
-          // keep their order), so concurrent groups lock issues in the same order.
-          const ordered = flat
-            .map((o, n) => ({ ...o, n, fresh: fresh[n] === true }))
-            .filter((o) => charged.keep[o.n])
-            .sort((x, y) => byHash(x.e, y.e))
-          const written = await writeEvents(
-            c,
-            g,
-            ordered.map((o) => o.e),
-            ordered.map((o) => o.fresh),
-          )
-          // Back in unit order; refused events are left out.
-          const byFlat = new Map(ordered.map((o, k) => [o.n, written[k] as EventWriteResult]))
-          const out: UnitWrite[] = units.map((_, n) => {
-            const q = charged.quota[n]
-            return q === undefined ? { written: [] } : { written: [], quota: q }
-          })
-          flat.forEach(({ e, unit }, n) => {
-            const r = byFlat.get(n)
-            if (r !== undefined) out[unit]?.written.push({ e, r })
-          })
-          return out
-        },
-        event: async (e) =>
-          (await writeEvents(c, g, [e], await claimIds(c, [e])))[0] as EventWriteResult,
-        steps: (s) => driveSteps(c, s),
-        rules: async (projectIds) => {
-          const read = g.rules
-          if (read === undefined) return readRules(c, projectIds)
-          const wanted = new Set(projectIds)
-          return (await read).filter((r) => wanted.has(Number(r.project_id)))
-        },
-        count: async (check) =>
-          (
-            await first<{ n: number }>(
+    ahead: Wanted,
+  ) => {
+    let reserving: Promise<Wanted> | undefined
+    return transaction(
+      pool,
+      async (c) => {
+        stored.clear()
+        const g: GroupState = {
+          found: new Map(),
+          rules: undefined,
+          locked: new Set(),
+          touches: [],
+        }
+        // Monitors before issues: every group takes its locks in this one order.
+        await lockMonitors(
+          c,
+          units.flatMap((u) => u.checkIns ?? []),
+        )
+        lockTaken()
+        // The transaction's rule is ingest-transaction.ts; these are PostgreSQL's statements.
+        const io: AsyncCommitIo = {
+          units: async (units) => {
+            const flat = units.flatMap((u, unit) => u.events.map((e) => ({ e, unit })))
+            const events = flat.map((o) => o.e)
+            // Sent in one write with BEGIN: the claim, the hashes' issues and the alert rules of
+            // the group's projects (read whether or not an event turns out to need them).
+            g.rules = readRules(c, [...new Set(events.map((e) => e.projectId))])
+            c.track(g.rules)
+            const asked = Promise.all([claimIds(c, events), prefetchHashes(c, g, events)])
+            asked.catch(() => undefined) // awaited below, after the reservations
+            c.send()
+            // While PostgreSQL claims and looks up, the payloads get their stored form.
+            for (const e of events)
+              if (typeof e.payload === 'string') e.payload = encodePayload(e.payload)
+            // The reservations left in the same write, ahead of BEGIN.
+            const missing = await reserving
+            if (missing !== undefined && missing.length > 0) throw new PlaceholderNeeded(missing)
+            const [fresh] = await asked
+            const charged = await chargeUnits(c, units, reserved, fresh)
+            for (const [id, n] of charged.used) stored.set(id, n)
+            // Events in (project, hash) order across the whole group (stable: one hash's events
+            // keep their order), so concurrent groups lock issues in the same order.
+            const ordered = flat
+              .map((o, n) => ({ ...o, n, fresh: fresh[n] === true }))
+              .filter((o) => charged.keep[o.n])
+              .sort((x, y) => byHash(x.e, y.e))
+            const written = await writeEvents(
               c,
-              'SELECT COUNT(*)::int AS n FROM (SELECT 1 FROM events WHERE issue_id = $1 AND received >= $2 LIMIT $3) capped',
-              [check.issueId, check.since, check.threshold + 1],
+              g,
+              ordered.map((o) => o.e),
+              ordered.map((o) => o.fresh),
             )
-          )?.n ?? 0,
-        triggers: async (d, now) => {
-          c.track(
-            run(
-              c,
-              `INSERT INTO alert_triggers (rule_id, project_id, issue_id, trigger_kind, trigger_id, event_id, created_at)
+            // Back in unit order; refused events are left out.
+            const byFlat = new Map(ordered.map((o, k) => [o.n, written[k] as EventWriteResult]))
+            const out: UnitWrite[] = units.map((_, n) => {
+              const q = charged.quota[n]
+              return q === undefined ? { written: [] } : { written: [], quota: q }
+            })
+            flat.forEach(({ e, unit }, n) => {
+              const r = byFlat.get(n)
+              if (r !== undefined) out[unit]?.written.push({ e, r })
+            })
+            return out
+          },
+          event: async (e) =>
+            (await writeEvents(c, g, [e], await claimIds(c, [e])))[0] as EventWriteResult,
+          steps: (s) => driveSteps(c, s),
+          rules: async (projectIds) => {
+            const read = g.rules
+            if (read === undefined) return readRules(c, projectIds)
+            const wanted = new Set(projectIds)
+            return (await read).filter((r) => wanted.has(Number(r.project_id)))
+          },
+          count: async (check) =>
+            (
+              await first<{ n: number }>(
+                c,
+                'SELECT COUNT(*)::int AS n FROM (SELECT 1 FROM events WHERE issue_id = $1 AND received >= $2 LIMIT $3) capped',
+                [check.issueId, check.since, check.threshold + 1],
+              )
+            )?.n ?? 0,
+          triggers: async (d, now) => {
+            c.track(
+              run(
+                c,
+                `INSERT INTO alert_triggers (rule_id, project_id, issue_id, trigger_kind, trigger_id, event_id, created_at)
              SELECT r, p, i, k, t, e, $7 FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::text[], $5::text[], $6::text[])
                AS x(r, p, i, k, t, e)
              ON CONFLICT (rule_id, issue_id, trigger_kind, trigger_id) DO NOTHING`,
-              [
-                d.map((x) => x.ruleId),
-                d.map((x) => x.projectId),
-                d.map((x) => x.issueId),
-                d.map((x) => x.kind),
-                d.map((x) => x.triggerId),
-                d.map((x) => x.eventId),
-                now,
-              ],
-            ),
-          )
-        },
-        // Counters in one appended row (counter-deltas.ts); facets and texts are inserts.
-        // Nothing waits for them: they leave with COMMIT.
-        counters: async ({ outcomes, summaries, search }) => {
-          c.track(
-            appendDeltas(c, {
-              touches: g.touches,
-              hours: summaries.hours(),
-              tags: search.tags(),
-              outcomes,
-            }),
-          )
-          c.track(writeFacets(c, summaries))
-          c.track(writeTexts(c, search))
-        },
-      }
-      return runCommit(io, 'postgres', units, Date.now())
-    })
+                [
+                  d.map((x) => x.ruleId),
+                  d.map((x) => x.projectId),
+                  d.map((x) => x.issueId),
+                  d.map((x) => x.kind),
+                  d.map((x) => x.triggerId),
+                  d.map((x) => x.eventId),
+                  now,
+                ],
+              ),
+            )
+          },
+          // Counters in one appended row (counter-deltas.ts); facets and texts are inserts.
+          // Nothing waits for them: they leave with COMMIT.
+          counters: async ({ outcomes, summaries, search }) => {
+            c.track(
+              appendDeltas(c, {
+                touches: g.touches,
+                hours: summaries.hours(),
+                tags: search.tags(),
+                outcomes,
+              }),
+            )
+            c.track(writeFacets(c, summaries))
+            c.track(writeTexts(c, search))
+          },
+        }
+        return runCommit(io, 'postgres', units, Date.now())
+      },
+      (c) => {
+        // The first attempt's first write carries the reservations (a rerun keeps them).
+        if (reserving !== undefined || ahead.length === 0) return
+        reserving = reserveAhead(c, ahead, reserved)
+        reserving.catch(() => undefined) // awaited by the units step
+      },
+    )
+  }
   return {
     write: async (units) => {
-      // The quota is reserved before the transaction and what was not stored is given back
-      // after it. A node that dies in between leaves its reservation counted: the window
-      // under-admits until it ends, it never admits more than the quota.
-      const reserved = await reserveUnits(pool, units)
+      // The quota is reserved before the transaction (autocommit statements ahead of its
+      // BEGIN) and what was not stored is given back after it. A node that dies in between
+      // leaves its reservation counted: the window under-admits until it ends, it never admits
+      // more than the quota.
+      const reserved = new Map<number, Reservation>()
       const stored = new Map<number, Settled>()
       // Check-ins of one monitor lock in the order this node received them (lock-turns.ts).
       const taken = await turns.enter(monitorLockKeys(units.flatMap((u) => u.checkIns ?? [])))
       try {
-        return await writeGroup(units, taken, reserved, stored)
+        try {
+          return await writeGroup(units, taken, reserved, stored, wantedReservations(units))
+        } catch (err) {
+          if (!(err instanceof PlaceholderNeeded)) throw err
+          // A new quota's first events: its window row is created and reserved the long way,
+          // then the group is written with every reservation made.
+          for (const [id, w] of err.missing) {
+            const r = await reserveQuota(pool, id, w.now, w.n)
+            if (r !== undefined) reserved.set(id, r)
+          }
+          return await writeGroup(units, taken, reserved, stored, [])
+        }
       } catch (err) {
         stored.clear()
         throw err

@@ -52,9 +52,18 @@ export class PipelinedTx {
     })
   }
 
+  /**
+   * Sends what is queued now instead of at the end of this turn: for a caller with work to do
+   * while PostgreSQL answers.
+   */
+  send(): void {
+    if (this.#queued.length > 0) this.#flush()
+  }
+
   #flush(): void {
     this.#scheduled = false
     const batch = this.#queued
+    if (batch.length === 0) return
     this.#queued = []
     const socket = socketOf(this.#client)
     socket?.cork()
