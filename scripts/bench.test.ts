@@ -72,6 +72,8 @@ describe('npm run bench', () => {
     const i = out.ingest
     expect(i['countedFrom']).toBe('database')
     expect(i['stored']).toBeGreaterThan(0)
+    // The default load is one hot issue.
+    expect(i['issuesInDatabase']).toBe(1)
     // Every 200 is stored; at most one request per connection per run was cut off by wrk's end
     // after it was stored but before its answer was counted.
     expect(i['storedTotal']).toBeGreaterThanOrEqual(i['answers200Total'] as number)
@@ -128,6 +130,45 @@ describe('npm run bench', () => {
       )
     }
   }, 150_000)
+
+  it.each(['sqlite', 'postgres'])(
+    '--issues 25 on %s spreads the events over 25 issues, all stored',
+    (db) => {
+      const json = join(dir, `issues-${db}.json`)
+      const r = bench([
+        '--db',
+        db,
+        '--issues',
+        '25',
+        '--seconds',
+        '1',
+        '--warmup',
+        '1',
+        '--connections',
+        '4',
+        '--no-bare',
+        '--json',
+        json,
+      ])
+      expect(r.status, r.stderr).toBe(0)
+      expect(r.stdout).toContain('spread over 25 issues')
+      expect(r.stdout).toContain(' in 25 issues)')
+      const out = JSON.parse(readFileSync(json, 'utf8')) as {
+        shape: { issues?: number }
+        ingest: Record<string, number>
+      }
+      expect(out.shape.issues).toBe(25)
+      expect(out.ingest['issuesInDatabase']).toBe(25)
+      expect(out.ingest['storedTotal']).toBeGreaterThanOrEqual(out.ingest['answers200Total'] ?? 0)
+    },
+    150_000,
+  )
+
+  it('refuses --issues it cannot spread', () => {
+    const r = bench(['--issues', '0'])
+    expect(r.status).not.toBe(0)
+    expect(r.stderr).toContain('--issues is a whole number')
+  })
 
   it('refuses --nodes without a shared PostgreSQL instead of reporting a figure', () => {
     const r = bench(['--nodes', '2'])

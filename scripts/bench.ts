@@ -18,6 +18,8 @@
  *   --overload-rate R   offer R requests/s instead of 3× the sustainable rate measured just before
  *                       (on a shared machine that measure swings, and the offered rate with it)
  *   --db sqlite|postgres, --nodes N   storage, and N server processes on one PostgreSQL
+ *   --issues N          spread the events over N issues (the exception type varies per request,
+ *                       taken in turn); default 1, one hot issue
  *   --dist DIR          the server build to run (server/dist); --env K=V settings (repeatable)
  *   --node-flags "F …"  Node flags for the server instead of npm start's (scripts/server-node-flags.mjs)
  *   --quota N           an event quota of N per hour on the bench project (429 above it)
@@ -95,6 +97,7 @@ const { values: opts } = parseArgs({
     'privacy-compare': { type: 'boolean', default: false },
     sourcemaps: { type: 'boolean', default: false },
     'pg-stats': { type: 'boolean', default: false },
+    issues: { type: 'string', default: '1' },
   },
 })
 
@@ -105,10 +108,16 @@ function refuse(msg: string): never {
 }
 
 const RUNS = Math.max(1, Number(opts.runs))
+const ISSUES = Number(opts.issues)
+if (!Number.isInteger(ISSUES) || ISSUES < 1 || ISSUES > 1_000_000)
+  refuse('--issues is a whole number from 1 to 1,000,000')
+if (ISSUES > 1 && (opts.overload || opts.sourcemaps))
+  refuse('--issues spreads the wrk ingest runs: not --overload (oha) or --sourcemaps')
 const shape = {
   seconds: Number(opts.seconds),
   warmupSeconds: Number(opts.warmup),
   connections: Number(opts.connections),
+  ...(ISSUES > 1 ? { issues: ISSUES } : {}),
 }
 const NODES = Math.max(1, Number(opts.nodes))
 if (opts.db !== 'sqlite' && opts.db !== 'postgres') refuse('--db is sqlite or postgres')
@@ -202,6 +211,7 @@ async function scaleRun(prefilled: Awaited<ReturnType<typeof prefilledDatabase>>
         path: inst.target.path,
         connections: shape.connections,
         seconds: 5,
+        issues: ISSUES,
       })
       await new Promise((r) => setTimeout(r, 1000))
       const listMs = await timePage(
@@ -224,6 +234,7 @@ async function scaleRun(prefilled: Awaited<ReturnType<typeof prefilledDatabase>>
         path: inst.target.path,
         connections: shape.connections,
         seconds: SEARCH_LOAD_SECONDS,
+        issues: ISSUES,
       })
       await new Promise((r) => setTimeout(r, 1000))
       const searches = await timeSearches(inst.url, inst.token as string, inst.projectId, 20)
@@ -241,7 +252,7 @@ async function main(): Promise<void> {
       ? `${opts.dist} on ${DB}${NODES > 1 ? `, ${NODES} nodes` : ''}, node ${startOptions.nodeFlags.join(' ') || '(no flags)'}`
       : `target ${opts.target}`
   console.log(
-    `payload ${ENVELOPE} (fresh event id per request); wrk, ${shape.connections} connections, ${shape.warmupSeconds} s warm-up + ${shape.seconds} s per run, ${RUNS} run(s); ${what}`,
+    `payload ${ENVELOPE} (fresh event id per request${ISSUES > 1 ? `, spread over ${ISSUES} issues` : ', one issue'}); wrk, ${shape.connections} connections, ${shape.warmupSeconds} s warm-up + ${shape.seconds} s per run, ${RUNS} run(s); ${what}`,
   )
   if (opts.retention !== undefined) return retentionMain(Number(opts.retention))
   if (opts['metrics-cost']) return metricsCostMain(Number(opts['scrape-ms']))

@@ -15,22 +15,24 @@ export interface Counter {
   count(): Promise<number>
   /** Bytes the data takes on disk (undefined when unknown, e.g. through an API). */
   bytesOnDisk(): Promise<number | undefined>
+  /** Issues in the database (`--issues N` spreads events over N); absent through an API. */
+  issues?(): Promise<number>
 }
 
 /** Counts rows of `events` in a SQLite file, read-only beside the running server (WAL). */
 export function sqliteCounter(dataDir: string, file = 'ingest.sqlite', where = ''): Counter {
+  const query = (q: string): number => {
+    const db = new Database(join(dataDir, file), { readonly: true, fileMustExist: true })
+    try {
+      return db.prepare<[], { n: number }>(q).get()?.n ?? 0
+    } finally {
+      db.close()
+    }
+  }
   return {
     source: 'database',
-    count: async () => {
-      const db = new Database(join(dataDir, file), { readonly: true, fileMustExist: true })
-      try {
-        return (
-          db.prepare<[], { n: number }>(`SELECT count(*) AS n FROM events ${where}`).get()?.n ?? 0
-        )
-      } finally {
-        db.close()
-      }
-    },
+    count: async () => query(`SELECT count(*) AS n FROM events ${where}`),
+    issues: async () => query('SELECT count(*) AS n FROM issues'),
     // Database, WAL and shared-memory files together, after the WAL is checkpointed into the
     // database and truncated: a WAL file keeps its largest size after a checkpoint, so counted
     // as it is, it would add pages the database already holds (≈4 MB at the default
@@ -72,6 +74,7 @@ export function postgresCounter(url: string, where = ''): Counter {
   return {
     source: 'database',
     count: () => query(`SELECT count(*) AS n FROM events ${where}`),
+    issues: () => query('SELECT count(*) AS n FROM issues'),
     bytesOnDisk: () => query('SELECT pg_database_size(current_database()) AS n'),
   }
 }

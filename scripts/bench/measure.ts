@@ -30,6 +30,8 @@ export interface LoadShape {
   seconds: number
   warmupSeconds: number
   connections: number
+  /** Events spread over this many issues (`--issues`; undefined or 1: one hot issue). */
+  issues?: number | undefined
 }
 
 /** The figures of one ingest run. */
@@ -56,6 +58,8 @@ export interface IngestFigures {
   bytesOnDisk: number | undefined
   eventsInDatabase: number | undefined
   bytesPerEvent: number | undefined
+  /** Issues in the database after the run (undefined when not counted from the database). */
+  issuesInDatabase?: number | undefined
   /** `--pg-stats`: statements per group commit, waits and lock waits over the measured run. */
   pgStats?: PgProbeFigures | undefined
 }
@@ -84,6 +88,7 @@ export async function measureIngest(t: LoadTarget, shape: LoadShape): Promise<In
     path: t.path,
     connections: shape.connections,
     ...(t.body === undefined ? {} : { body: t.body }),
+    ...(shape.issues === undefined ? {} : { issues: shape.issues }),
   }
   const withAddrs = t.addrs === undefined ? base : { ...base, addrs: t.addrs }
   const before = t.counter === undefined ? 0 : await t.counter.count()
@@ -108,6 +113,7 @@ export async function measureIngest(t: LoadTarget, shape: LoadShape): Promise<In
   const storedTotal = t.counter === undefined ? answers200Total : final - before
   const bytesOnDisk = t.counter === undefined ? undefined : await t.counter.bytesOnDisk()
   const eventsInDatabase = t.counter?.source === 'database' ? final : undefined
+  const issuesInDatabase = await t.counter?.issues?.()
   const round = (x: number, d = 3) => Math.round(x * 10 ** d) / 10 ** d
   return {
     eventsPerSec: Math.round(stored / run.seconds),
@@ -132,6 +138,7 @@ export async function measureIngest(t: LoadTarget, shape: LoadShape): Promise<In
       bytesOnDisk === undefined || eventsInDatabase === undefined || eventsInDatabase === 0
         ? undefined
         : Math.round(bytesOnDisk / eventsInDatabase),
+    ...(issuesInDatabase === undefined ? {} : { issuesInDatabase }),
     ...(pgStats === undefined ? {} : { pgStats }),
   }
 }

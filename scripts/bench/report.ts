@@ -37,7 +37,7 @@ export function formatIngest(f: IngestFigures): string {
     ...(f.dbCpuMsPerEvent === undefined
       ? []
       : [`PostgreSQL ${n(f.dbCpuMsPerEvent)} CPU ms/event, ${n(f.dbCores ?? Number.NaN)} cores`]),
-    `${n(f.bytesPerEvent)} bytes on disk/event (${n(f.eventsInDatabase)} events)`,
+    `${n(f.bytesPerEvent)} bytes on disk/event (${n(f.eventsInDatabase)} events${f.issuesInDatabase === undefined ? '' : ` in ${n(f.issuesInDatabase)} issues`})`,
   ].join('; ')
 }
 
