@@ -38,11 +38,16 @@
  *   --pg-stats          with --db postgres: pg_stat_statements preloaded; per measured run the
  *                       statements per group commit, backend waits and ungranted pg_locks
  *                       sampled every 100 ms (scripts/bench/pg-probe.ts)
+ *   --cpu-share         with --db postgres, instead of the runs above: PostgreSQL and 1, 2 and 3
+ *                       nodes each in a cgroup limited to --share cores (0.4), interleaved, the
+ *                       events/s per node count (scripts/bench/cpu-share.ts; needs root);
+ *                       --share-nodes "1,2,3" changes the node counts
  *   --no-bare           skip the ceiling; --json FILE (artifacts/bench.json)
  */
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { parseArgs } from 'node:util'
+import { cpuShareMain } from './bench/cpu-share.ts'
 import { givenTarget, type Instance, type StartOptions, startInstance } from './bench/instance.ts'
 import {
   type BareFigures,
@@ -98,6 +103,9 @@ const { values: opts } = parseArgs({
     sourcemaps: { type: 'boolean', default: false },
     'pg-stats': { type: 'boolean', default: false },
     issues: { type: 'string', default: '1' },
+    'cpu-share': { type: 'boolean', default: false },
+    share: { type: 'string', default: '0.4' },
+    'share-nodes': { type: 'string', default: '1,2,3' },
   },
 })
 
@@ -258,6 +266,7 @@ async function main(): Promise<void> {
   if (opts['metrics-cost']) return metricsCostMain(Number(opts['scrape-ms']))
   if (opts['privacy-compare']) return privacyMain()
   if (opts.sourcemaps) return sourceMapsMain(startOptions, shape, RUNS)
+  if (opts['cpu-share']) return cpuShare()
   const prefilled = opts.scale ? await prefilledDatabase(startOptions) : undefined
   const ingests: IngestFigures[] = []
   const bares: BareFigures[] = []
@@ -377,6 +386,18 @@ async function privacyMain(): Promise<void> {
     opts.json,
     `${JSON.stringify({ shape, runs: RUNS, db: DB, privacyOn: mOn, privacyOff: mOff, ratio, onRuns: on, offRuns: off }, null, 2)}\n`,
   )
+}
+
+/** `--cpu-share`: the node counts under equal CPU quotas (scripts/bench/cpu-share.ts). */
+function cpuShare(): Promise<void> {
+  if (DB !== 'postgres' || opts.target !== undefined)
+    refuse('--cpu-share runs the built server on PostgreSQL: add --db postgres')
+  const share = Number(opts.share)
+  if (!(share >= 0.05 && share <= 64)) refuse('--share is a number of cores from 0.05 to 64')
+  const counts = (opts['share-nodes'] ?? '').split(',').map(Number)
+  if (counts.length === 0 || counts.some((n) => !Number.isInteger(n) || n < 1 || n > 16))
+    refuse('--share-nodes is a list of node counts from 1 to 16, e.g. 1,2,3')
+  return cpuShareMain(startOptions, shape, RUNS, share, counts, opts.json)
 }
 
 /** `--retention N`: runs without and with the sweep, interleaved, and their medians. */

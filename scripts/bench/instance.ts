@@ -23,6 +23,8 @@ export interface Instance {
   url: string
   token: string | undefined
   projectId: string
+  /** The temporary PostgreSQL the bench started (`--db postgres`). */
+  databaseUrl?: string
   stop(): Promise<void>
 }
 
@@ -185,6 +187,7 @@ export async function startInstance(o: StartOptions): Promise<Instance> {
         url: first.url,
         token,
         projectId: p.id,
+        databaseUrl: pgdb.url,
         stop,
       }
     }
