@@ -112,6 +112,27 @@ export function apiCounter(baseUrl: string, projectId: string, token: string): C
 }
 
 /**
+ * Bytes of WAL PostgreSQL has written so far (`pg_current_wal_lsn()` against the start of the
+ * log): the difference over a run is the WAL the run's events cost. The bench's temporary
+ * PostgreSQL runs with `full_page_writes=off`, so this leaves out the full pages a production
+ * server writes after each checkpoint.
+ */
+export function postgresWal(url: string): () => Promise<number> {
+  return async () => {
+    const client = new pg.Client({ connectionString: url })
+    await client.connect()
+    try {
+      const r = await client.query<{ n: string }>(
+        "SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0') AS n",
+      )
+      return Number(r.rows[0]?.n ?? Number.NaN)
+    } finally {
+      await client.end()
+    }
+  }
+}
+
+/**
  * CPU ms used so far by the processes of a local PostgreSQL (every backend and background
  * process `pg_stat_activity` lists, read from /proc), for the database's share of the cost per
  * event. Processes seen once are remembered: a backend that ended keeps its last reading.

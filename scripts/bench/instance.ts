@@ -11,7 +11,7 @@ import pg from 'pg'
 import { copySqliteToPostgres } from '../../server/src/store/postgres/copy-from-sqlite.ts'
 import { openPool } from '../../server/src/store/postgres/db.ts'
 import { startTempPostgres } from '../postgres/temp-postgres.ts'
-import { apiCounter, postgresCounter, postgresCpu, sqliteCounter } from './count.ts'
+import { apiCounter, postgresCounter, postgresCpu, postgresWal, sqliteCounter } from './count.ts'
 import type { LoadTarget } from './measure.ts'
 import { PG_STATS_SETTINGS } from './pg-probe.ts'
 import { type Child, type Storage, startIngest, stopChild } from './server.ts'
@@ -182,6 +182,7 @@ export async function startInstance(o: StartOptions): Promise<Instance> {
           counter: postgresCounter(pgdb.url, where),
           pids: children.map((c) => c.child.pid ?? -1),
           dbCpuMs: postgresCpu(pgdb.url),
+          dbWalBytes: postgresWal(pgdb.url),
           ...(o.pgStats === true ? { pgStatsUrl: pgdb.url } : {}),
         },
         url: first.url,

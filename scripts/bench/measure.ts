@@ -21,6 +21,8 @@ export interface LoadTarget {
   body?: string
   /** CPU ms the database's processes used so far (PostgreSQL run by the bench only). */
   dbCpuMs?: () => Promise<number>
+  /** WAL bytes the database wrote so far (PostgreSQL run by the bench only). */
+  dbWalBytes?: () => Promise<number>
   /** `--pg-stats`: the PostgreSQL to probe over the measured run (pg-probe.ts). */
   pgStatsUrl?: string
 }
@@ -55,6 +57,8 @@ export interface IngestFigures {
   /** PostgreSQL's CPU ms per stored event and cores used (undefined on SQLite). */
   dbCpuMsPerEvent?: number | undefined
   dbCores?: number | undefined
+  /** PostgreSQL's WAL bytes per stored event (undefined on SQLite). */
+  dbWalBytesPerEvent?: number | undefined
   bytesOnDisk: number | undefined
   eventsInDatabase: number | undefined
   bytesPerEvent: number | undefined
@@ -97,6 +101,7 @@ export async function measureIngest(t: LoadTarget, shape: LoadShape): Promise<In
   const start = t.counter === undefined ? 0 : await t.counter.count()
   const cpu0 = sumCpu(t.pids)
   const db0 = await t.dbCpuMs?.()
+  const wal0 = await t.dbWalBytes?.()
   const probe = t.pgStatsUrl === undefined ? undefined : await startPgProbe(t.pgStatsUrl)
   const t0 = Date.now()
   const run = await runWrk({ ...withAddrs, seconds: shape.seconds })
@@ -105,6 +110,7 @@ export async function measureIngest(t: LoadTarget, shape: LoadShape): Promise<In
   const pgStats = await probe?.stop(probeEnd - start)
   const cpu = sumCpu(t.pids) - cpu0
   const db1 = await t.dbCpuMs?.()
+  const wal1 = await t.dbWalBytes?.()
   const dbCpu = db0 === undefined || db1 === undefined ? undefined : db1 - db0
   const end = t.counter === undefined ? 0 : await t.counter.count()
   const final = t.counter === undefined ? 0 : await settledCount(t.counter)
@@ -132,6 +138,9 @@ export async function measureIngest(t: LoadTarget, shape: LoadShape): Promise<In
     generatorCores: round(run.generatorCpuMs / wallMs, 2),
     dbCpuMsPerEvent: dbCpu === undefined ? undefined : round(dbCpu / Math.max(stored, 1)),
     dbCores: dbCpu === undefined ? undefined : round(dbCpu / wallMs, 2),
+    ...(wal0 === undefined || wal1 === undefined
+      ? {}
+      : { dbWalBytesPerEvent: Math.round((wal1 - wal0) / Math.max(stored, 1)) }),
     bytesOnDisk,
     eventsInDatabase,
     bytesPerEvent:
