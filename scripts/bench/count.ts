@@ -113,9 +113,8 @@ export function apiCounter(baseUrl: string, projectId: string, token: string): C
 
 /**
  * Bytes of WAL PostgreSQL has written so far (`pg_current_wal_lsn()` against the start of the
- * log): the difference over a run is the WAL the run's events cost. The bench's temporary
- * PostgreSQL runs with `full_page_writes=off`, so this leaves out the full pages a production
- * server writes after each checkpoint.
+ * log): the difference over a run is the WAL the run's events cost (with `full_page_writes`
+ * on, as the bench runs it, the full pages written after a checkpoint included).
  */
 export function postgresWal(url: string): () => Promise<number> {
   return async () => {
