@@ -2,7 +2,9 @@
  * `--cpu-share`: the scale-out path on a small machine. PostgreSQL gets a CPU quota of its own
  * and 1, 2 and 3 server nodes each get the same quota (cpu-cgroup.ts), so adding a node adds a
  * fixed slice of CPU, as adding a machine would; the node counts are interleaved over the
- * rounds and the medians reported per node count. wrk runs outside every quota.
+ * rounds and the medians reported per node count. Each node gets `--connections` of its own
+ * (wrk opens connections × nodes), as a machine added behind a balancer brings its share of the
+ * clients. wrk runs outside every quota.
  */
 import { randomBytes } from 'node:crypto'
 import { mkdirSync, writeFileSync } from 'node:fs'
@@ -83,7 +85,11 @@ async function shareRun(
     })
     const dbBefore = db.throttling()
     const nodesBefore = nodeLimits.map((l) => l.throttling())
-    const ingest = await measureIngest(inst.target, shape)
+    // Each node brings its own clients, as a machine added behind the balancer would.
+    const ingest = await measureIngest(inst.target, {
+      ...shape,
+      connections: shape.connections * nodes,
+    })
     return {
       nodes,
       ingest,
@@ -119,7 +125,7 @@ export async function cpuShareMain(
   sweepStaleCgroups(root)
   const example = `cgroup v${root.version} under ${root.root}`
   console.log(
-    `cpu share: PostgreSQL and each node in a cgroup of its own limited to ${share} cores (${example}, CFS period 100 ms); node counts ${counts.join(', ')}, interleaved over ${runs} round(s); wrk unlimited`,
+    `cpu share: PostgreSQL and each node in a cgroup of its own limited to ${share} cores (${example}, CFS period 100 ms); node counts ${counts.join(', ')}, interleaved over ${runs} round(s); ${shape.connections} connections per node; wrk unlimited`,
   )
   const all: ShareRun[] = []
   for (let r = 1; r <= runs; r++) {

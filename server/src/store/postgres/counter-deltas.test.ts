@@ -71,6 +71,27 @@ describe('counter deltas on PostgreSQL', () => {
     expect(m.tags).toEqual([[7, 'user', 'u1', 3, 90, 200]])
   })
 
+  it('sums release-health rollups per row, keeping the -1 and +1 of a moved session, rows in key order', () => {
+    const none = { touches: [], hours: [], tags: [], outcomes: [] }
+    const m = mergeDeltas([
+      {
+        ...none,
+        health: [
+          [2, 'r@1', 'prod', T0, 1, 1, 0, 0, 0, 0],
+          [1, 'r@2', 'prod', T0, 2, 2, 0, 0, 0, 0],
+        ],
+      },
+      // A delta row written before release health went through deltas has no `health`.
+      { ...none, touches: [[7, 1, 100, 't', 'c', 'error']] },
+      // The session of the first row crashed: it leaves healthy for crashed, no new session.
+      { ...none, health: [[2, 'r@1', 'prod', T0, 0, -1, 0, 0, 0, 1]] },
+    ])
+    expect(m.health).toEqual([
+      [1, 'r@2', 'prod', T0, 2, 2, 0, 0, 0, 0],
+      [2, 'r@1', 'prod', T0, 1, 0, 0, 0, 0, 1],
+    ])
+  })
+
   it('one hot issue written on two nodes at once: counted once each, whichever node folds', async () => {
     const { a, b, project, key, url } = await twoNodes()
     const group = (i: number) =>
