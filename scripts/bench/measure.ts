@@ -70,7 +70,18 @@ export interface IngestFigures {
 
 // No process to read (a target without --pid): CPU unknown, printed as n/a.
 const sumCpu = (pids: number[]) =>
-  pids.length === 0 ? Number.NaN : pids.reduce((n, p) => n + cpuMs(p), 0)
+  pids.length === 0 ? Number.NaN : pids.reduce((n, p) => n + serverCpuMs(p), 0)
+
+/** A server's CPU so far; a server gone from /proc died during the run, and the bench says so. */
+function serverCpuMs(pid: number): number {
+  try {
+    return cpuMs(pid)
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT')
+      throw new Error(`server process ${pid} exited during the run`)
+    throw err
+  }
+}
 const ok = (w: WrkResult) => w.requests - w.non2xx
 
 /** Polls the count until it stops moving (the last in-flight group commits land). */
