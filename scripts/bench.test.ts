@@ -2,7 +2,7 @@
 // first) that checks the bench measures — events counted in the database, consistent with the
 // 200 answers, every figure printed — never how fast anything is.
 import { spawnSync } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
@@ -72,6 +72,8 @@ describe('npm run bench', () => {
     const i = out.ingest
     expect(i['countedFrom']).toBe('database')
     expect(i['stored']).toBeGreaterThan(0)
+    // The default load is one hot issue.
+    expect(i['issuesInDatabase']).toBe(1)
     // Every 200 is stored; at most one request per connection per run was cut off by wrk's end
     // after it was stored but before its answer was counted.
     expect(i['storedTotal']).toBeGreaterThanOrEqual(i['answers200Total'] as number)
@@ -128,6 +130,95 @@ describe('npm run bench', () => {
       )
     }
   }, 150_000)
+
+  it.each(['sqlite', 'postgres'])(
+    '--issues 25 on %s spreads the events over 25 issues, all stored',
+    (db) => {
+      const json = join(dir, `issues-${db}.json`)
+      const r = bench([
+        '--db',
+        db,
+        '--issues',
+        '25',
+        '--seconds',
+        '1',
+        '--warmup',
+        '1',
+        '--connections',
+        '4',
+        '--no-bare',
+        '--json',
+        json,
+      ])
+      expect(r.status, r.stderr).toBe(0)
+      expect(r.stdout).toContain('spread over 25 issues')
+      expect(r.stdout).toContain(' in 25 issues)')
+      const out = JSON.parse(readFileSync(json, 'utf8')) as {
+        shape: { issues?: number }
+        ingest: Record<string, number>
+      }
+      expect(out.shape.issues).toBe(25)
+      expect(out.ingest['issuesInDatabase']).toBe(25)
+      expect(out.ingest['storedTotal']).toBeGreaterThanOrEqual(out.ingest['answers200Total'] ?? 0)
+    },
+    150_000,
+  )
+
+  // Needs root and a writable cgroup mount (cgroup v1 or v2 with the cpu controller): the CI
+  // machine runs the tests as root. Checks the harness, not the speed.
+  it('--cpu-share starts PostgreSQL and 1 then 2 nodes, each in a CPU-limited cgroup, and reports each count', () => {
+    const json = join(dir, 'cpu-share.json')
+    const r = bench([
+      '--db',
+      'postgres',
+      '--cpu-share',
+      '--share',
+      '0.3',
+      '--share-nodes',
+      '1,2',
+      '--seconds',
+      '1',
+      '--warmup',
+      '1',
+      '--connections',
+      '4',
+      '--json',
+      json,
+    ])
+    expect(r.status, r.stderr).toBe(0)
+    expect(r.stdout).toContain('1 node(s) × 0.3 cores + PostgreSQL 0.3 cores: ')
+    expect(r.stdout).toContain('2 node(s) × 0.3 cores + PostgreSQL 0.3 cores: ')
+    type Run = {
+      nodes: number
+      ingest: Record<string, number>
+      nodeCoresEach: number
+      dbProcesses: number
+      dbThrottled: number
+    }
+    const out = JSON.parse(readFileSync(json, 'utf8')) as {
+      cpuShare: { share: number; cgroup: string; summary: Run[]; runs: Run[] }
+    }
+    expect(out.cpuShare.share).toBe(0.3)
+    expect(out.cpuShare.cgroup).toMatch(/^cgroup v[12] under \/sys\/fs\/cgroup/)
+    expect(out.cpuShare.runs.map((x) => x.nodes)).toEqual([1, 2])
+    for (const run of out.cpuShare.runs) {
+      // The postmaster and its background processes were moved, not only the postmaster.
+      expect(run.dbProcesses).toBeGreaterThan(1)
+      expect(run.ingest['storedTotal']).toBeGreaterThanOrEqual(run.ingest['answers200Total'] ?? 0)
+      expect(run.ingest['eventsPerSec']).toBeGreaterThan(0)
+      // The quota binds: a node never used much more than its share (CPU ticks are 10 ms).
+      expect(run.nodeCoresEach).toBeLessThanOrEqual(0.3 + 0.1)
+    }
+    // Every cgroup the run made is gone.
+    const root = out.cpuShare.cgroup.replace(/^cgroup v[12] under /, '')
+    expect(readdirSync(root).filter((n) => n.startsWith('ingest-bench-'))).toEqual([])
+  }, 150_000)
+
+  it('refuses --issues it cannot spread', () => {
+    const r = bench(['--issues', '0'])
+    expect(r.status).not.toBe(0)
+    expect(r.stderr).toContain('--issues is a whole number')
+  })
 
   it('refuses --nodes without a shared PostgreSQL instead of reporting a figure', () => {
     const r = bench(['--nodes', '2'])

@@ -18,6 +18,8 @@
  *   --overload-rate R   offer R requests/s instead of 3× the sustainable rate measured just before
  *                       (on a shared machine that measure swings, and the offered rate with it)
  *   --db sqlite|postgres, --nodes N   storage, and N server processes on one PostgreSQL
+ *   --issues N          spread the events over N issues (the exception type varies per request,
+ *                       taken in turn); default 1, one hot issue
  *   --dist DIR          the server build to run (server/dist); --env K=V settings (repeatable)
  *   --node-flags "F …"  Node flags for the server instead of npm start's (scripts/server-node-flags.mjs)
  *   --quota N           an event quota of N per hour on the bench project (429 above it)
@@ -36,11 +38,16 @@
  *   --pg-stats          with --db postgres: pg_stat_statements preloaded; per measured run the
  *                       statements per group commit, backend waits and ungranted pg_locks
  *                       sampled every 100 ms (scripts/bench/pg-probe.ts)
+ *   --cpu-share         with --db postgres, instead of the runs above: PostgreSQL and 1, 2 and 3
+ *                       nodes each in a cgroup limited to --share cores (0.4), interleaved, the
+ *                       events/s per node count (scripts/bench/cpu-share.ts; needs root);
+ *                       --share-nodes "1,2,3" changes the node counts
  *   --no-bare           skip the ceiling; --json FILE (artifacts/bench.json)
  */
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { parseArgs } from 'node:util'
+import { cpuShareMain } from './bench/cpu-share.ts'
 import { givenTarget, type Instance, type StartOptions, startInstance } from './bench/instance.ts'
 import {
   type BareFigures,
@@ -95,6 +102,10 @@ const { values: opts } = parseArgs({
     'privacy-compare': { type: 'boolean', default: false },
     sourcemaps: { type: 'boolean', default: false },
     'pg-stats': { type: 'boolean', default: false },
+    issues: { type: 'string', default: '1' },
+    'cpu-share': { type: 'boolean', default: false },
+    share: { type: 'string', default: '0.4' },
+    'share-nodes': { type: 'string', default: '1,2,3' },
   },
 })
 
@@ -105,10 +116,16 @@ function refuse(msg: string): never {
 }
 
 const RUNS = Math.max(1, Number(opts.runs))
+const ISSUES = Number(opts.issues)
+if (!Number.isInteger(ISSUES) || ISSUES < 1 || ISSUES > 1_000_000)
+  refuse('--issues is a whole number from 1 to 1,000,000')
+if (ISSUES > 1 && (opts.overload || opts.sourcemaps))
+  refuse('--issues spreads the wrk ingest runs: not --overload (oha) or --sourcemaps')
 const shape = {
   seconds: Number(opts.seconds),
   warmupSeconds: Number(opts.warmup),
   connections: Number(opts.connections),
+  ...(ISSUES > 1 ? { issues: ISSUES } : {}),
 }
 const NODES = Math.max(1, Number(opts.nodes))
 if (opts.db !== 'sqlite' && opts.db !== 'postgres') refuse('--db is sqlite or postgres')
@@ -202,6 +219,7 @@ async function scaleRun(prefilled: Awaited<ReturnType<typeof prefilledDatabase>>
         path: inst.target.path,
         connections: shape.connections,
         seconds: 5,
+        issues: ISSUES,
       })
       await new Promise((r) => setTimeout(r, 1000))
       const listMs = await timePage(
@@ -224,6 +242,7 @@ async function scaleRun(prefilled: Awaited<ReturnType<typeof prefilledDatabase>>
         path: inst.target.path,
         connections: shape.connections,
         seconds: SEARCH_LOAD_SECONDS,
+        issues: ISSUES,
       })
       await new Promise((r) => setTimeout(r, 1000))
       const searches = await timeSearches(inst.url, inst.token as string, inst.projectId, 20)
@@ -241,12 +260,13 @@ async function main(): Promise<void> {
       ? `${opts.dist} on ${DB}${NODES > 1 ? `, ${NODES} nodes` : ''}, node ${startOptions.nodeFlags.join(' ') || '(no flags)'}`
       : `target ${opts.target}`
   console.log(
-    `payload ${ENVELOPE} (fresh event id per request); wrk, ${shape.connections} connections, ${shape.warmupSeconds} s warm-up + ${shape.seconds} s per run, ${RUNS} run(s); ${what}`,
+    `payload ${ENVELOPE} (fresh event id per request${ISSUES > 1 ? `, spread over ${ISSUES} issues` : ', one issue'}); wrk, ${shape.connections} connections, ${shape.warmupSeconds} s warm-up + ${shape.seconds} s per run, ${RUNS} run(s); ${what}`,
   )
   if (opts.retention !== undefined) return retentionMain(Number(opts.retention))
   if (opts['metrics-cost']) return metricsCostMain(Number(opts['scrape-ms']))
   if (opts['privacy-compare']) return privacyMain()
   if (opts.sourcemaps) return sourceMapsMain(startOptions, shape, RUNS)
+  if (opts['cpu-share']) return cpuShare()
   const prefilled = opts.scale ? await prefilledDatabase(startOptions) : undefined
   const ingests: IngestFigures[] = []
   const bares: BareFigures[] = []
@@ -366,6 +386,18 @@ async function privacyMain(): Promise<void> {
     opts.json,
     `${JSON.stringify({ shape, runs: RUNS, db: DB, privacyOn: mOn, privacyOff: mOff, ratio, onRuns: on, offRuns: off }, null, 2)}\n`,
   )
+}
+
+/** `--cpu-share`: the node counts under equal CPU quotas (scripts/bench/cpu-share.ts). */
+function cpuShare(): Promise<void> {
+  if (DB !== 'postgres' || opts.target !== undefined)
+    refuse('--cpu-share runs the built server on PostgreSQL: add --db postgres')
+  const share = Number(opts.share)
+  if (!(share >= 0.05 && share <= 64)) refuse('--share is a number of cores from 0.05 to 64')
+  const counts = (opts['share-nodes'] ?? '').split(',').map(Number)
+  if (counts.length === 0 || counts.some((n) => !Number.isInteger(n) || n < 1 || n > 16))
+    refuse('--share-nodes is a list of node counts from 1 to 16, e.g. 1,2,3')
+  return cpuShareMain(startOptions, shape, RUNS, share, counts, opts.json)
 }
 
 /** `--retention N`: runs without and with the sweep, interleaved, and their medians. */

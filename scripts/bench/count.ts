@@ -15,22 +15,24 @@ export interface Counter {
   count(): Promise<number>
   /** Bytes the data takes on disk (undefined when unknown, e.g. through an API). */
   bytesOnDisk(): Promise<number | undefined>
+  /** Issues in the database (`--issues N` spreads events over N); absent through an API. */
+  issues?(): Promise<number>
 }
 
 /** Counts rows of `events` in a SQLite file, read-only beside the running server (WAL). */
 export function sqliteCounter(dataDir: string, file = 'ingest.sqlite', where = ''): Counter {
+  const query = (q: string): number => {
+    const db = new Database(join(dataDir, file), { readonly: true, fileMustExist: true })
+    try {
+      return db.prepare<[], { n: number }>(q).get()?.n ?? 0
+    } finally {
+      db.close()
+    }
+  }
   return {
     source: 'database',
-    count: async () => {
-      const db = new Database(join(dataDir, file), { readonly: true, fileMustExist: true })
-      try {
-        return (
-          db.prepare<[], { n: number }>(`SELECT count(*) AS n FROM events ${where}`).get()?.n ?? 0
-        )
-      } finally {
-        db.close()
-      }
-    },
+    count: async () => query(`SELECT count(*) AS n FROM events ${where}`),
+    issues: async () => query('SELECT count(*) AS n FROM issues'),
     // Database, WAL and shared-memory files together, after the WAL is checkpointed into the
     // database and truncated: a WAL file keeps its largest size after a checkpoint, so counted
     // as it is, it would add pages the database already holds (≈4 MB at the default
@@ -72,6 +74,7 @@ export function postgresCounter(url: string, where = ''): Counter {
   return {
     source: 'database',
     count: () => query(`SELECT count(*) AS n FROM events ${where}`),
+    issues: () => query('SELECT count(*) AS n FROM issues'),
     bytesOnDisk: () => query('SELECT pg_database_size(current_database()) AS n'),
   }
 }
@@ -105,6 +108,26 @@ export function apiCounter(baseUrl: string, projectId: string, token: string): C
       return total
     },
     bytesOnDisk: async () => undefined,
+  }
+}
+
+/**
+ * Bytes of WAL PostgreSQL has written so far (`pg_current_wal_lsn()` against the start of the
+ * log): the difference over a run is the WAL the run's events cost (with `full_page_writes`
+ * on, as the bench runs it, the full pages written after a checkpoint included).
+ */
+export function postgresWal(url: string): () => Promise<number> {
+  return async () => {
+    const client = new pg.Client({ connectionString: url })
+    await client.connect()
+    try {
+      const r = await client.query<{ n: string }>(
+        "SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0') AS n",
+      )
+      return Number(r.rows[0]?.n ?? Number.NaN)
+    } finally {
+      await client.end()
+    }
   }
 }
 

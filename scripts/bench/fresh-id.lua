@@ -1,5 +1,6 @@
 -- wrk script for `npm run bench`: POSTs one captured envelope with a fresh event id per request
 -- (a per-thread random prefix plus a counter: unique, and far cheaper than 32 random digits),
+-- optionally spread over BENCH_ISSUES issues (`--issues N`: the exception type varies),
 -- spreads threads over several targets (BENCH_ADDRS, for --nodes), optionally counts answers by
 -- status (BENCH_COUNT_STATUS=1: defining `response` makes wrk hand every answer to Lua, which
 -- costs generator CPU, so only the overload run does it) and prints one `BENCH_JSON {...}` line.
@@ -11,16 +12,33 @@ local f = assert(io.open(body_file, "rb"))
 local template = f:read("*a")
 f:close()
 
--- The template split around every occurrence of the old id, joined with a new id per request.
-local parts = {}
+-- The template split around every occurrence of the old id (slot "id") and, with BENCH_ISSUES
+-- above 1, around the exception type BENCH_TYPE_MARKER (slot "type"): each request joins the
+-- pieces with a new id, and a type that is one of BENCH_ISSUES (a distinct issue each, as the
+-- type is part of the grouping hash), taken in turn per thread.
+local issues = tonumber(os.getenv("BENCH_ISSUES") or "1")
+local type_marker = os.getenv("BENCH_TYPE_MARKER") or ""
+local pieces = {}
+local slots = {}
 local from = 1
 while true do
   local s, e = string.find(template, old_id, from, true)
+  local kind = "id"
+  if issues > 1 then
+    local ts, te = string.find(template, type_marker, from, true)
+    if ts ~= nil and (s == nil or ts < s) then s, e, kind = ts, te, "type" end
+  end
   if s == nil then break end
-  parts[#parts + 1] = string.sub(template, from, s - 1)
+  pieces[#pieces + 1] = string.sub(template, from, s - 1)
+  slots[#slots + 1] = kind
   from = e + 1
 end
-parts[#parts + 1] = string.sub(template, from)
+pieces[#pieces + 1] = string.sub(template, from)
+local typed = false
+for _, k in ipairs(slots) do if k == "type" then typed = true end end
+assert(issues <= 1 or typed, "BENCH_ISSUES > 1 but BENCH_TYPE_MARKER is not in the payload")
+-- The marker with its closing quote taken off: the issue number goes inside the string.
+local type_prefix = string.sub(type_marker, 1, -2)
 
 local run_id = assert(os.getenv("BENCH_RUN_ID"), "BENCH_RUN_ID not set")
 local threads = {}
@@ -44,10 +62,18 @@ end
 
 local counter = 0
 local headers = { ["Content-Type"] = "application/x-sentry-envelope" }
+local buf = {}
 function request()
   counter = counter + 1
   local id = string.format("%s%016x", prefix, counter)
-  return wrk.format("POST", path, headers, table.concat(parts, id))
+  local kind_type = nil
+  if issues > 1 then kind_type = string.format('%s%d"', type_prefix, counter % issues) end
+  for i, kind in ipairs(slots) do
+    buf[2 * i - 1] = pieces[i]
+    if kind == "id" then buf[2 * i] = id else buf[2 * i] = kind_type end
+  end
+  buf[2 * #slots + 1] = pieces[#pieces]
+  return wrk.format("POST", path, headers, table.concat(buf))
 end
 
 if os.getenv("BENCH_COUNT_STATUS") == "1" then

@@ -23,7 +23,7 @@ const DURABLE_PG: Readonly<Record<string, string>> = {
   full_page_writes: 'on',
 }
 
-import { apiCounter, postgresCounter, postgresCpu, sqliteCounter } from './count.ts'
+import { apiCounter, postgresCounter, postgresCpu, postgresWal, sqliteCounter } from './count.ts'
 import type { LoadTarget } from './measure.ts'
 import { PG_STATS_SETTINGS } from './pg-probe.ts'
 import { type Child, type Storage, startIngest, stopChild } from './server.ts'
@@ -35,6 +35,8 @@ export interface Instance {
   url: string
   token: string | undefined
   projectId: string
+  /** The temporary PostgreSQL the bench started (`--db postgres`). */
+  databaseUrl?: string
   stop(): Promise<void>
 }
 
@@ -195,11 +197,13 @@ export async function startInstance(o: StartOptions): Promise<Instance> {
           counter: postgresCounter(pgdb.url, where),
           pids: children.map((c) => c.child.pid ?? -1),
           dbCpuMs: postgresCpu(pgdb.url),
+          dbWalBytes: postgresWal(pgdb.url),
           ...(o.pgStats === true ? { pgStatsUrl: pgdb.url } : {}),
         },
         url: first.url,
         token,
         projectId: p.id,
+        databaseUrl: pgdb.url,
         stop,
       }
     }

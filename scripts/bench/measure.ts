@@ -21,6 +21,8 @@ export interface LoadTarget {
   body?: string
   /** CPU ms the database's processes used so far (PostgreSQL run by the bench only). */
   dbCpuMs?: () => Promise<number>
+  /** WAL bytes the database wrote so far (PostgreSQL run by the bench only). */
+  dbWalBytes?: () => Promise<number>
   /** `--pg-stats`: the PostgreSQL to probe over the measured run (pg-probe.ts). */
   pgStatsUrl?: string
 }
@@ -30,6 +32,8 @@ export interface LoadShape {
   seconds: number
   warmupSeconds: number
   connections: number
+  /** Events spread over this many issues (`--issues`; undefined or 1: one hot issue). */
+  issues?: number | undefined
 }
 
 /** The figures of one ingest run. */
@@ -53,16 +57,31 @@ export interface IngestFigures {
   /** PostgreSQL's CPU ms per stored event and cores used (undefined on SQLite). */
   dbCpuMsPerEvent?: number | undefined
   dbCores?: number | undefined
+  /** PostgreSQL's WAL bytes per stored event (undefined on SQLite). */
+  dbWalBytesPerEvent?: number | undefined
   bytesOnDisk: number | undefined
   eventsInDatabase: number | undefined
   bytesPerEvent: number | undefined
+  /** Issues in the database after the run (undefined when not counted from the database). */
+  issuesInDatabase?: number | undefined
   /** `--pg-stats`: statements per group commit, waits and lock waits over the measured run. */
   pgStats?: PgProbeFigures | undefined
 }
 
 // No process to read (a target without --pid): CPU unknown, printed as n/a.
 const sumCpu = (pids: number[]) =>
-  pids.length === 0 ? Number.NaN : pids.reduce((n, p) => n + cpuMs(p), 0)
+  pids.length === 0 ? Number.NaN : pids.reduce((n, p) => n + serverCpuMs(p), 0)
+
+/** A server's CPU so far; a server gone from /proc died during the run, and the bench says so. */
+function serverCpuMs(pid: number): number {
+  try {
+    return cpuMs(pid)
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT')
+      throw new Error(`server process ${pid} exited during the run`)
+    throw err
+  }
+}
 const ok = (w: WrkResult) => w.requests - w.non2xx
 
 /** Polls the count until it stops moving (the last in-flight group commits land). */
@@ -84,6 +103,7 @@ export async function measureIngest(t: LoadTarget, shape: LoadShape): Promise<In
     path: t.path,
     connections: shape.connections,
     ...(t.body === undefined ? {} : { body: t.body }),
+    ...(shape.issues === undefined ? {} : { issues: shape.issues }),
   }
   const withAddrs = t.addrs === undefined ? base : { ...base, addrs: t.addrs }
   const before = t.counter === undefined ? 0 : await t.counter.count()
@@ -92,6 +112,7 @@ export async function measureIngest(t: LoadTarget, shape: LoadShape): Promise<In
   const start = t.counter === undefined ? 0 : await t.counter.count()
   const cpu0 = sumCpu(t.pids)
   const db0 = await t.dbCpuMs?.()
+  const wal0 = await t.dbWalBytes?.()
   const probe = t.pgStatsUrl === undefined ? undefined : await startPgProbe(t.pgStatsUrl)
   const t0 = Date.now()
   const run = await runWrk({ ...withAddrs, seconds: shape.seconds })
@@ -100,6 +121,7 @@ export async function measureIngest(t: LoadTarget, shape: LoadShape): Promise<In
   const pgStats = await probe?.stop(probeEnd - start)
   const cpu = sumCpu(t.pids) - cpu0
   const db1 = await t.dbCpuMs?.()
+  const wal1 = await t.dbWalBytes?.()
   const dbCpu = db0 === undefined || db1 === undefined ? undefined : db1 - db0
   const end = t.counter === undefined ? 0 : await t.counter.count()
   const final = t.counter === undefined ? 0 : await settledCount(t.counter)
@@ -108,6 +130,7 @@ export async function measureIngest(t: LoadTarget, shape: LoadShape): Promise<In
   const storedTotal = t.counter === undefined ? answers200Total : final - before
   const bytesOnDisk = t.counter === undefined ? undefined : await t.counter.bytesOnDisk()
   const eventsInDatabase = t.counter?.source === 'database' ? final : undefined
+  const issuesInDatabase = await t.counter?.issues?.()
   const round = (x: number, d = 3) => Math.round(x * 10 ** d) / 10 ** d
   return {
     eventsPerSec: Math.round(stored / run.seconds),
@@ -126,12 +149,16 @@ export async function measureIngest(t: LoadTarget, shape: LoadShape): Promise<In
     generatorCores: round(run.generatorCpuMs / wallMs, 2),
     dbCpuMsPerEvent: dbCpu === undefined ? undefined : round(dbCpu / Math.max(stored, 1)),
     dbCores: dbCpu === undefined ? undefined : round(dbCpu / wallMs, 2),
+    ...(wal0 === undefined || wal1 === undefined
+      ? {}
+      : { dbWalBytesPerEvent: Math.round((wal1 - wal0) / Math.max(stored, 1)) }),
     bytesOnDisk,
     eventsInDatabase,
     bytesPerEvent:
       bytesOnDisk === undefined || eventsInDatabase === undefined || eventsInDatabase === 0
         ? undefined
         : Math.round(bytesOnDisk / eventsInDatabase),
+    ...(issuesInDatabase === undefined ? {} : { issuesInDatabase }),
     ...(pgStats === undefined ? {} : { pgStats }),
   }
 }

@@ -36,8 +36,10 @@ export function formatIngest(f: IngestFigures): string {
     `${n(f.cpuMsPerEvent)} CPU ms/event, ${n(f.coresUsed)} cores (wrk ${n(f.generatorCores)})`,
     ...(f.dbCpuMsPerEvent === undefined
       ? []
-      : [`PostgreSQL ${n(f.dbCpuMsPerEvent)} CPU ms/event, ${n(f.dbCores ?? Number.NaN)} cores`]),
-    `${n(f.bytesPerEvent)} bytes on disk/event (${n(f.eventsInDatabase)} events)`,
+      : [
+          `PostgreSQL ${n(f.dbCpuMsPerEvent)} CPU ms/event, ${n(f.dbCores ?? Number.NaN)} cores${f.dbWalBytesPerEvent === undefined ? '' : `, ${n(f.dbWalBytesPerEvent)} WAL bytes/event`}`,
+        ]),
+    `${n(f.bytesPerEvent)} bytes on disk/event (${n(f.eventsInDatabase)} events${f.issuesInDatabase === undefined ? '' : ` in ${n(f.issuesInDatabase)} issues`})`,
   ].join('; ')
 }
 

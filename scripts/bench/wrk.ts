@@ -1,7 +1,8 @@
 /**
  * The load generator of `npm run bench`: Debian's `wrk` (compiled C, epoll; it is not the
  * bottleneck — the report shows its own CPU beside the server's) driving `fresh-id.lua`, which
- * posts the captured envelope with a fresh event id per request.
+ * posts the captured envelope with a fresh event id per request (and, with `issues`, an
+ * exception type out of N per request).
  */
 import { spawn, spawnSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
@@ -12,6 +13,13 @@ const LUA = fileURLToPath(new URL('./fresh-id.lua', import.meta.url))
 
 /** The payload every request carries: a stock Node SDK error event of about 4 KiB. */
 export const ENVELOPE = 'fixtures/envelopes/event/node-11-error.envelope'
+
+/**
+ * The exception type in {@link ENVELOPE} that `--issues N` varies per request (`Error0` …
+ * `Error{N-1}`): the type is part of the grouping hash, so each is an issue of its own, while
+ * the payload keeps its size and shape.
+ */
+export const ISSUE_TYPE_MARKER = '"type":"Error"'
 
 /** One wrk run's figures. */
 export interface WrkResult {
@@ -45,6 +53,8 @@ export interface WrkOptions {
   timeoutSeconds?: number
   /** The envelope file to post (default {@link ENVELOPE}). */
   body?: string
+  /** Spread the events over this many issues (default 1: one hot issue). */
+  issues?: number
 }
 
 /** Whether a binary is on PATH. */
@@ -87,6 +97,8 @@ export function runWrk(o: WrkOptions): Promise<WrkResult> {
       BENCH_RUN_ID: randomBytes(6).toString('hex'),
       BENCH_ADDRS: (o.addrs ?? []).join(','),
       BENCH_COUNT_STATUS: o.countStatus === true ? '1' : '0',
+      BENCH_ISSUES: String(o.issues ?? 1),
+      BENCH_TYPE_MARKER: ISSUE_TYPE_MARKER,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   })

@@ -11,7 +11,7 @@ import { IssueSummaries } from './issue-summaries.ts'
 import type { EventToWrite, EventWriteResult, OutcomeDelta } from './model.ts'
 import { eventOutcome, OutcomeCounters, withOutcomes } from './outcome-counters.ts'
 import { checkInSteps } from './queries/check-ins.ts'
-import { healthSteps } from './queries/release-health.ts'
+import { appendHealthDeltas, healthSteps, healthSumsFor } from './queries/release-health.ts'
 import { overQuotaOutcome, type UnitQuota } from './quota-rules.ts'
 import { SearchSummaries } from './search-summaries.ts'
 import type { Dialect, Steps } from './sql/port.ts'
@@ -85,7 +85,8 @@ export const unitProject = (u: WriteUnit | undefined): number =>
  * events of every unit, then per unit its outcomes (over quota or admitted), release health
  * and check-ins (a failing check-in writes its error event), then the alert decisions of the
  * stored events, then the counters summed over the whole group (one write per key, not per
- * item). Returns each unit's results, the summed outcomes on the first (outcome-counters.ts).
+ * item; on PostgreSQL the release-health rollups are summed over the group too and appended as
+ * a counter delta). Returns each unit's results, the summed outcomes on the first (outcome-counters.ts).
  */
 function* commitSteps(
   dialect: Dialect,
@@ -95,6 +96,7 @@ function* commitSteps(
   const outcomes = new OutcomeCounters()
   const summaries = new IssueSummaries()
   const search = new SearchSummaries()
+  const health = healthSumsFor(dialect)
   const counted = (e: EventToWrite, r: EventWriteResult): EventWriteResult => {
     outcomes.add(eventOutcome(e, r))
     summaries.add(e, r)
@@ -111,7 +113,7 @@ function* commitSteps(
     const first = u.events[0]
     if (refused > 0 && first !== undefined) outcomes.add(overQuotaOutcome(first, refused))
     else for (const o of u.outcomesIfAdmitted ?? []) outcomes.add(o)
-    yield* ask({ op: 'steps', steps: healthSteps(dialect, u) })
+    yield* ask({ op: 'steps', steps: healthSteps(dialect, u, health) })
     for (const ci of u.checkIns ?? []) {
       const failure = yield* ask<EventToWrite | undefined>({
         op: 'steps',
@@ -126,6 +128,8 @@ function* commitSteps(
     results.flatMap((r, k) => r.events.map((e) => ({ projectId: unitProject(units[k]), r: e }))),
     now,
   )
+  if (health !== undefined && health.size > 0)
+    yield* ask({ op: 'steps', steps: appendHealthDeltas(health) })
   const sums = outcomes.sorted()
   yield* ask({ op: 'counters', counters: { outcomes: sums, summaries, search } })
   return withOutcomes(results, sums)

@@ -46,8 +46,9 @@ async function runSdkDrivers(p: ClusterProject): Promise<string[]> {
  * A sender whose acknowledgements are known exactly: `workers` loops post one event each at a
  * time through the proxy and, like an SDK's retry, resend the same event id until a 200 (a
  * connection cut by the killed node, or a 503, is retried). `acked` holds the ids answered 200.
+ * `withSessions`: each envelope also ends a session of that id (release health under load).
  */
-function rawSender(p: ClusterProject, workers: number) {
+function rawSender(p: ClusterProject, workers: number, withSessions = false) {
   const acked = new Set<string>()
   let stopping = false
   let retries = 0
@@ -55,7 +56,7 @@ function rawSender(p: ClusterProject, workers: number) {
     while (!stopping) {
       const id = newId()
       for (let attempt = 0; ; attempt++) {
-        const status = await sendEvent(cluster.url, p, id, 'cluster load')
+        const status = await sendEvent(cluster.url, p, id, 'cluster load', withSessions)
         if (status === 200) {
           acked.add(id)
           break
@@ -140,7 +141,7 @@ describe('three nodes on one PostgreSQL', { timeout: 60_000 }, () => {
 
   it('stores every acknowledged event exactly once, and counts it once, while a node is killed with SIGKILL', async () => {
     const p = await clusterProject(cluster, 'cluster-kill')
-    const sender = rawSender(p, 4)
+    const sender = rawSender(p, 4, true)
     const sdkBefore = await runSdkDrivers(p)
     await until(() => sender.acked.size >= 60, 30_000, '60 acknowledged events')
     await cluster.nodes[1]?.kill()
@@ -163,5 +164,12 @@ describe('three nodes on one PostgreSQL', { timeout: 60_000 }, () => {
     // Counters equal the stored events: the killed node's committed deltas were folded by the
     // others, and nothing was folded twice or lost.
     expect(await cluster.counterMismatches(p.id)).toEqual([])
+    // Every acknowledged envelope's session is in the release health the API shows, once.
+    const res = await fetch(`${cluster.url}/api/0/projects/${p.id}/releases/`, {
+      headers: { authorization: `Bearer ${cluster.token}` },
+    })
+    expect(res.status).toBe(200)
+    const releases = (await res.json()) as { version: string; health: { sessions: number } }[]
+    expect(releases.find((r) => r.version === 'cluster@1')?.health.sessions).toBe(sender.acked.size)
   })
 })

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import pg from 'pg'
 import { Api, parseDsn } from '../../../conformance/src/harness/api.ts'
 import { type RunningServer, startServer } from '../../../conformance/src/harness/server.ts'
-import { eventEnvelope, sentryAuth } from '../support/helpers.ts'
+import { envelopeOf, eventEnvelope, sentryAuth } from '../support/helpers.ts'
 import { createTestDatabase, type TestDatabase } from '../support/postgres-database.ts'
 import { type RoundRobinProxy, startProxy } from './proxy.ts'
 
@@ -133,6 +133,15 @@ export async function startCluster(n: number, env: Record<string, string> = {}):
         if (t === undefined || t.accepted !== t.n)
           wrong.push(`accepted outcomes ${t?.accepted}, events ${t?.n}`)
         if (issues.rows.length === 0) wrong.push('no issues')
+        // Release health: the hourly rollups (folded deltas) hold each stored session once.
+        const h = await c.query<{ rolled: string; n: string }>(
+          `SELECT (SELECT coalesce(sum(sessions), 0) FROM health_hours WHERE project_id = $1) AS rolled,
+                  (SELECT count(*) FROM health_sessions WHERE project_id = $1) AS n`,
+          [projectId],
+        )
+        const hs = h.rows[0]
+        if (hs === undefined || hs.rolled !== hs.n)
+          wrong.push(`health rollups count ${hs?.rolled} sessions, ${hs?.n} stored`)
         return wrong
       } finally {
         await c.end()
@@ -151,18 +160,40 @@ export async function clusterProject(cluster: Cluster, name: string): Promise<Cl
   return { id: p.id, key, dsn: `http://${key}@127.0.0.1:${cluster.proxy.port}/${p.id}` }
 }
 
-/** Posts one event envelope to `base` and returns the status (0: the connection failed). */
+/**
+ * Posts one event envelope to `base` and returns the status (0: the connection failed). With
+ * `withSession`, the envelope also carries an ended session whose id is the event id (a
+ * resend counts it once, like the event).
+ */
 export async function sendEvent(
   base: string,
   p: ClusterProject,
   eventId: string,
   message = `cluster ${eventId}`,
+  withSession = false,
 ): Promise<number> {
+  const event = { event_id: eventId, message, level: 'error' }
+  const session = {
+    sid: eventId,
+    init: true,
+    started: new Date().toISOString(),
+    status: 'exited',
+    errors: 0,
+    attrs: { release: 'cluster@1', environment: 'prod' },
+  }
   try {
     const res = await fetch(`${base}/api/${p.id}/envelope/`, {
       method: 'POST',
       headers: { 'x-sentry-auth': sentryAuth(p.key) },
-      body: eventEnvelope({ event_id: eventId, message, level: 'error' }),
+      body: withSession
+        ? envelopeOf(
+            [
+              ['event', event],
+              ['session', session],
+            ],
+            { event_id: eventId },
+          )
+        : eventEnvelope(event),
     })
     await res.arrayBuffer()
     return res.status

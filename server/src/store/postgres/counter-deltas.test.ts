@@ -2,7 +2,34 @@ import pg from 'pg'
 import { describe, expect, it } from 'vitest'
 import { row } from '../../../test/store-contract/contract.ts'
 import { pgNodesPerTest } from '../../../test/support/postgres-nodes.ts'
+import type { WriteUnit } from '../ingest-store.ts'
+import type { SessionUpdate } from '../release-health-types.ts'
 import { foldDeltas, mergeDeltas } from './counter-deltas.ts'
+
+const HOUR = 3_600_000
+const T0 = Date.UTC(2026, 0, 15, 10, 0, 0)
+const RANGE = { since: 0, until: T0 + 10 * HOUR }
+
+/** A unit of one session update of release `r@1` in production (`over` changes it). */
+const sessionUnit = (projectId: number, over: Partial<SessionUpdate>): WriteUnit => ({
+  events: [],
+  outcomes: [],
+  sessions: [
+    {
+      projectId,
+      sid: 's',
+      did: null,
+      release: 'r@1',
+      environment: 'prod',
+      started: T0 + 60_000,
+      timestamp: T0 + 120_000,
+      status: 'exited',
+      errors: 0,
+      category: 'healthy',
+      ...over,
+    },
+  ],
+})
 
 /** Two stores on one database: two server nodes, each with its own pool. */
 const twoNodes = pgNodesPerTest()
@@ -42,6 +69,27 @@ describe('counter deltas on PostgreSQL', () => {
     ])
     expect(m.hours).toEqual([[7, 0, 5]])
     expect(m.tags).toEqual([[7, 'user', 'u1', 3, 90, 200]])
+  })
+
+  it('sums release-health rollups per row, keeping the -1 and +1 of a moved session, rows in key order', () => {
+    const none = { touches: [], hours: [], tags: [], outcomes: [] }
+    const m = mergeDeltas([
+      {
+        ...none,
+        health: [
+          [2, 'r@1', 'prod', T0, 1, 1, 0, 0, 0, 0],
+          [1, 'r@2', 'prod', T0, 2, 2, 0, 0, 0, 0],
+        ],
+      },
+      // A delta row written before release health went through deltas has no `health`.
+      { ...none, touches: [[7, 1, 100, 't', 'c', 'error']] },
+      // The session of the first row crashed: it leaves healthy for crashed, no new session.
+      { ...none, health: [[2, 'r@1', 'prod', T0, 0, -1, 0, 0, 0, 1]] },
+    ])
+    expect(m.health).toEqual([
+      [1, 'r@2', 'prod', T0, 2, 2, 0, 0, 0, 0],
+      [2, 'r@1', 'prod', T0, 1, 0, 0, 0, 0, 1],
+    ])
   })
 
   it('one hot issue written on two nodes at once: counted once each, whichever node folds', async () => {
@@ -93,5 +141,97 @@ describe('counter deltas on PostgreSQL', () => {
     expect(issues.map((i) => i.timesSeen)).toEqual([1])
     const left = await sql<{ n: string }>(url, 'SELECT count(*) AS n FROM counter_deltas')
     expect(Number(left[0]?.n)).toBe(0)
+  })
+
+  it('a session storm of one release on two nodes: every session counted once, in its worst state', async () => {
+    const { a, b, project, url } = await twoNodes()
+    // 40 sessions, each started healthy on one node and ended on the other (every 4th crashed,
+    // every 5th errored), plus a resend of each end: one hot (release, environment, hour) row.
+    const starts = Array.from({ length: 40 }, (_, i) =>
+      (i % 2 === 0 ? a : b).write([sessionUnit(project.id, { sid: `s${i}`, did: `u${i % 7}` })]),
+    )
+    await Promise.all(starts)
+    const end = (i: number): WriteUnit =>
+      sessionUnit(project.id, {
+        sid: `s${i}`,
+        did: `u${i % 7}`,
+        ...(i % 4 === 0
+          ? { status: 'crashed', category: 'crashed' as const, errors: 1 }
+          : i % 5 === 0
+            ? { status: 'exited', category: 'errored' as const, errors: 2 }
+            : {}),
+      })
+    await Promise.all(
+      Array.from({ length: 80 }, (_, k) => (k % 2 === 0 ? b : a).write([end(k % 40)])),
+    )
+    // Both nodes fold at once, one waiting for the other's rows.
+    await Promise.all([foldDeltas(a.pool, true), foldDeltas(b.pool, false)])
+    const left = await sql<{ n: string }>(url, 'SELECT count(*) AS n FROM counter_deltas')
+    expect(Number(left[0]?.n)).toBe(0)
+    // i % 4 === 0: 10 crashed; i % 5 === 0 and not % 4: 0, 5, 10, … minus 0, 20 → 6 errored.
+    const sessions = { total: 40, healthy: 24, errored: 6, unhandled: 0, abnormal: 0, crashed: 10 }
+    const [ra] = await a.listReleaseHealth(project.id, RANGE)
+    const [rb] = await b.listReleaseHealth(project.id, RANGE)
+    expect(ra?.counts.sessions).toEqual(sessions)
+    expect(rb?.counts.sessions).toEqual(sessions)
+    const series = await b.releaseHealthSeries(project.id, 'r@1', RANGE)
+    expect(series?.totals.sessions).toEqual(sessions)
+    expect(series?.series.map((p) => [p.hour, p.counts.sessions.total])).toEqual([[T0, 40]])
+    // One rollup row, written by the folds only.
+    const rows = await sql<{ sessions: string }>(
+      url,
+      'SELECT sessions FROM health_hours WHERE project_id = $1',
+      [project.id],
+    )
+    expect(rows.map((r) => Number(r.sessions))).toEqual([40])
+  })
+
+  it('release health read on another node counts a delta that no fold has taken yet', async () => {
+    const { a, b, project, url } = await twoNodes()
+    const c = new pg.Client({ connectionString: url })
+    await c.connect()
+    try {
+      // Write until a delta is caught pending: the background folds (every 200 ms) may take
+      // one first. The caught row stays locked, so every background fold skips it.
+      let caught = 0
+      for (let i = 0; i < 20 && caught === 0; i++) {
+        await a.write([
+          sessionUnit(project.id, { sid: `p${i}`, status: 'crashed', category: 'crashed' }),
+        ])
+        await c.query('BEGIN')
+        const r = await c.query<{ id: string; body: string }>(
+          'SELECT id, body FROM counter_deltas ORDER BY id FOR UPDATE SKIP LOCKED',
+        )
+        caught = r.rows.length
+        if (caught === 0) await c.query('COMMIT')
+        else
+          expect(r.rows.map((x) => JSON.parse(x.body).health)).toContainEqual([
+            [project.id, 'r@1', 'prod', T0, 1, 0, 0, 0, 0, 1],
+          ])
+      }
+      expect(caught).toBeGreaterThan(0)
+      // Not in the rollup yet; the read waits for the locked row and folds it first.
+      const before = await sql<{ n: string }>(
+        url,
+        'SELECT coalesce(sum(crashed), 0) AS n FROM health_hours WHERE project_id = $1',
+        [project.id],
+      )
+      const read = b.listReleaseHealth(project.id, RANGE)
+      const series = b.releaseHealthSeries(project.id, 'r@1', RANGE)
+      await c.query('COMMIT')
+      const [r] = await read
+      const pending = Number(before[0]?.n)
+      expect(pending).toBeLessThan(r?.counts.sessions.crashed ?? 0)
+      expect(r?.counts.sessions.total).toBe(r?.counts.sessions.crashed)
+      const written = await sql<{ n: string }>(
+        url,
+        'SELECT count(*) AS n FROM health_sessions WHERE project_id = $1',
+        [project.id],
+      )
+      expect(r?.counts.sessions.total).toBe(Number(written[0]?.n))
+      expect((await series)?.totals.sessions.crashed).toBe(Number(written[0]?.n))
+    } finally {
+      await c.end()
+    }
   })
 })

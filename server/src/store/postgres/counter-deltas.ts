@@ -1,4 +1,5 @@
 import type pg from 'pg'
+import { type HealthHourDelta, HealthHourSums } from '../health-hour-sums.ts'
 import type { OutcomeDelta } from '../model.ts'
 import { OutcomeCounters } from '../outcome-counters.ts'
 import { type IssueTagRow, newUsers } from '../search-summaries.ts'
@@ -13,6 +14,11 @@ export interface CounterDeltas {
   hours: [number, number, number][]
   tags: IssueTagRow[]
   outcomes: OutcomeDelta[]
+  /**
+   * Release-health rollup increments (queries/release-health.ts appends them in a row of their
+   * own, in the same transaction; rows written before they existed have none).
+   */
+  health?: HealthHourDelta[]
 }
 
 /** How often each node folds the pending deltas: a reader sees them at most this late. */
@@ -21,7 +27,12 @@ export const FOLD_INTERVAL_MS = 200
 const FOLD_BATCH = 2000
 
 const isEmpty = (d: CounterDeltas) =>
-  d.touches.length + d.hours.length + d.tags.length + d.outcomes.length === 0
+  d.touches.length +
+    d.hours.length +
+    d.tags.length +
+    d.outcomes.length +
+    (d.health?.length ?? 0) ===
+  0
 
 /**
  * Appends a group commit's counters inside its ingest transaction: an insert that conflicts
@@ -39,6 +50,7 @@ export function mergeDeltas(list: readonly CounterDeltas[]): CounterDeltas {
   const hours = new Map<string, [number, number, number]>()
   const tags = new Map<string, IssueTagRow>()
   const outcomes = new OutcomeCounters()
+  const health = new HealthHourSums()
   for (const d of list) {
     for (const t of d.touches) {
       const had = touches.get(t[0])
@@ -65,6 +77,7 @@ export function mergeDeltas(list: readonly CounterDeltas[]): CounterDeltas {
       }
     }
     for (const o of d.outcomes) outcomes.add(o)
+    for (const h of d.health ?? []) health.add(h)
   }
   const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
   return {
@@ -72,6 +85,7 @@ export function mergeDeltas(list: readonly CounterDeltas[]): CounterDeltas {
     hours: [...hours.values()].sort((a, b) => a[0] - b[0] || a[1] - b[1]),
     tags: [...tags.values()].sort((a, b) => a[0] - b[0] || cmp(a[1], b[1]) || cmp(a[2], b[2])),
     outcomes: outcomes.sorted(),
+    health: health.sorted(),
   }
 }
 
@@ -146,6 +160,24 @@ async function applyDeltas(c: Db, d: CounterDeltas): Promise<void> {
         column(o, 'category'),
         column(o, 'quantity'),
       ],
+    )
+  // Columns in SESSION_CATEGORIES order, as HealthHourDelta holds them.
+  const h = d.health ?? []
+  if (h.length > 0)
+    await run(
+      c,
+      `INSERT INTO health_hours (project_id, release, environment, hour, sessions,
+         healthy, errored, unhandled, abnormal, crashed)
+       SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::bigint[], $5::bigint[],
+         $6::bigint[], $7::bigint[], $8::bigint[], $9::bigint[], $10::bigint[])
+       ON CONFLICT (project_id, release, environment, hour) DO UPDATE SET
+         sessions = health_hours.sessions + excluded.sessions,
+         healthy = health_hours.healthy + excluded.healthy,
+         errored = health_hours.errored + excluded.errored,
+         unhandled = health_hours.unhandled + excluded.unhandled,
+         abnormal = health_hours.abnormal + excluded.abnormal,
+         crashed = health_hours.crashed + excluded.crashed`,
+      [0, 1, 2, 3, 4, 5, 6, 7, 8, 9].map((i) => column(h, i as 0)),
     )
 }
 

@@ -29,6 +29,8 @@ const COUNTER_READS = [
   'searchIssues',
   'tagDistribution',
   'triageIssues',
+  'listReleaseHealth',
+  'releaseHealthSeries',
 ] as const satisfies readonly (keyof Store)[]
 
 /** `store` with each of `COUNTER_READS` awaiting `flush()` first. */

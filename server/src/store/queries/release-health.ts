@@ -1,3 +1,4 @@
+import { type HealthHourDelta, HealthHourSums } from '../health-hour-sums.ts'
 import { hourOf } from '../hours.ts'
 import type { WriteUnit } from '../ingest-store.ts'
 import {
@@ -26,12 +27,22 @@ const addedCols = raw(
   SESSION_CATEGORIES.map((c) => `${c} = health_hours.${c} + excluded.${c}`).join(', '),
 )
 
+/**
+ * Adds sessions to an hourly rollup. SQLite (one writer) upserts the row in the transaction;
+ * PostgreSQL passes `sums`, which the transaction appends as a counter delta at its end
+ * ({@link appendHealthDeltas}): many nodes' transactions then never wait on one hot hour row.
+ */
 function* count(
+  sums: HealthHourSums | undefined,
   projectId: number,
   r: { release: string; environment: string; hour: number },
   sessions: number,
   v: Vector,
 ): Steps<void> {
+  if (sums !== undefined) {
+    sums.add([projectId, r.release, r.environment, r.hour, sessions, ...v])
+    return
+  }
   yield* step.run(
     sql`INSERT INTO health_hours (project_id, release, environment, hour, sessions, ${cols})
         VALUES (${projectId}, ${r.release}, ${r.environment}, ${r.hour}, ${sessions},
@@ -63,7 +74,11 @@ function* upsertUser(
   )
 }
 
-function* writeUpdate(dialect: Dialect, s: SessionUpdate): Steps<void> {
+function* writeUpdate(
+  dialect: Dialect,
+  s: SessionUpdate,
+  sums: HealthHourSums | undefined,
+): Steps<void> {
   // PostgreSQL: two nodes folding one session serialise on its row.
   const old = yield* step.first<StoredSession>(
     sql`SELECT release, environment, hour, did, category, status, errors, updated
@@ -88,18 +103,22 @@ function* writeUpdate(dialect: Dialect, s: SessionUpdate): Steps<void> {
     // The session leaves its old category (-1) for its new one (+1).
     const v = oneHot(moved.to)
     if (moved.from !== null) v[moved.from] = -1
-    yield* count(s.projectId, row, newSessions, v)
+    yield* count(sums, s.projectId, row, newSessions, v)
   }
   if (row.did !== null)
     yield* upsertUser(dialect, s.projectId, row, row.hour, row.did, row.category)
 }
 
-function* writeBucket(dialect: Dialect, b: SessionBucket): Steps<void> {
+function* writeBucket(
+  dialect: Dialect,
+  b: SessionBucket,
+  sums: HealthHourSums | undefined,
+): Steps<void> {
   const v = SESSION_CATEGORIES.map((c) => b.counts[c]) as Vector
   const total = v.reduce((a, n) => a + n, 0)
   if (total === 0) return
   const hour = hourOf(b.started)
-  yield* count(b.projectId, { ...b, hour }, total, v)
+  yield* count(sums, b.projectId, { ...b, hour }, total, v)
   if (b.did !== null) {
     // The worst category the bucket counted a session in.
     const worst = v.reduce((w, n, i) => (n > 0 ? i : w), 0)
@@ -111,12 +130,34 @@ function* writeBucket(dialect: Dialect, b: SessionBucket): Steps<void> {
  * The release-health part of the ingest transaction, written once: folds `session` updates and
  * `sessions` buckets of a write unit into the hourly rollups. A session id is counted once; a
  * later update only moves it to a worse category (crashed beats errored beats healthy), so
- * duplicates and out-of-order updates give the same figures.
+ * duplicates and out-of-order updates give the same figures. With `sums` (PostgreSQL) the
+ * rollup increments are collected there instead of written (see `count`).
  */
-export function* healthSteps(dialect: Dialect, unit: WriteUnit): Steps<void> {
-  for (const s of unit.sessions ?? []) yield* writeUpdate(dialect, s)
-  for (const b of unit.sessionBuckets ?? []) yield* writeBucket(dialect, b)
+export function* healthSteps(
+  dialect: Dialect,
+  unit: WriteUnit,
+  sums?: HealthHourSums,
+): Steps<void> {
+  for (const s of unit.sessions ?? []) yield* writeUpdate(dialect, s, sums)
+  for (const b of unit.sessionBuckets ?? []) yield* writeBucket(dialect, b, sums)
 }
+
+/**
+ * A group commit's rollup increments on PostgreSQL: the summed sums of its units as one
+ * appended `counter_deltas` row (the body postgres/counter-deltas.ts folds; an insert that
+ * conflicts with nothing), committed or rolled back with the sessions it counts. The fold
+ * writes them into `health_hours`; the reads of release health fold first.
+ */
+export function* appendHealthDeltas(sums: HealthHourSums): Steps<void> {
+  if (sums.size === 0) return
+  const health: HealthHourDelta[] = sums.sorted()
+  const body = JSON.stringify({ touches: [], hours: [], tags: [], outcomes: [], health })
+  yield* step.run(sql`INSERT INTO counter_deltas (body) VALUES (${body})`)
+}
+
+/** Rollup sums for a transaction: PostgreSQL defers them to the fold, SQLite writes at once. */
+export const healthSumsFor = (dialect: Dialect): HealthHourSums | undefined =>
+  dialect === 'postgres' ? new HealthHourSums() : undefined
 
 const sums = raw(SESSION_CATEGORIES.map((c) => `SUM(${c}) AS ${c}`).join(', '))
 
