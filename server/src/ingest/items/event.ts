@@ -15,10 +15,11 @@ import type { EventToWrite } from '../../store/types.ts'
 import type { IngestContext } from '../context.ts'
 
 /**
- * Bench only (docs/benchmark.md, "Search indexing"): `BENCH_SEARCH_INDEX=off` in the server's
- * environment gives every event no tags and no text, so the bench can measure what indexing
- * them costs ingest. Such events are never found by tag or text, not even by the backfill (they
- * count as indexed): never set it on a server that keeps its data.
+ * Bench only (docs/search.md, "Ingest with and without search indexing"):
+ * `BENCH_SEARCH_INDEX=off` in the server's environment gives every event no tags and no text,
+ * so the bench can measure what indexing them costs ingest. Such events are never found by tag
+ * or text, not even by the backfill (they count as indexed): never set it on a server that
+ * keeps its data.
  */
 const SEARCH_INDEX_OFF = process.env['BENCH_SEARCH_INDEX'] === 'off'
 
