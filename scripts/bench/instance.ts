@@ -11,6 +11,18 @@ import pg from 'pg'
 import { copySqliteToPostgres } from '../../server/src/store/postgres/copy-from-sqlite.ts'
 import { openPool } from '../../server/src/store/postgres/db.ts'
 import { startTempPostgres } from '../postgres/temp-postgres.ts'
+
+/**
+ * The bench's PostgreSQL commits durably, as a deployment's does (PostgreSQL's defaults) and as
+ * SQLite's `synchronous=FULL` does: the test default (`fsync=off`, `synchronous_commit=off`:
+ * its data is thrown away) would measure a server whose 200 does not mean "on disk".
+ */
+const DURABLE_PG: Readonly<Record<string, string>> = {
+  fsync: 'on',
+  synchronous_commit: 'on',
+  full_page_writes: 'on',
+}
+
 import { apiCounter, postgresCounter, postgresCpu, sqliteCounter } from './count.ts'
 import type { LoadTarget } from './measure.ts'
 import { PG_STATS_SETTINGS } from './pg-probe.ts'
@@ -153,7 +165,10 @@ export async function startInstance(o: StartOptions): Promise<Instance> {
       return d
     }
     if (o.db === 'postgres') {
-      const pgdb = await startTempPostgres(o.pgStats === true ? PG_STATS_SETTINGS : {})
+      const pgdb = await startTempPostgres({
+        ...DURABLE_PG,
+        ...(o.pgStats === true ? PG_STATS_SETTINGS : {}),
+      })
       pgStop = pgdb.stop
       await o.prepare?.({ dataDir: newDir(), databaseUrl: pgdb.url })
       // `--scale`: the pre-filled SQLite database moved over with the `db:copy` code.

@@ -20,6 +20,7 @@ export function announceStored(
       eventId: e.eventId,
       issueCreated: e.issueCreated,
       regressed: e.regressed,
+      rowId: e.rowId,
     })
   }
 }

@@ -9,6 +9,8 @@ export interface LiveEvents {
       eventId: string
       issueCreated: boolean
       regressed: boolean
+      /** The event's row id when the store read it back (PostgreSQL); else looked up. */
+      rowId?: number | undefined
     },
   ]
 }

@@ -66,8 +66,11 @@ export async function postgresFeed(
       } catch {
         return
       }
-      const parsed = Payload.safeParse(value)
-      if (parsed.success) core.emit(parsed.data)
+      // An array of notices (store/postgres/live.ts); a single one from an older node.
+      for (const one of Array.isArray(value) ? value : [value]) {
+        const parsed = Payload.safeParse(one)
+        if (parsed.success) core.emit(parsed.data)
+      }
     },
     reconnected: () => {
       // Notices sent while no connection listened never reached this node's streams.

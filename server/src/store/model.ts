@@ -98,6 +98,11 @@ export interface EventWriteResult {
   issueCreated: boolean
   /** The event reopened a resolved issue. */
   regressed: boolean
+  /**
+   * The stored row's id, where the backend reads it back with the insert at no extra cost
+   * (PostgreSQL): the live feed names the event's notice with it without looking it up.
+   */
+  rowId?: number
 }
 
 /** One increment of an outcome counter (per project, key, hour, outcome, reason, category). */

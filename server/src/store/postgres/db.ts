@@ -1,8 +1,11 @@
 import pg from 'pg'
 import { backoffDelay } from '../../backoff.ts'
+import { PipelinedTx } from './pipelined-tx.ts'
 
-/** A pool or one checked-out connection: every query helper takes either. */
-export type Db = pg.Pool | pg.PoolClient
+/** A pool, one checked-out connection or a transaction's: every query helper takes any. */
+export interface Db {
+  query(config: pg.QueryConfig): Promise<pg.QueryResult>
+}
 
 const INT8 = 20
 const NUMERIC = 1700
@@ -20,9 +23,14 @@ const types = {
   }) as typeof pg.types.getTypeParser,
 }
 
-/** Opens the store's pool of `size` connections on `url`. */
+/**
+ * Opens the store's pool of `size` connections on `url`, in pg's pipeline mode: a connection
+ * sends a statement without waiting for the previous one's answer, which is what lets a
+ * transaction send several in one write (pipelined-tx.ts). Code that awaits each statement
+ * behaves as without it.
+ */
 export function openPool(url: string, size: number): pg.Pool {
-  const pool = new pg.Pool({ connectionString: url, max: size, types })
+  const pool = new pg.Pool({ connectionString: url, max: size, types, pipeline: true })
   // An idle connection the server ended (restart, failover, pg_terminate_backend) is dropped
   // by the pool and replaced on next use; unhandled, its 'error' event would end the process.
   pool.on('error', () => undefined)
@@ -48,9 +56,21 @@ const cleanValue = (p: unknown): unknown => {
 const clean = (params: unknown[]): unknown[] =>
   params.map((p) => (Array.isArray(p) ? p.map(cleanValue) : cleanValue(p)))
 
-/** All rows of a query. */
-export async function all<T>(db: Db, sql: string, params: unknown[] = []): Promise<T[]> {
-  return (await db.query(sql, clean(params))).rows as T[]
+/**
+ * A query's config: `name` makes it a prepared statement of each connection (parsed once per
+ * connection, not per call), for the fixed texts of the ingest path.
+ */
+const config = (text: string, params: unknown[], name?: string): pg.QueryConfig =>
+  name === undefined ? { text, values: clean(params) } : { name, text, values: clean(params) }
+
+/** All rows of a query (`name`: prepared once per connection). */
+export async function all<T>(
+  db: Db,
+  sql: string,
+  params: unknown[] = [],
+  name?: string,
+): Promise<T[]> {
+  return (await db.query(config(sql, params, name))).rows as T[]
 }
 
 /** The first row of a query, if any. */
@@ -58,13 +78,19 @@ export async function first<T>(
   db: Db,
   sql: string,
   params: unknown[] = [],
+  name?: string,
 ): Promise<T | undefined> {
-  return (await db.query(sql, clean(params))).rows[0] as T | undefined
+  return (await db.query(config(sql, params, name))).rows[0] as T | undefined
 }
 
 /** Runs a statement; returns how many rows it changed. */
-export async function run(db: Db, sql: string, params: unknown[] = []): Promise<number> {
-  return (await db.query(sql, clean(params))).rowCount ?? 0
+export async function run(
+  db: Db,
+  sql: string,
+  params: unknown[] = [],
+  name?: string,
+): Promise<number> {
+  return (await db.query(config(sql, params, name))).rowCount ?? 0
 }
 
 /**
@@ -99,24 +125,35 @@ const sqlState = (err: unknown): string | undefined =>
     : undefined
 
 /**
- * Runs `fn` in one transaction on one pooled connection; a serialization failure or deadlock
- * (the other transaction won) reruns it from the start after a short back-off, a few times,
- * as PostgreSQL's manual
+ * Runs `fn` in one transaction on one pooled connection (after `before`'s statements, queued
+ * ahead of `BEGIN` on every attempt), its statements pipelined
+ * (pipelined-tx.ts: `BEGIN` leaves with the first statements, `COMMIT` with the last tracked
+ * writes); a serialization failure or deadlock (the other transaction won) reruns it from the
+ * start after a short back-off, a few times, as PostgreSQL's manual
  * advises (https://www.postgresql.org/docs/15/mvcc-serialization-failure-handling.html).
  */
 export async function transaction<T>(
   pool: pg.Pool,
-  fn: (c: pg.PoolClient) => Promise<T>,
+  fn: (c: PipelinedTx) => Promise<T>,
+  before?: (c: PipelinedTx) => void,
 ): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     const client = await pool.connect()
+    const tx = new PipelinedTx(client)
     try {
-      await client.query('BEGIN')
-      const out = await fn(client)
-      await client.query('COMMIT')
+      // Autocommit statements the caller wants in the same write, ahead of the transaction.
+      before?.(tx)
+      tx.track(tx.query('BEGIN'))
+      const out = await fn(tx)
+      const commit = tx.query('COMMIT')
+      commit.catch(() => undefined) // awaited below, once the tracked writes are known good
+      await tx.settled()
+      // COMMIT of a transaction a failed statement aborted answers ROLLBACK, not an error.
+      if ((await commit).command !== 'COMMIT') throw new Error('transaction rolled back')
       return out
-    } catch (err) {
-      await client.query('ROLLBACK').catch(() => undefined)
+    } catch (thrown) {
+      const err = await tx.cause(thrown)
+      await tx.query('ROLLBACK').catch(() => undefined)
       if (attempt >= ATTEMPTS || !RETRYABLE.has(sqlState(err) ?? '')) throw err
     } finally {
       client.release()

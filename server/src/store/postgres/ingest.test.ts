@@ -63,6 +63,19 @@ describe('ingest on PostgreSQL under concurrency', () => {
     expect(ok.map((r) => r.events[0]?.issueCreated)).toEqual([true, true, true])
   })
 
+  it("answers each stored event with its row's id (the live notices are named by it)", async () => {
+    const { a, project, key } = await twoNodes()
+    const [r] = await a.write([
+      { events: ['r1', 'r2', 'r1'].map((h) => row(project.id, key.id, h)), outcomes: [] },
+    ])
+    const got = (r?.events ?? []).map((e) => [e.eventId, e.rowId] as const)
+    const rows = await a.pool.query<{ event_id: string; id: number }>(
+      'SELECT event_id, id::int AS id FROM events ORDER BY id',
+    )
+    expect(got).toHaveLength(3)
+    expect(new Map(got)).toEqual(new Map(rows.rows.map((x) => [x.event_id, x.id])))
+  })
+
   it('stores client strings with NUL and fractional milliseconds that PostgreSQL types refuse', async () => {
     const { a, project, key } = await twoNodes()
     const e = row(project.id, key.id, 'nul', {

@@ -10,6 +10,7 @@ import {
 } from '../grouping-upsert.ts'
 import { type AsyncCommitIo, runCommit, type UnitWrite } from '../ingest-transaction.ts'
 import type { IssueSummaries } from '../issue-summaries.ts'
+import { encodePayload } from '../payload-codec.ts'
 import { admitReserved, type Reservation, type UnitQuota } from '../quota-rules.ts'
 import {
   eventInsertValues,
@@ -23,7 +24,8 @@ import { appendDeltas, type IssueTouchDelta } from './counter-deltas.ts'
 import { all, type Db, first, run, transaction } from './db.ts'
 import { LockTurns } from './lock-turns.ts'
 import { lockMonitors, monitorLockKeys } from './monitor-locks.ts'
-import { reserveQuota, settleQuota } from './quota-reservation.ts'
+import type { PipelinedTx } from './pipelined-tx.ts'
+import { reserveQuota, reserveQuotaOnce, settleQuota } from './quota-reservation.ts'
 import { driveSteps } from './sql-port.ts'
 
 const byHash = (a: { projectId: number; hash: string }, b: { projectId: number; hash: string }) =>
@@ -36,19 +38,44 @@ const byHash = (a: { projectId: number; hash: string }, b: { projectId: number; 
  * group commits wait for each other. A resolved or ignored one is read again locked for
  * update, and its change is written to the row in this transaction (`locked`).
  */
-async function findHash(
-  c: Db,
-  ev: EventToWrite,
-  locked: Set<number>,
-): Promise<FoundIssue | undefined> {
+async function findHash(c: Db, ev: EventToWrite, g: GroupState): Promise<FoundIssue | undefined> {
   const q = `SELECT ${HASHED_ISSUE_COLUMNS}
            FROM grouphashes g JOIN issues i ON i.id = g.issue_id
            WHERE g.project_id = $1 AND g.hash = $2`
-  const h = await first<HashedIssueRow>(c, q, [ev.projectId, ev.hash])
+  // The group's lookup (prefetchHashes) answers a hash's first read; a second read (after a
+  // lost claim) asks again.
+  const key = hashKey(ev)
+  const pre = g.found.get(key)
+  g.found.delete(key)
+  const h =
+    pre === undefined
+      ? await first<HashedIssueRow>(c, q, [ev.projectId, ev.hash], 'ingest_find_hash')
+      : (pre ?? undefined)
   if (h === undefined || h.status === 'unresolved') return toFoundIssue(h)
   const l = await first<HashedIssueRow>(c, `${q} FOR UPDATE OF i`, [ev.projectId, ev.hash])
-  if (l !== undefined) locked.add(Number(l.issue_id))
+  if (l !== undefined) g.locked.add(Number(l.issue_id))
   return toFoundIssue(l)
+}
+
+const hashKey = (e: { projectId: number; hash: string }): string => `${e.projectId}\0${e.hash}`
+
+/**
+ * Reads the issues of all the group's distinct hashes in one statement, sent with the claim of
+ * the group's event ids (the transaction is pipelined): `found` gets each hash's row, or null
+ * when the hash has no issue yet.
+ */
+async function prefetchHashes(c: Db, g: GroupState, events: readonly EventToWrite[]) {
+  const wanted = new Map(events.map((e) => [hashKey(e), e]))
+  const rows = await all<HashedIssueRow & { project_id: number; hash: string }>(
+    c,
+    `SELECT g.project_id, g.hash, ${HASHED_ISSUE_COLUMNS}
+     FROM grouphashes g JOIN issues i ON i.id = g.issue_id
+     WHERE (g.project_id, g.hash) IN (SELECT * FROM unnest($1::bigint[], $2::text[]))`,
+    [[...wanted.values()].map((e) => e.projectId), [...wanted.values()].map((e) => e.hash)],
+    'ingest_prefetch_hashes',
+  )
+  for (const k of wanted.keys()) g.found.set(k, null)
+  for (const r of rows) g.found.set(hashKey({ projectId: r.project_id, hash: r.hash }), r)
 }
 
 /** Creates the issue of a new hash; undefined when another transaction claimed the hash. */
@@ -84,15 +111,20 @@ async function createIssue(c: Db, ev: EventToWrite): Promise<number | undefined>
   return undefined
 }
 
-/** What one ingest transaction collects while it writes: locked issues and counter deltas. */
+/**
+ * What one ingest transaction collects while it writes: the prefetched hash lookups, the alert
+ * rules read with them, locked issues and counter deltas.
+ */
 interface GroupState {
+  found: Map<string, HashedIssueRow | null>
+  rules: Promise<RuleConditionsRow[]> | undefined
   locked: Set<number>
   touches: IssueTouchDelta[]
 }
 
 /** The grouping rule's storage steps (grouping-upsert.ts) on the open transaction `c`. */
 const groupingIo = (c: Db, g: GroupState): GroupingIo => ({
-  findHash: (ev) => findHash(c, ev, g.locked),
+  findHash: (ev) => findHash(c, ev, g),
   createIssue: (ev) => createIssue(c, ev),
   touchIssue: async (t) => {
     if (!g.locked.has(t.issueId)) {
@@ -116,15 +148,40 @@ const EVENT_COLUMNS =
 const EVENT_TYPES =
   'bigint[], text[], bigint[], bigint[], bigint[], bigint[], text[], text[], text[], text[], bytea[], text[]'
 
-/** Inserts events with one statement (arrays unnested), whatever their number. */
-async function insertEvents(c: Db, rows: { e: EventToWrite; issueId: number }[]): Promise<void> {
+const INSERT_EVENTS = `INSERT INTO events (${EVENT_COLUMNS}) SELECT * FROM unnest(${EVENT_TYPES.split(
+  ', ',
+)
+  .map((t, i) => `$${i + 1}::${t}`)
+  .join(', ')}) RETURNING id, project_id, event_id`
+
+/**
+ * Inserts events with one statement (arrays unnested), whatever their number; nothing waits
+ * for its answer (it travels with the transaction's next statements, and fails its commit).
+ * The row ids it returns are set on the events' results by the time the transaction commits.
+ */
+function insertEvents(
+  c: PipelinedTx,
+  rows: { e: EventToWrite; issueId: number; r: EventWriteResult }[],
+): void {
   if (rows.length === 0) return
   const cols: unknown[][] = Array.from({ length: 12 }, () => [])
   for (const { e, issueId } of rows) {
     for (const [i, v] of eventInsertValues(e, issueId).entries()) cols[i]?.push(v)
   }
-  const params = cols.map((_, i) => `$${i + 1}::${EVENT_TYPES.split(', ')[i]}`).join(', ')
-  await run(c, `INSERT INTO events (${EVENT_COLUMNS}) SELECT * FROM unnest(${params})`, cols)
+  c.track(
+    all<{ id: number; project_id: number; event_id: string }>(
+      c,
+      INSERT_EVENTS,
+      cols,
+      'ingest_insert_events',
+    ).then((ids) => {
+      const byKey = new Map(rows.map((row) => [`${row.e.projectId}\0${row.e.eventId}`, row.r]))
+      for (const { id, project_id, event_id } of ids) {
+        const r = byKey.get(`${project_id}\0${event_id}`)
+        if (r !== undefined) r.rowId = Number(id)
+      }
+    }),
+  )
 }
 
 /**
@@ -136,7 +193,7 @@ async function insertEvents(c: Db, rows: { e: EventToWrite; issueId: number }[])
  * before.
  */
 async function writeEvents(
-  c: Db,
+  c: PipelinedTx,
   g: GroupState,
   events: EventToWrite[],
   isFresh: boolean[],
@@ -156,12 +213,12 @@ async function writeEvents(
       Object.assign(results[i] as EventWriteResult, grouped[n], { duplicate: false })
     })
   }
-  const toInsert: { e: EventToWrite; issueId: number }[] = []
+  const toInsert: { e: EventToWrite; issueId: number; r: EventWriteResult }[] = []
   events.forEach((e, i) => {
     const r = results[i] as EventWriteResult
-    if (!r.duplicate) toInsert.push({ e, issueId: r.issueId })
+    if (!r.duplicate) toInsert.push({ e, issueId: r.issueId, r })
   })
-  await insertEvents(c, toInsert)
+  insertEvents(c, toInsert)
   return results
 }
 
@@ -177,6 +234,7 @@ async function claimIds(c: Db, events: readonly EventToWrite[]): Promise<boolean
      SELECT * FROM unnest($1::bigint[], $2::text[], $3::bigint[])
      ON CONFLICT (project_id, event_id) DO NOTHING RETURNING project_id, event_id`,
     [events.map((e) => e.projectId), events.map((e) => e.eventId), events.map((e) => e.received)],
+    'ingest_claim_ids',
   )
   const open = new Set(claimed.map((r) => `${r.project_id}\0${r.event_id}`))
   return events.map((e) => open.delete(`${e.projectId}\0${e.eventId}`))
@@ -198,10 +256,10 @@ const eventProject = (u: WriteUnit): number | undefined => u.events[0]?.projectI
  * quota, before the ingest transaction; quota-reservation.ts), at the receive time of its
  * first unit. A group whose projects have no quota costs one statement per project.
  */
-async function reserveUnits(
-  pool: pg.Pool,
-  units: readonly WriteUnit[],
-): Promise<Map<number, Reservation>> {
+type Wanted = [projectId: number, w: { now: number; n: number }][]
+
+/** Each project's events of the group, in project order, at the receive time of its first unit. */
+function wantedReservations(units: readonly WriteUnit[]): Wanted {
   const wanted = new Map<number, { now: number; n: number }>()
   for (const u of units) {
     const id = eventProject(u)
@@ -210,19 +268,34 @@ async function reserveUnits(
     w.n += u.events.length
     wanted.set(id, w)
   }
-  const out = new Map<number, Reservation>()
-  try {
-    for (const [id, w] of [...wanted].sort((x, y) => x[0] - y[0])) {
-      const r = await reserveQuota(pool, id, w.now, w.n)
-      if (r !== undefined) out.set(id, r)
-    }
-  } catch (err) {
-    // The group is not written: what was reserved for its other projects goes back.
-    for (const [id, r] of out)
-      await settleQuota(pool, id, r, r.granted, false).catch(() => undefined)
-    throw err
+  return [...wanted].sort((x, y) => x[0] - y[0])
+}
+
+/**
+ * Reserves each project's events of the group with its one autocommit statement
+ * (quota-reservation.ts), all queued on the transaction's connection ahead of its `BEGIN`, so
+ * they travel in its first write. Resolves with the projects that still need their window's
+ * placeholder row (none, but for the first events of a new quota): those are reserved again
+ * the long way before the group is written.
+ */
+async function reserveAhead(c: Db, wanted: Wanted, out: Map<number, Reservation>) {
+  const rs = await Promise.all(wanted.map(([id, w]) => reserveQuotaOnce(c, id, w.now, w.n)))
+  const missing: Wanted = []
+  rs.forEach((r, k) => {
+    const w = wanted[k] as Wanted[number]
+    if (r === 'placeholder') missing.push(w)
+    else if (r !== undefined) out.set(w[0], r)
+  })
+  return missing
+}
+
+/** Thrown inside a group's transaction when a quota's window row must be created first. */
+class PlaceholderNeeded extends Error {
+  readonly missing: Wanted
+  constructor(missing: Wanted) {
+    super('quota window placeholder needed')
+    this.missing = missing
   }
-  return out
 }
 
 /**
@@ -294,111 +367,155 @@ export function pgIngest(pool: pg.Pool): IngestStore {
     lockTaken: () => void,
     reserved: Map<number, Reservation>,
     stored: Map<number, Settled>,
-  ) =>
-    transaction(pool, async (c) => {
-      stored.clear()
-      const g: GroupState = { locked: new Set(), touches: [] }
-      // Monitors before issues: every group takes its locks in this one order.
-      await lockMonitors(
-        c,
-        units.flatMap((u) => u.checkIns ?? []),
-      )
-      lockTaken()
-      // The transaction's rule is ingest-transaction.ts; these are PostgreSQL's statements.
-      const io: AsyncCommitIo = {
-        units: async (units) => {
-          const flat = units.flatMap((u, unit) => u.events.map((e) => ({ e, unit })))
-          const fresh = await claimIds(
-            c,
-            flat.map((o) => o.e),
-          )
-          const charged = await chargeUnits(c, units, reserved, fresh)
-          for (const [id, n] of charged.used) stored.set(id, n)
-          // Events in (project, hash) order across the whole group (stable: one hash's events
-          // keep their order), so concurrent groups lock issues in the same order.
-          const ordered = flat
-            .map((o, n) => ({ ...o, n, fresh: fresh[n] === true }))
-            .filter((o) => charged.keep[o.n])
-            .sort((x, y) => byHash(x.e, y.e))
-          const written = await writeEvents(
-            c,
-            g,
-            ordered.map((o) => o.e),
-            ordered.map((o) => o.fresh),
-          )
-          // Back in unit order; refused events are left out.
-          const byFlat = new Map(ordered.map((o, k) => [o.n, written[k] as EventWriteResult]))
-          const out: UnitWrite[] = units.map((_, n) => {
-            const q = charged.quota[n]
-            return q === undefined ? { written: [] } : { written: [], quota: q }
-          })
-          flat.forEach(({ e, unit }, n) => {
-            const r = byFlat.get(n)
-            if (r !== undefined) out[unit]?.written.push({ e, r })
-          })
-          return out
-        },
-        event: async (e) =>
-          (await writeEvents(c, g, [e], await claimIds(c, [e])))[0] as EventWriteResult,
-        steps: (s) => driveSteps(c, s),
-        rules: (projectIds) =>
-          all<RuleConditionsRow>(
-            c,
-            `SELECT id, project_id, conditions FROM alert_rules
-             WHERE project_id = ANY($1::bigint[]) AND deleted_at IS NULL`,
-            [projectIds],
-          ),
-        count: async (check) =>
-          (
-            await first<{ n: number }>(
+    ahead: Wanted,
+  ) => {
+    let reserving: Promise<Wanted> | undefined
+    return transaction(
+      pool,
+      async (c) => {
+        stored.clear()
+        const g: GroupState = {
+          found: new Map(),
+          rules: undefined,
+          locked: new Set(),
+          touches: [],
+        }
+        // Monitors before issues: every group takes its locks in this one order.
+        await lockMonitors(
+          c,
+          units.flatMap((u) => u.checkIns ?? []),
+        )
+        lockTaken()
+        // The transaction's rule is ingest-transaction.ts; these are PostgreSQL's statements.
+        const io: AsyncCommitIo = {
+          units: async (units) => {
+            const flat = units.flatMap((u, unit) => u.events.map((e) => ({ e, unit })))
+            const events = flat.map((o) => o.e)
+            // Sent in one write with BEGIN: the claim, the hashes' issues and the alert rules of
+            // the group's projects (read whether or not an event turns out to need them).
+            g.rules = readRules(c, [...new Set(events.map((e) => e.projectId))])
+            c.track(g.rules)
+            const asked = Promise.all([claimIds(c, events), prefetchHashes(c, g, events)])
+            asked.catch(() => undefined) // awaited below, after the reservations
+            c.send()
+            // While PostgreSQL claims and looks up, the payloads get their stored form.
+            for (const e of events)
+              if (typeof e.payload === 'string') e.payload = encodePayload(e.payload)
+            // The reservations left in the same write, ahead of BEGIN.
+            const missing = await reserving
+            if (missing !== undefined && missing.length > 0) throw new PlaceholderNeeded(missing)
+            const [fresh] = await asked
+            const charged = await chargeUnits(c, units, reserved, fresh)
+            for (const [id, n] of charged.used) stored.set(id, n)
+            // Events in (project, hash) order across the whole group (stable: one hash's events
+            // keep their order), so concurrent groups lock issues in the same order.
+            const ordered = flat
+              .map((o, n) => ({ ...o, n, fresh: fresh[n] === true }))
+              .filter((o) => charged.keep[o.n])
+              .sort((x, y) => byHash(x.e, y.e))
+            const written = await writeEvents(
               c,
-              'SELECT COUNT(*)::int AS n FROM (SELECT 1 FROM events WHERE issue_id = $1 AND received >= $2 LIMIT $3) capped',
-              [check.issueId, check.since, check.threshold + 1],
+              g,
+              ordered.map((o) => o.e),
+              ordered.map((o) => o.fresh),
             )
-          )?.n ?? 0,
-        triggers: async (d, now) => {
-          await run(
-            c,
-            `INSERT INTO alert_triggers (rule_id, project_id, issue_id, trigger_kind, trigger_id, event_id, created_at)
+            // Back in unit order; refused events are left out.
+            const byFlat = new Map(ordered.map((o, k) => [o.n, written[k] as EventWriteResult]))
+            const out: UnitWrite[] = units.map((_, n) => {
+              const q = charged.quota[n]
+              return q === undefined ? { written: [] } : { written: [], quota: q }
+            })
+            flat.forEach(({ e, unit }, n) => {
+              const r = byFlat.get(n)
+              if (r !== undefined) out[unit]?.written.push({ e, r })
+            })
+            return out
+          },
+          event: async (e) =>
+            (await writeEvents(c, g, [e], await claimIds(c, [e])))[0] as EventWriteResult,
+          steps: (s) => driveSteps(c, s),
+          rules: async (projectIds) => {
+            const read = g.rules
+            if (read === undefined) return readRules(c, projectIds)
+            const wanted = new Set(projectIds)
+            return (await read).filter((r) => wanted.has(Number(r.project_id)))
+          },
+          count: async (check) =>
+            (
+              await first<{ n: number }>(
+                c,
+                'SELECT COUNT(*)::int AS n FROM (SELECT 1 FROM events WHERE issue_id = $1 AND received >= $2 LIMIT $3) capped',
+                [check.issueId, check.since, check.threshold + 1],
+              )
+            )?.n ?? 0,
+          triggers: async (d, now) => {
+            c.track(
+              run(
+                c,
+                `INSERT INTO alert_triggers (rule_id, project_id, issue_id, trigger_kind, trigger_id, event_id, created_at)
              SELECT r, p, i, k, t, e, $7 FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::text[], $5::text[], $6::text[])
                AS x(r, p, i, k, t, e)
              ON CONFLICT (rule_id, issue_id, trigger_kind, trigger_id) DO NOTHING`,
-            [
-              d.map((x) => x.ruleId),
-              d.map((x) => x.projectId),
-              d.map((x) => x.issueId),
-              d.map((x) => x.kind),
-              d.map((x) => x.triggerId),
-              d.map((x) => x.eventId),
-              now,
-            ],
-          )
-        },
-        // Counters in one appended row (counter-deltas.ts); facets and texts are inserts.
-        counters: async ({ outcomes, summaries, search }) => {
-          await appendDeltas(c, {
-            touches: g.touches,
-            hours: summaries.hours(),
-            tags: search.tags(),
-            outcomes,
-          })
-          await writeFacets(c, summaries)
-          await writeTexts(c, search)
-        },
-      }
-      return runCommit(io, 'postgres', units, Date.now())
-    })
+                [
+                  d.map((x) => x.ruleId),
+                  d.map((x) => x.projectId),
+                  d.map((x) => x.issueId),
+                  d.map((x) => x.kind),
+                  d.map((x) => x.triggerId),
+                  d.map((x) => x.eventId),
+                  now,
+                ],
+              ),
+            )
+          },
+          // Counters in one appended row (counter-deltas.ts); facets and texts are inserts.
+          // Nothing waits for them: they leave with COMMIT.
+          counters: async ({ outcomes, summaries, search }) => {
+            c.track(
+              appendDeltas(c, {
+                touches: g.touches,
+                hours: summaries.hours(),
+                tags: search.tags(),
+                outcomes,
+              }),
+            )
+            c.track(writeFacets(c, summaries))
+            c.track(writeTexts(c, search))
+          },
+        }
+        return runCommit(io, 'postgres', units, Date.now())
+      },
+      (c) => {
+        // The first attempt's first write carries the reservations (a rerun keeps them).
+        if (reserving !== undefined || ahead.length === 0) return
+        reserving = reserveAhead(c, ahead, reserved)
+        reserving.catch(() => undefined) // awaited by the units step
+      },
+    )
+  }
   return {
     write: async (units) => {
-      // The quota is reserved before the transaction and what was not stored is given back
-      // after it. A node that dies in between leaves its reservation counted: the window
-      // under-admits until it ends, it never admits more than the quota.
-      const reserved = await reserveUnits(pool, units)
+      // The quota is reserved before the transaction (autocommit statements ahead of its
+      // BEGIN) and what was not stored is given back after it. A node that dies in between
+      // leaves its reservation counted: the window under-admits until it ends, it never admits
+      // more than the quota.
+      const reserved = new Map<number, Reservation>()
       const stored = new Map<number, Settled>()
       // Check-ins of one monitor lock in the order this node received them (lock-turns.ts).
       const taken = await turns.enter(monitorLockKeys(units.flatMap((u) => u.checkIns ?? [])))
       try {
-        return await writeGroup(units, taken, reserved, stored)
+        try {
+          return await writeGroup(units, taken, reserved, stored, wantedReservations(units))
+        } catch (err) {
+          if (!(err instanceof PlaceholderNeeded)) throw err
+          // A new quota's first events: its window row is created and reserved the long way,
+          // then the group is written with every reservation made.
+          for (const [id, w] of err.missing) {
+            const r = await reserveQuota(pool, id, w.now, w.n)
+            if (r !== undefined) reserved.set(id, r)
+          }
+          return await writeGroup(units, taken, reserved, stored, [])
+        }
       } catch (err) {
         stored.clear()
         throw err
@@ -419,6 +536,16 @@ export function pgIngest(pool: pg.Pool): IngestStore {
   }
 }
 
+/** The live alert rules of these projects. */
+const readRules = (c: Db, projectIds: readonly number[]): Promise<RuleConditionsRow[]> =>
+  all<RuleConditionsRow>(
+    c,
+    `SELECT id, project_id, conditions FROM alert_rules
+     WHERE project_id = ANY($1::bigint[]) AND deleted_at IS NULL`,
+    [projectIds],
+    'ingest_alert_rules',
+  )
+
 /** The group's issue facets (migration 004): one insert, rows in key order. */
 async function writeFacets(c: Db, s: IssueSummaries): Promise<void> {
   const facets = s.facets()
@@ -429,6 +556,7 @@ async function writeFacets(c: Db, s: IssueSummaries): Promise<void> {
        SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::bigint[])
        ON CONFLICT DO NOTHING`,
       [0, 1, 2, 3].map((i) => facets.map((f) => f[i])),
+      'ingest_facets',
     )
 }
 

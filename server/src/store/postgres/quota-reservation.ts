@@ -74,6 +74,28 @@ export async function reserveQuota(
 }
 
 /**
+ * The reservation's one statement alone, for the ingest transaction's first write (sent before
+ * its `BEGIN`, postgres/ingest.ts): the reservation, undefined when the project has no quota,
+ * or `placeholder` when its window row is missing (then {@link reserveQuota} is the way).
+ */
+export async function reserveQuotaOnce(
+  db: Db,
+  projectId: number,
+  now: number,
+  n: number,
+): Promise<Reservation | undefined | 'placeholder'> {
+  const r = await first<ReserveRow>(db, RESERVE, [projectId, now, n], 'ingest_reserve_quota')
+  if (r === undefined || r.quotas === 0) return undefined
+  if (r.granted === null) return 'placeholder'
+  return {
+    granted: r.granted,
+    start: r.window_start ?? now,
+    seconds: r.window_seconds ?? 0,
+    limited: r.limited === 1,
+  }
+}
+
+/**
  * Settles a reservation after the ingest transaction: gives back `n` reserved events that
  * were not stored (duplicates; everything when the transaction failed) and marks the window
  * limited when events were refused, in the window they were reserved in only (a window that
