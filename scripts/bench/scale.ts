@@ -18,6 +18,7 @@ import {
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { digestEvent } from '../../server/src/ingest/items/event.ts'
+import { encodePayload } from '../../server/src/store/payload-codec.ts'
 import { openSqliteStore } from '../../server/src/store/sqlite/index.ts'
 import type { EventToWrite, WriteUnit } from '../../server/src/store/types.ts'
 import type { StartOptions } from './instance.ts'
@@ -31,8 +32,9 @@ const ISSUES = Number(process.env['BENCH_SCALE_ISSUES'] ?? 10_000)
 // 2.7× the bytes of the real stored form).
 // 3 (4: events.search without the frames): events carry varied tags (browser, user, url, shard) and one issue has a tenth of them,
 // for the search timings (search-timing.ts). 6: ISSUES issues (5 filled 90 % of them: an issue
-// number that is a multiple of 10 only ever received the big issue's events).
-const FILL_VERSION = 6
+// number that is a multiple of 10 only ever received the big issue's events). 7: each issue's
+// events patched from one digest per shape (same rows but the payload, in a fraction of the time).
+const FILL_VERSION = 7
 const MIGRATIONS = 'server/src/store/sqlite/migrations'
 
 const BROWSERS = ['Chrome', 'Chrome', 'Chrome', 'Firefox', 'Safari', 'Edge']
@@ -48,6 +50,35 @@ function searchFields(i: number): Record<string, unknown> {
     ...(i % 7 === 0 ? {} : { user: { id: String(i % 50_000) } }),
     tags: { shard: String(i % 16) },
   }
+}
+
+/** Whether the i-th pre-filled event says who its user is. */
+const hasUser = (i: number) => i % 7 !== 0
+
+/** Every how many pre-filled events the patched row is checked against a real digest. */
+const CHECK_EVERY = 1009
+
+/**
+ * The tags of the i-th pre-filled event: those of its issue's digested event of the same shape
+ * with the values searchFields varies put in their place (the digest's order kept).
+ */
+function patchTags(template: readonly [string, string][], i: number): [string, string][] {
+  const f = searchFields(i) as {
+    contexts: { browser: { name: string; version: string } }
+    request: { url: string }
+    user?: { id: string }
+    tags: { shard: string }
+  }
+  const b = f.contexts.browser
+  const varied: Record<string, string | undefined> = {
+    browser: `${b.name} ${b.version}`,
+    'browser.name': b.name,
+    url: f.request.url,
+    user: f.user === undefined ? undefined : `id:${f.user.id}`,
+    'user.id': f.user?.id,
+    shard: f.tags.shard,
+  }
+  return template.map(([k, v]) => [k, k in varied ? (varied[k] as string) : v])
 }
 
 /** A pre-filled SQLite data directory and the project in it. */
@@ -104,10 +135,10 @@ export async function prefilledDatabase(o: StartOptions): Promise<Prefilled> {
   }
   const store = await openSqliteStore(join(dataDir, 'ingest.sqlite'), { writerThread: false })
   // Only how the fill's own connection writes, not what: a throw-away database needs no fsync
-  // per commit, and a page cache that holds the growing indexes (256 MiB) keeps the random
+  // per commit, and a page cache that holds the growing database (1 GiB) keeps the random
   // inserts of issue_tags and the events' issue index off the disk.
   store.db.pragma('synchronous = OFF')
-  store.db.pragma('cache_size = -262144')
+  store.db.pragma('cache_size = -1048576')
   try {
     const key = await store.findKey(publicKey)
     if (key === undefined) throw new Error('scale: the project key is missing')
@@ -133,6 +164,27 @@ export async function prefilledDatabase(o: StartOptions): Promise<Prefilled> {
       }
       return h
     }
+    // Each issue's events are digested once per shape (with a user, without): another event
+    // of the issue is that row with what searchFields varies patched in (tags, ids, times) and
+    // the shape's stored payload (the same bytes in each row: the size on disk of a real
+    // event's). Every CHECK_EVERY-th event is also digested for real and must match.
+    const templates = new Map<string, EventToWrite>()
+    const digestOf = (i: number, issue: number, eventId: string, timestamp: number) => {
+      const raw = {
+        ...event,
+        event_id: eventId,
+        timestamp: timestamp / 1000,
+        exception: { values: [{ ...firstException, value: `bench failure ${issue}` }] },
+        ...searchFields(i),
+      }
+      const scope = {
+        project: { id: Number(projectId) },
+        key: { id: key.id, component: null },
+        received: timestamp,
+      }
+      const { row } = digestEvent(raw, scope, eventId)
+      return { ...row, hash: hashOf(issue), groupingVersion: version }
+    }
     for (let i = 0; i < EVENTS; ) {
       const units: WriteUnit[] = []
       for (let u = 0; u < PER_WRITE && i < EVENTS; u++) {
@@ -143,27 +195,28 @@ export async function prefilledDatabase(o: StartOptions): Promise<Prefilled> {
           const eventId = `${(i + 1).toString(16).padStart(12, '0')}${'b'.repeat(20)}`
           // Spread over the last ~12 days, oldest first, as a real history would arrive.
           const timestamp = now - (EVENTS - i) * 1000
-          // Digested as ingest digests it, so the payload is the stored form the server writes
-          // (normalised, then compressed by the store); only the grouping hash is the bench's,
-          // to spread the events over ISSUES issues.
-          const raw = {
-            ...event,
-            event_id: eventId,
-            timestamp: timestamp / 1000,
-            exception: { values: [{ ...firstException, value: `bench failure ${issue}` }] },
-            ...searchFields(i),
+          const shape = `${issue}:${hasUser(i)}`
+          let template = templates.get(shape)
+          if (template === undefined) {
+            // Digested as ingest digests it, so the payload is the stored form the server
+            // writes (normalised, then compressed by the store); only the grouping hash is the
+            // bench's, to spread the events over ISSUES issues.
+            const row = digestOf(i, issue, eventId, timestamp)
+            template = { ...row, payload: encodePayload(row.payload as string) }
+            templates.set(shape, template)
           }
-          const scope = {
-            project: { id: Number(projectId) },
-            key: { id: key.id, component: null },
-            received: timestamp,
+          const tags = patchTags(template.tags ?? [], i)
+          const written = { ...template, eventId, timestamp, received: timestamp, tags }
+          if (i % CHECK_EVERY === 0) {
+            const real = digestOf(i, issue, eventId, timestamp)
+            const { payload: _a, ...want } = real
+            const { payload: _b, ...got } = written
+            if (JSON.stringify(want) !== JSON.stringify(got))
+              throw new Error(
+                `scale: event ${i} patched differs from its digest:\n${JSON.stringify(got)}\n${JSON.stringify(want)}`,
+              )
           }
-          const { row } = digestEvent(raw, scope, eventId)
-          events.push({
-            ...row,
-            hash: hashOf(issue),
-            groupingVersion: version,
-          })
+          events.push(written)
         }
         units.push({ events, outcomes: [] })
       }

@@ -159,6 +159,45 @@ export function searchContract(name: string, open: () => Promise<Store>): void {
       await store.close()
     })
 
+    it('answers has: and !has: for a tag only a later event of the issue carried', async () => {
+      const { store, project, key } = await openWithProject(open)
+      const p = project.id
+      const write = (hash: string, title: string, received: number, tags: Tags) =>
+        store.write([
+          { events: [ev(p, key.id, hash, title, 'x.js', received, tags, '')], outcomes: [] },
+        ])
+      // Two issues first seen with neither `user` (a promoted key) nor `team` (an SDK tag).
+      await write('late', 'Late', T0, [['level', 'error']])
+      await write('never', 'Never', T0 + 1, [['level', 'error']])
+      const titles = async (q: string) =>
+        (await store.searchIssues(p, parseQuery(q, NOW), 'first_seen', { limit: 10 })).issues.map(
+          (i) => i.title,
+        )
+      const before = [
+        await titles('has:user'),
+        await titles('!has:user'),
+        await titles('has:team'),
+        await titles('!has:team'),
+        await titles('has:level'),
+      ]
+      expect(before).toEqual([[], ['Never', 'Late'], [], ['Never', 'Late'], ['Never', 'Late']])
+      // A later event of one of them, in its own group commit, carries both.
+      await write('late', 'Late', T0 + HOUR, [
+        ['level', 'error'],
+        ['user', 'id:9'],
+        ['team', 'payments'],
+      ])
+      const after = [
+        await titles('has:user'),
+        await titles('!has:user'),
+        await titles('has:team'),
+        await titles('!has:team'),
+        await titles('has:level !has:user'),
+      ]
+      expect(after).toEqual([['Late'], ['Never'], ['Late'], ['Never'], ['Never']])
+      await store.close()
+    })
+
     it('sorts by last seen, first seen, events and users, and pages by the sort key', async () => {
       const { store, project, titles } = await corpus(open)
       expect(await titles('', 'first_seen')).toEqual([B, A, C])
@@ -296,12 +335,16 @@ export function searchContract(name: string, open: () => Promise<Store>): void {
         )
       expect(await titles('shard:3')).toEqual(['New'])
       expect(await titles('loadcart')).toEqual([])
+      expect(await titles('has:user.id')).toEqual([])
+      expect(await titles('!has:browser.name')).toEqual(['KeyError: missing sku', 'New'])
 
       // Batches of 2: the four old events take two full batches, the third finds none.
       expect(await runSearchBackfill(store, 10, 2)).toBe(4)
       expect(await titles('shard:3')).toEqual(['KeyError: missing sku', 'New'])
       expect(await titles('user.id:8')).toEqual(['KeyError: missing sku'])
       expect(await titles('loadcart')).toEqual(['KeyError: missing sku'])
+      expect(await titles('has:user.id')).toEqual(['KeyError: missing sku'])
+      expect(await titles('!has:browser.name')).toEqual(['New'])
       const [issue] = (
         await store.searchIssues(p, parseQuery('user.id:7', NOW), 'last_seen', { limit: 1 })
       ).issues

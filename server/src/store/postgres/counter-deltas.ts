@@ -3,6 +3,7 @@ import { type HealthHourDelta, HealthHourSums } from '../health-hour-sums.ts'
 import type { OutcomeDelta } from '../model.ts'
 import { OutcomeCounters } from '../outcome-counters.ts'
 import { type IssueTagRow, newUsers } from '../search-summaries.ts'
+import { issueKeyMasks } from '../tag-key-mask.ts'
 import { all, type Db, run, transaction } from './db.ts'
 
 /** One issue's counter increment: issue, events, last seen, and title, culprit, level then. */
@@ -141,6 +142,16 @@ async function applyDeltas(c: Db, d: CounterDeltas): Promise<void> {
         `UPDATE issues SET users = issues.users + u.n
          FROM unnest($1::bigint[], $2::bigint[]) AS u(id, n) WHERE issues.id = u.id`,
         [users.map((u) => u[0]), users.map((u) => u[1])],
+      )
+    // The issues' promoted keys (tag-key-mask.ts), rewritten only where one is new.
+    const masks = issueKeyMasks(d.tags)
+    if (masks.length > 0)
+      await run(
+        c,
+        `UPDATE issues SET tag_keys = issues.tag_keys | m.bits
+         FROM unnest($1::bigint[], $2::int[]) AS m(id, bits)
+         WHERE issues.id = m.id AND issues.tag_keys & m.bits <> m.bits`,
+        [masks.map((m) => m[0]), masks.map((m) => m[1])],
       )
   }
   const o = d.outcomes

@@ -4,6 +4,7 @@ import { decodeCursor, type EventRow, type IssueRow, toEvent, toIssue } from '..
 import type { IssueSearchStore, IssueSort, TagDistribution } from '../search-types.ts'
 import type { Dialect, SqlPort } from '../sql/port.ts'
 import { join, raw, type Statement, sql } from '../sql/statement.ts'
+import { TAG_KEY_BITS } from '../tag-key-mask.ts'
 import { substringPattern } from '../text-filter.ts'
 
 /** Most events one event search reads before it answers with a cursor to continue. */
@@ -98,7 +99,13 @@ function condition(d: Dialect, t: SearchTerm): Statement {
       return t.negated ? sql`i.id NOT IN (${ids})` : sql`i.id IN (${ids})`
     }
     case 'has': {
-      // A primary-key prefix lookup per issue walked: `IN` would list every value of the key.
+      // A promoted key is a bit of the issue's own row (store/tag-key-mask.ts): a negation
+      // walks every issue, and a probe of `issue_tags` each (2.9 M rows at --scale) read a
+      // page or two per issue. Other keys: a primary-key prefix lookup per issue walked (`IN`
+      // would list every value of the key).
+      const bit = FACET_KINDS.has(t.key) ? undefined : TAG_KEY_BITS.get(t.key)
+      if (bit !== undefined)
+        return sql`(i.tag_keys & ${raw(String(bit))}) ${raw(t.negated ? '=' : '<>')} 0`
       const c = sql`EXISTS (SELECT 1 FROM ${tagTable(t.key)} = ${t.key} AND issue_id = i.id)`
       return t.negated ? sql`NOT ${c}` : c
     }

@@ -5,6 +5,7 @@ import { newUsers, SearchSummaries } from '../search-summaries.ts'
 import type { SearchBackfillStore } from '../search-types.ts'
 import { type SqlPort, type Steps, step } from '../sql/port.ts'
 import { join, sql } from '../sql/statement.ts'
+import { issueKeyMasks } from '../tag-key-mask.ts'
 
 /**
  * The search fields of a stored payload: the normalised event the server wrote, read back.
@@ -130,6 +131,8 @@ function* backfillBatch(dialect: SqlPort['dialect'], batch: readonly Unindexed[]
   }
   for (const [issueId, n] of newUsers(tagRows, users))
     yield* step.run(sql`UPDATE issues SET users = users + ${n} WHERE id = ${issueId}`)
+  for (const [issueId, mask] of issueKeyMasks(tagRows))
+    yield* step.run(sql`UPDATE issues SET tag_keys = tag_keys | ${mask} WHERE id = ${issueId}`)
   // The text of the event that created its issue joins the issue's title and culprit, as
   // ingest writes it for an issue created since the search.
   const issueIds = [...new Set(batch.map((r) => r.issueId))]

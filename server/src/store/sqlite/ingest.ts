@@ -17,6 +17,7 @@ import {
   toFoundIssue,
 } from '../rows/issues.ts'
 import { type IssueTagRow, newUsers, type SearchSummaries } from '../search-summaries.ts'
+import { issueKeyMasks } from '../tag-key-mask.ts'
 import type { EventToWrite, EventWriteResult, IngestStore, WriteUnit } from '../types.ts'
 import { sqliteStepRunner } from './sql-port.ts'
 
@@ -140,6 +141,10 @@ export function sqliteIngest(db: Database.Database): IngestStore {
     `${upsertTag} RETURNING times_seen`,
   )
   const addUsers = db.prepare<[number, number]>('UPDATE issues SET users = users + ? WHERE id = ?')
+  // The issue's promoted keys (tag-key-mask.ts), written only when a key is new to it.
+  const addKeys = db.prepare<[number, number, number, number]>(
+    'UPDATE issues SET tag_keys = tag_keys | ? WHERE id = ? AND tag_keys & ? <> ?',
+  )
   const addText = db.prepare<[number, string]>(
     'INSERT OR REPLACE INTO issue_text (rowid, body) VALUES (?, ?)',
   )
@@ -156,6 +161,7 @@ export function sqliteIngest(db: Database.Database): IngestStore {
         users.push({ issue_id: r[0], value: r[2], times_seen: after.times_seen })
     }
     for (const [issueId, n] of newUsers(rows, users)) addUsers.run(n, issueId)
+    for (const [issueId, mask] of issueKeyMasks(rows)) addKeys.run(mask, issueId, mask, mask)
     for (const [issueId, text] of s.issueTexts()) addText.run(issueId, text)
   }
 
