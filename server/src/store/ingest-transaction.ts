@@ -6,12 +6,13 @@ import {
   frequencyDecision,
   type RuleConditionsRow,
 } from './alert-decisions.ts'
+import type { HealthHourSums } from './health-hour-sums.ts'
 import type { WriteUnit, WriteUnitResult } from './ingest-store.ts'
 import { IssueSummaries } from './issue-summaries.ts'
 import type { EventToWrite, EventWriteResult, OutcomeDelta } from './model.ts'
 import { eventOutcome, OutcomeCounters, withOutcomes } from './outcome-counters.ts'
 import { checkInSteps } from './queries/check-ins.ts'
-import { appendHealthDeltas, healthSteps, healthSumsFor } from './queries/release-health.ts'
+import { healthSteps, healthSumsFor } from './queries/release-health.ts'
 import { overQuotaOutcome, type UnitQuota } from './quota-rules.ts'
 import { SearchSummaries } from './search-summaries.ts'
 import type { Dialect, Steps } from './sql/port.ts'
@@ -29,6 +30,8 @@ export interface GroupCounters {
   outcomes: OutcomeDelta[]
   summaries: IssueSummaries
   search: SearchSummaries
+  /** Release-health rollup sums, where the backend defers them (PostgreSQL; SQLite: none). */
+  health: HealthHourSums | undefined
 }
 
 /**
@@ -128,10 +131,8 @@ function* commitSteps(
     results.flatMap((r, k) => r.events.map((e) => ({ projectId: unitProject(units[k]), r: e }))),
     now,
   )
-  if (health !== undefined && health.size > 0)
-    yield* ask({ op: 'steps', steps: appendHealthDeltas(health) })
   const sums = outcomes.sorted()
-  yield* ask({ op: 'counters', counters: { outcomes: sums, summaries, search } })
+  yield* ask({ op: 'counters', counters: { outcomes: sums, summaries, search, health } })
   return withOutcomes(results, sums)
 }
 

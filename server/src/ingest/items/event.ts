@@ -15,15 +15,6 @@ import type { EventToWrite } from '../../store/types.ts'
 import type { IngestContext } from '../context.ts'
 
 /**
- * Bench only (docs/search.md, "Ingest with and without search indexing"):
- * `BENCH_SEARCH_INDEX=off` in the server's environment gives every event no tags and no text,
- * so the bench can measure what indexing them costs ingest. Such events are never found by tag
- * or text, not even by the backfill (they count as indexed): never set it on a server that
- * keeps its data.
- */
-const SEARCH_INDEX_OFF = process.env['BENCH_SEARCH_INDEX'] === 'off'
-
-/**
  * What digesting an event needs to know of its request: the project and key it came with and
  * when it arrived. An {@link IngestContext} is one; the digest threads get just these fields.
  */
@@ -153,9 +144,7 @@ function digestWith(
   const group = groupEvent(event)
   // The search fields, from the scrubbed event (a filtered value is never indexed); tags dropped
   // for their bounds are noted on the event, not refused.
-  const search: EventSearchFields = SEARCH_INDEX_OFF
-    ? { tags: [], text: '', dropped: [] }
-    : eventSearchFields(event)
+  const search: EventSearchFields = eventSearchFields(event)
   if (search.dropped.length > 0) event.errors = [...(event.errors ?? []), ...search.dropped]
   // The one serialisation of the event (unknown keys first, then the normalised event, then the
   // labels), built in place: a spread into a fresh object cost a copy of every key per event.

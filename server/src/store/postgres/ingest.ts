@@ -470,13 +470,15 @@ export function pgIngest(pool: pg.Pool): IngestStore {
           },
           // Counters in one appended row (counter-deltas.ts); facets and texts are inserts.
           // Nothing waits for them: they leave with COMMIT.
-          counters: async ({ outcomes, summaries, search }) => {
+          counters: async ({ outcomes, summaries, search, health }) => {
             c.track(
               appendDeltas(c, {
                 touches: g.touches,
                 hours: summaries.hours(),
                 tags: search.tags(),
                 outcomes,
+                // Release-health rollups: in the same row (release-health.ts sums them).
+                ...(health !== undefined && health.size > 0 ? { health: health.sorted() } : {}),
               }),
             )
             c.track(writeFacets(c, summaries))

@@ -1,4 +1,4 @@
-import { type HealthHourDelta, HealthHourSums } from '../health-hour-sums.ts'
+import { HealthHourSums } from '../health-hour-sums.ts'
 import { hourOf } from '../hours.ts'
 import type { WriteUnit } from '../ingest-store.ts'
 import {
@@ -29,8 +29,9 @@ const addedCols = raw(
 
 /**
  * Adds sessions to an hourly rollup. SQLite (one writer) upserts the row in the transaction;
- * PostgreSQL passes `sums`, which the transaction appends as a counter delta at its end
- * ({@link appendHealthDeltas}): many nodes' transactions then never wait on one hot hour row.
+ * PostgreSQL passes `sums`, which the transaction appends with its other counters as one delta
+ * row at its end (postgres/counter-deltas.ts): many nodes' transactions then never wait on one
+ * hot hour row.
  */
 function* count(
   sums: HealthHourSums | undefined,
@@ -140,19 +141,6 @@ export function* healthSteps(
 ): Steps<void> {
   for (const s of unit.sessions ?? []) yield* writeUpdate(dialect, s, sums)
   for (const b of unit.sessionBuckets ?? []) yield* writeBucket(dialect, b, sums)
-}
-
-/**
- * A group commit's rollup increments on PostgreSQL: the summed sums of its units as one
- * appended `counter_deltas` row (the body postgres/counter-deltas.ts folds; an insert that
- * conflicts with nothing), committed or rolled back with the sessions it counts. The fold
- * writes them into `health_hours`; the reads of release health fold first.
- */
-export function* appendHealthDeltas(sums: HealthHourSums): Steps<void> {
-  if (sums.size === 0) return
-  const health: HealthHourDelta[] = sums.sorted()
-  const body = JSON.stringify({ touches: [], hours: [], tags: [], outcomes: [], health })
-  yield* step.run(sql`INSERT INTO counter_deltas (body) VALUES (${body})`)
 }
 
 /** Rollup sums for a transaction: PostgreSQL defers them to the fold, SQLite writes at once. */
