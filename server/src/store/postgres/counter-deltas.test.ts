@@ -4,7 +4,7 @@ import { row } from '../../../test/store-contract/contract.ts'
 import { pgNodesPerTest } from '../../../test/support/postgres-nodes.ts'
 import type { WriteUnit } from '../ingest-store.ts'
 import type { SessionUpdate } from '../release-health-types.ts'
-import { foldDeltas, mergeDeltas } from './counter-deltas.ts'
+import { CounterFolder, foldDeltas, mergeDeltas } from './counter-deltas.ts'
 
 const HOUR = 3_600_000
 const T0 = Date.UTC(2026, 0, 15, 10, 0, 0)
@@ -232,6 +232,35 @@ describe('counter deltas on PostgreSQL', () => {
       expect((await series)?.totals.sessions.crashed).toBe(Number(written[0]?.n))
     } finally {
       await c.end()
+    }
+  })
+})
+
+describe('the counter folder', () => {
+  it('serves a burst of reads with two folds, each read counting what was written before it', async () => {
+    const { a, project, key, url } = await twoNodes()
+    // A folder of its own without the periodic fold, so every fold transaction is a flush's.
+    const pool = new pg.Pool({ connectionString: url, max: 4 })
+    const folder = new CounterFolder(pool)
+    let folds = 0
+    pool.on('acquire', () => {
+      folds++
+    })
+    try {
+      await a.write([{ events: [row(project.id, key.id, 'burst')], outcomes: [] }])
+      const first = folder.flush()
+      // Written while the first fold may already have taken the pending rows.
+      await a.write([{ events: [row(project.id, key.id, 'burst')], outcomes: [] }])
+      await Promise.all([first, ...Array.from({ length: 20 }, () => folder.flush())])
+      expect(folds).toBe(2)
+      const rows = await sql<{ times_seen: string }>(
+        url,
+        'SELECT times_seen FROM issues WHERE project_id = $1',
+        [project.id],
+      )
+      expect(rows.map((r) => Number(r.times_seen))).toEqual([2])
+    } finally {
+      await pool.end()
     }
   })
 })

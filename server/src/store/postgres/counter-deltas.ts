@@ -237,9 +237,35 @@ export class CounterFolder {
     this.timer.unref()
   }
 
-  /** Folds until nothing is pending (waiting for other nodes' folds in progress). */
+  /**
+   * Folds until nothing is pending (waiting for other nodes' folds in progress). Concurrent
+   * callers share folds: with none running, the caller starts one; while one runs (it may have
+   * taken the pending rows before this caller's events committed), the caller waits for the
+   * next one, which starts when it ends and serves every caller that arrived meanwhile. So
+   * each caller still gets a fold that began after it asked, and a burst of reads costs two
+   * folds, not one each (each a transaction that waits for the others' row locks).
+   */
   flush(): Promise<void> {
-    return this.foldAll(false)
+    const running = this.flushing
+    if (running === undefined) return this.startFlush()
+    this.queued ??= running
+      .catch(() => undefined)
+      .then(() => {
+        this.queued = undefined
+        return this.startFlush()
+      })
+    return this.queued
+  }
+
+  private flushing: Promise<void> | undefined
+  private queued: Promise<void> | undefined
+
+  private startFlush(): Promise<void> {
+    const p: Promise<void> = this.foldAll(false).finally(() => {
+      if (this.flushing === p) this.flushing = undefined
+    })
+    this.flushing = p
+    return p
   }
 
   private async foldAll(skipLocked: boolean): Promise<void> {
