@@ -16,8 +16,8 @@ export interface CounterDeltas {
   tags: IssueTagRow[]
   outcomes: OutcomeDelta[]
   /**
-   * Release-health rollup increments (queries/release-health.ts appends them in a row of their
-   * own, in the same transaction; rows written before they existed have none).
+   * Release-health rollup increments (summed by queries/release-health.ts, appended with the
+   * group's other counters; rows written before they existed have none).
    */
   health?: HealthHourDelta[]
 }
@@ -222,6 +222,9 @@ export class CounterFolder {
   private timer: NodeJS.Timeout | undefined
   private running: Promise<unknown> = Promise.resolve()
   private closed = false
+  /** The flush folding now, and the one queued to start after it (see `flush`). */
+  private flushing: Promise<void> | undefined
+  private queued: Promise<void> | undefined
 
   private readonly pool: pg.Pool
 
@@ -256,9 +259,6 @@ export class CounterFolder {
       })
     return this.queued
   }
-
-  private flushing: Promise<void> | undefined
-  private queued: Promise<void> | undefined
 
   private startFlush(): Promise<void> {
     const p: Promise<void> = this.foldAll(false).finally(() => {

@@ -251,11 +251,7 @@ interface Settled {
 /** The project of a unit of events (a unit holds one project's events). */
 const eventProject = (u: WriteUnit): number | undefined => u.events[0]?.projectId
 
-/**
- * Reserves each project's events of the group (one autocommit statement per project with a
- * quota, before the ingest transaction; quota-reservation.ts), at the receive time of its
- * first unit. A group whose projects have no quota costs one statement per project.
- */
+/** Per project of a group, the receive time of its first unit and its number of events. */
 type Wanted = [projectId: number, w: { now: number; n: number }][]
 
 /** Each project's events of the group, in project order, at the receive time of its first unit. */

@@ -88,8 +88,8 @@ export class PipelinedTx {
 
   /** Waits for every tracked write; the first failure is thrown. */
   async settled(): Promise<void> {
-    await Promise.all(this.#tracked)
-    if (this.#failure !== undefined) throw this.#failure
+    const failure = await this.cause(undefined)
+    if (failure !== undefined) throw failure
   }
 
   /**

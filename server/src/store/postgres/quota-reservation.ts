@@ -60,15 +60,8 @@ export async function reserveQuota(
   n: number,
 ): Promise<Reservation | undefined> {
   for (;;) {
-    const r = await first<ReserveRow>(db, RESERVE, [projectId, now, n])
-    if (r === undefined || r.quotas === 0) return undefined
-    if (r.granted !== null)
-      return {
-        granted: r.granted,
-        start: r.window_start ?? now,
-        seconds: r.window_seconds ?? 0,
-        limited: r.limited === 1,
-      }
+    const r = await reserveQuotaOnce(db, projectId, now, n)
+    if (r !== 'placeholder') return r
     await run(db, PLACEHOLDER, [projectId])
   }
 }
