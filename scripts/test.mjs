@@ -22,6 +22,8 @@ function summary(forceFail = 0) {
   let passed = 0
   let failed = forceFail
   let skipped = 0
+  // The names of what failed, repeated at the end: CI keeps only the tail of a long log.
+  const failures = []
   // Pipeline steps (install, build, type-checks, lint) are not tests: a failed one counts as a
   // failure, a passed one adds nothing to the passed count.
   for (const c of checks) if (!c.ok) failed++
@@ -32,15 +34,25 @@ function summary(forceFail = 0) {
     failed += v.numFailedTests
     skipped += v.numPendingTests + v.numTodoTests
     // A file that failed to load has no tests counted above: count it as a failure.
-    for (const f of v.testResults)
-      if (f.status === 'failed' && f.assertionResults.length === 0) failed++
+    for (const f of v.testResults) {
+      if (f.status === 'failed' && f.assertionResults.length === 0) {
+        failed++
+        failures.push(`vitest: ${f.name} (did not load)`)
+      }
+      for (const a of f.assertionResults)
+        if (a.status === 'failed') failures.push(`vitest: ${f.name} › ${a.fullName}`)
+    }
   }
   // The stock-SDK matrix counts its cells: "not supported" is neither, "not run" (a runtime
   // missing off CI; on CI the runner makes that a failure) is shown as skipped.
   for (const dir of ['conformance', 'conformance-postgres']) {
     const matrix = `${results}/${dir}/report.json`
     if (!existsSync(matrix)) continue
-    const m = JSON.parse(readFileSync(matrix, 'utf8')).summary
+    const report = JSON.parse(readFileSync(matrix, 'utf8'))
+    const m = report.summary
+    for (const c of [...(report.cells ?? []), ...(report.fixtures ?? [])])
+      if (c.status === 'fail')
+        failures.push(`${dir}: ${c.row ?? c.id} × ${c.scenario ?? 'fixture'}: ${c.reason ?? ''}`)
     passed += m.pass
     failed += m.fail
     skipped += m.notRun
@@ -51,6 +63,8 @@ function summary(forceFail = 0) {
     passed += r.passed
     failed += r.failed
   }
+  if (failures.length > 0)
+    process.stdout.write(`\nfailed:\n${failures.map((f) => `  ${f.slice(0, 300)}`).join('\n')}\n`)
   const failedChecks = checks.filter((c) => !c.ok).map((c) => c.name)
   if (failedChecks.length > 0) process.stdout.write(`\nfailed steps: ${failedChecks.join(', ')}\n`)
   process.stdout.write(

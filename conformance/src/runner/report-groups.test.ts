@@ -93,7 +93,7 @@ describe('what the SDK sent, as the scenarios read it', () => {
     expect(headerOf(undefined, 'x-request-id')).toBeUndefined()
   })
 
-  it('adds up aggregates and the last update of each individual session', () => {
+  it('adds up aggregates and the latest update of each individual session, in any arrival order', () => {
     const totals = sessionTotals([
       {
         type: 'sessions',
@@ -105,11 +105,35 @@ describe('what the SDK sent, as the scenarios read it', () => {
       { type: 'session', payload: { sid: 'c', status: 'unhandled' } },
       { type: 'session', payload: { sid: 'd', status: 'abnormal' } },
       { type: 'sessions', payload: null },
+      // Arrived out of order: the crash update before the page's init update.
+      {
+        type: 'session',
+        payload: { sid: 'e', status: 'crashed', errors: 1, timestamp: '2026-01-01T00:00:01Z' },
+      },
+      {
+        type: 'session',
+        payload: {
+          sid: 'e',
+          init: true,
+          status: 'ok',
+          errors: 0,
+          timestamp: '2026-01-01T00:00:00Z',
+        },
+      },
+      // Same status and errors: the later timestamp wins whatever the order.
+      {
+        type: 'session',
+        payload: { sid: 'f', status: 'ok', errors: 1, timestamp: '2026-01-01T00:00:02Z' },
+      },
+      {
+        type: 'session',
+        payload: { sid: 'f', status: 'ok', errors: 0, timestamp: '2026-01-01T00:00:01Z' },
+      },
     ])
     expect(totals).toEqual({
       healthy: 3,
-      errored: 3,
-      crashed: 2,
+      errored: 4,
+      crashed: 3,
       unhandled: 1,
       abnormal: 1,
       users: 2,

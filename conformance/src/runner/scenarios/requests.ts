@@ -184,6 +184,15 @@ export const lateInit: Scenario = {
   },
 }
 
+/** Orders two updates of one session by how far the session had got (see sessionTotals). */
+function compareProgress(a: Json, b: Json): number {
+  const ended = (p: Json) => (p['status'] === undefined || p['status'] === 'ok' ? 0 : 1)
+  const errors = (p: Json) => (typeof p['errors'] === 'number' ? p['errors'] : 0)
+  const time = (p: Json) =>
+    typeof p['timestamp'] === 'string' ? Date.parse(p['timestamp']) || 0 : 0
+  return ended(a) - ended(b) || errors(a) - errors(b) || time(a) - time(b)
+}
+
 /** What the SDK's session items add up to: per health status, and the distinct users. */
 export function sessionTotals(items: readonly SessionItem[]): {
   healthy: number
@@ -194,13 +203,20 @@ export function sessionTotals(items: readonly SessionItem[]): {
   users: number
 } {
   const t = { healthy: 0, errored: 0, crashed: 0, unhandled: 0, abnormal: 0, users: 0 }
-  // Individual sessions: the last update of each `sid` decides its status.
+  // Individual sessions: the latest update of each `sid` decides its status. Requests can
+  // arrive out of order (a page's init update still in flight when its crash update lands),
+  // so "latest" is the session's own progress, not the arrival order: an ended status, then
+  // the error count, then the update's timestamp.
   const last = new Map<string, Json>()
   const users = new Set<string>()
   for (const item of items) {
     const p = obj(item.payload) ?? {}
     if (item.type === 'session') {
-      if (typeof p['sid'] === 'string') last.set(p['sid'], p)
+      const sid = p['sid']
+      if (typeof sid === 'string') {
+        const seen = last.get(sid)
+        if (seen === undefined || compareProgress(p, seen) >= 0) last.set(sid, p)
+      }
       if (typeof p['did'] === 'string') users.add(p['did'])
       continue
     }
