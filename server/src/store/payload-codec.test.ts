@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto'
+import { deflateRawSync } from 'node:zlib'
 import { describe, expect, it } from 'vitest'
 import { fixtureEvents } from '../../../scripts/payload-dictionary/corpus.ts'
 import {
@@ -8,6 +9,7 @@ import {
   PayloadUnreadableError,
   readStoredPayload,
 } from './payload-codec.ts'
+import { ReusableDeflate } from './reusable-deflate.ts'
 
 describe('stored-payload codec', () => {
   it('keeps dictionary v1 byte for byte: stored rows depend on it', () => {
@@ -49,6 +51,42 @@ describe('stored-payload codec', () => {
     // JSON.stringify escapes a lone surrogate, so the stored bytes are valid UTF-8.
     expect(JSON.stringify({ m: '\ud800' })).toBe('{"m":"\\ud800"}')
     expect(encodePayload(big).length).toBeLessThan(big.length / 50)
+  })
+
+  it('compresses exactly as a new deflate stream would, one payload after another', () => {
+    // The kept stream is reset between payloads: what it wrote before must not leak into the
+    // next one (a short payload after a long one, the same one twice, one past the scratch
+    // buffer that takes the one-shot path, then a small one on the kept stream again).
+    const events = fixtureEvents().map((e) => e.payload)
+    const big = JSON.stringify({ message: 'y'.repeat(200_000) })
+    const order = [...events, ...events.slice().reverse(), big, '{"a":"b"}'.repeat(30), ...events]
+    for (const json of order) {
+      const raw = Buffer.from(json, 'utf8')
+      const oneShot = deflateRawSync(raw, { level: 3, dictionary: PAYLOAD_DICTIONARY_V1 })
+      const stored = encodePayload(json)
+      if (stored[0] === 0x01) expect(stored.subarray(1).equals(oneShot)).toBe(true)
+      else expect(oneShot.length + 1).toBeGreaterThanOrEqual(raw.length)
+      expect(decodePayload(stored)).toBe(json)
+    }
+  })
+
+  it('reuses its stream on this Node, and takes the one-shot path past its scratch buffer', () => {
+    const d = new ReusableDeflate({ level: 3, dictionary: PAYLOAD_DICTIONARY_V1 })
+    const small = Buffer.from(JSON.stringify({ message: 'checkout failed '.repeat(20) }))
+    const large = Buffer.from(JSON.stringify({ message: 'z'.repeat(100_000) }))
+    const oneShot = (b: Buffer) =>
+      deflateRawSync(b, { level: 3, dictionary: PAYLOAD_DICTIONARY_V1 })
+    for (const [input, reused] of [
+      [small, true],
+      [small, true],
+      [large, false],
+      [small, true],
+    ] as const) {
+      const out = d.deflate(input, 0x01)
+      expect(d.reused).toBe(reused)
+      expect(out[0]).toBe(0x01)
+      expect(out.subarray(1).equals(oneShot(input))).toBe(true)
+    }
   })
 
   it('keeps a payload compression does not shrink as plain JSON bytes', () => {

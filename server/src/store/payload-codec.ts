@@ -14,8 +14,9 @@
  * - A string (an SQLite row written before the codec, `TEXT`): the JSON itself.
  * A new dictionary gets a new tag beside these; a released one never changes.
  */
-import { deflateRawSync, inflateRawSync } from 'node:zlib'
+import { inflateRawSync } from 'node:zlib'
 import { PAYLOAD_DICTIONARY_V1_BASE64 } from './payload-dictionary-v1.ts'
+import { ReusableDeflate } from './reusable-deflate.ts'
 
 const DEFLATE_DICT_V1 = 0x01
 const PLAIN_JSON = 0x7b
@@ -31,6 +32,9 @@ export const PAYLOAD_DICTIONARY_V1 = Buffer.from(PAYLOAD_DICTIONARY_V1_BASE64, '
  */
 const LEVEL = 3
 
+/** This thread's compressor (the main thread and the SQLite writer each have their own). */
+const deflater = new ReusableDeflate({ level: LEVEL, dictionary: PAYLOAD_DICTIONARY_V1 })
+
 /** A stored payload this server cannot read (an unknown format tag, corrupt deflate data). */
 export class PayloadUnreadableError extends Error {
   override name = 'PayloadUnreadableError'
@@ -39,12 +43,8 @@ export class PayloadUnreadableError extends Error {
 /** Encodes a payload for the `events.payload` column of either backend. */
 export function encodePayload(json: string): Buffer {
   const raw = Buffer.from(json, 'utf8')
-  const packed = deflateRawSync(raw, { level: LEVEL, dictionary: PAYLOAD_DICTIONARY_V1 })
-  if (packed.length + 1 >= raw.length && raw[0] === PLAIN_JSON) return raw
-  const out = Buffer.allocUnsafe(packed.length + 1)
-  out[0] = DEFLATE_DICT_V1
-  packed.copy(out, 1)
-  return out
+  const out = deflater.deflate(raw, DEFLATE_DICT_V1)
+  return out.length >= raw.length && raw[0] === PLAIN_JSON ? raw : out
 }
 
 /**
