@@ -198,10 +198,17 @@ function applyDeltas(c: PipelinedTx, d: CounterDeltas): void {
  * `skipLocked`: rows another node is folding right now are left to it (the background fold);
  * without it the fold waits for that node's fold to end (a reader that must see every
  * acknowledged event). Two round trips: `BEGIN` and the delete (whose rows decide the rest),
- * then every counter statement with `COMMIT`. Returns how many rows it folded.
+ * then every counter statement with `COMMIT`. `onDelete` is called as the delete is issued
+ * (on each attempt): the rows it takes are those committed before then, at least. Returns how
+ * many rows it folded.
  */
-export function foldDeltas(pool: pg.Pool, skipLocked: boolean): Promise<number> {
+export function foldDeltas(
+  pool: pg.Pool,
+  skipLocked: boolean,
+  onDelete?: () => void,
+): Promise<number> {
   return transaction(pool, async (c) => {
+    onDelete?.()
     const rows = await all<{ body: string }>(
       c,
       `DELETE FROM counter_deltas WHERE id IN (SELECT id FROM counter_deltas ORDER BY id
@@ -223,8 +230,11 @@ export class CounterFolder {
   private timer: NodeJS.Timeout | undefined
   private running: Promise<unknown> = Promise.resolve()
   private closed = false
-  /** The flush folding now, and the one queued to start after it (see `flush`). */
-  private flushing: Promise<void> | undefined
+  /**
+   * The flush folding now (`deleting`: its first delete has been issued), and the one queued
+   * to start after it (see `flush`).
+   */
+  private flushing: { done: Promise<void>; deleting: boolean } | undefined
   private queued: Promise<void> | undefined
 
   private readonly pool: pg.Pool
@@ -243,16 +253,19 @@ export class CounterFolder {
 
   /**
    * Folds until nothing is pending (waiting for other nodes' folds in progress). Concurrent
-   * callers share folds: with none running, the caller starts one; while one runs (it may have
-   * taken the pending rows before this caller's events committed), the caller waits for the
-   * next one, which starts when it ends and serves every caller that arrived meanwhile. So
-   * each caller still gets a fold that began after it asked, and a burst of reads costs two
-   * folds, not one each (each a transaction that waits for the others' row locks).
+   * callers share folds: a fold whose delete has not been issued yet (it waits for a pool
+   * connection) takes every row committed before the caller asked, so the caller joins it;
+   * once issued, it may have taken the pending rows before this caller's events committed, so
+   * the caller waits for the next one, which starts when it ends and serves every caller that
+   * arrived meanwhile. So each caller still gets a fold whose delete was issued after it
+   * asked, and reads asked together (a route's `Promise.all`, a burst) cost one or two folds,
+   * not one each (each a transaction that waits for the others' row locks).
    */
   flush(): Promise<void> {
     const running = this.flushing
     if (running === undefined) return this.startFlush()
-    this.queued ??= running
+    if (!running.deleting) return running.done
+    this.queued ??= running.done
       .catch(() => undefined)
       .then(() => {
         this.queued = undefined
@@ -262,15 +275,18 @@ export class CounterFolder {
   }
 
   private startFlush(): Promise<void> {
-    const p: Promise<void> = this.foldAll(false).finally(() => {
-      if (this.flushing === p) this.flushing = undefined
+    const state = { done: Promise.resolve(), deleting: false }
+    state.done = this.foldAll(false, () => {
+      state.deleting = true
+    }).finally(() => {
+      if (this.flushing === state) this.flushing = undefined
     })
-    this.flushing = p
-    return p
+    this.flushing = state
+    return state.done
   }
 
-  private async foldAll(skipLocked: boolean): Promise<void> {
-    while (!this.closed && (await foldDeltas(this.pool, skipLocked)) === FOLD_BATCH) {
+  private async foldAll(skipLocked: boolean, onDelete?: () => void): Promise<void> {
+    while (!this.closed && (await foldDeltas(this.pool, skipLocked, onDelete)) === FOLD_BATCH) {
       // a full batch: more may be pending
     }
   }
