@@ -75,9 +75,9 @@ async function locate(
     return team === undefined ? missing('team') : found(team.id, 'team')
   }
   const id = idOf(raw)
-  const issue = id === undefined ? undefined : await store.getIssue(id)
-  if (issue === undefined) return missing('issue')
-  const p = await store.getProject(issue.projectId)
+  const projectId = id === undefined ? undefined : await store.issueProjectId(id)
+  if (projectId === undefined) return missing('issue')
+  const p = await store.getProject(projectId)
   return p === undefined ? missing('issue') : found(p.teamId, 'issue')
 }
 

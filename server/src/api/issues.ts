@@ -202,8 +202,12 @@ export async function issueRoutes(app: ApiScope, deps: { store: Store }): Promis
       },
     },
     async (req) => {
-      const issue = await findIssue(req.params.issueId)
-      const keys = await store.tagDistribution(issue.id, TOP_VALUES)
+      // Asked together, so on PostgreSQL both wait for one fold of the pending counters
+      // (counter-deltas.ts), not one each; a missing issue has no tags and answers 404.
+      const [issue, keys] = await Promise.all([
+        findIssue(req.params.issueId),
+        store.tagDistribution(req.params.issueId, TOP_VALUES),
+      ])
       return {
         users: issue.users,
         tags: keys.map((k) => ({

@@ -29,6 +29,11 @@ export interface IssueStore {
     page: Page,
   ): Promise<{ issues: Issue[]; next?: string }>
   getIssue(id: number): Promise<Issue | undefined>
+  /**
+   * The project of an issue, without its counters: what an access check needs, and on
+   * PostgreSQL a read that does not wait for a fold of the pending counters as `getIssue` does.
+   */
+  issueProjectId(id: number): Promise<number | undefined>
   setIssueStatus(id: number, status: IssueStatus): Promise<boolean>
   listIssueEvents(issueId: number, page: Page): Promise<{ events: StoredEvent[]; next?: string }>
   getEvent(projectId: number, eventId: string): Promise<StoredEvent | undefined>

@@ -73,6 +73,10 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
         [false, false],
       ])
       expect(r2?.events.map((e) => e.duplicate)).toEqual([false, true])
+      // The project of an issue (access checks), and none for an id no issue has.
+      const issueId = r1?.events[0]?.issueId ?? 0
+      expect(await store.issueProjectId(issueId)).toBe(project.id)
+      expect(await store.issueProjectId(issueId + 1000)).toBeUndefined()
       const { issues } = await store.listIssues(project.id, {}, { limit: 10 })
       expect(issues.map((i) => [i.title, i.timesSeen])).toEqual([
         ['title h2', 1],

@@ -2,9 +2,10 @@ import type pg from 'pg'
 import { type HealthHourDelta, HealthHourSums } from '../health-hour-sums.ts'
 import type { OutcomeDelta } from '../model.ts'
 import { OutcomeCounters } from '../outcome-counters.ts'
-import { type IssueTagRow, newUsers } from '../search-summaries.ts'
+import type { IssueTagRow } from '../search-summaries.ts'
 import { issueKeyMasks } from '../tag-key-mask.ts'
 import { all, type Db, run, transaction } from './db.ts'
+import type { PipelinedTx } from './pipelined-tx.ts'
 
 /** One issue's counter increment: issue, events, last seen, and title, culprit, level then. */
 export type IssueTouchDelta = [number, number, number, string, string, string]
@@ -96,11 +97,14 @@ const column = <T, K extends keyof T>(rows: readonly T[], i: K): T[K][] => rows.
  * Writes merged deltas into the counter tables, one statement per table, rows in key order
  * (concurrent folds of several nodes lock them in one order). The title, culprit and level of
  * an issue follow its latest event: a delta older than the row's `last_seen` leaves them.
+ * Nothing here waits for an answer: every statement is tracked (pipelined-tx.ts), so they
+ * leave in one write with `COMMIT`, and a failed one aborts the transaction, the delete of the
+ * delta rows with it (a fold is applied once or not at all).
  */
-async function applyDeltas(c: Db, d: CounterDeltas): Promise<void> {
+function applyDeltas(c: PipelinedTx, d: CounterDeltas): void {
+  const write = (text: string, params: unknown[]) => c.track(run(c, text, params))
   if (d.touches.length > 0)
-    await run(
-      c,
+    write(
       `UPDATE issues SET times_seen = issues.times_seen + d.n,
          title = CASE WHEN d.ls >= issues.last_seen THEN d.title ELSE issues.title END,
          culprit = CASE WHEN d.ls >= issues.last_seen THEN d.culprit ELSE issues.culprit END,
@@ -112,42 +116,40 @@ async function applyDeltas(c: Db, d: CounterDeltas): Promise<void> {
       [0, 1, 2, 3, 4, 5].map((i) => column(d.touches, i as 0)),
     )
   if (d.hours.length > 0)
-    await run(
-      c,
+    write(
       `INSERT INTO issue_hours (issue_id, hour, events)
        SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bigint[])
        ON CONFLICT (issue_id, hour) DO UPDATE SET events = issue_hours.events + excluded.events`,
       [0, 1, 2].map((i) => column(d.hours, i as 0)),
     )
   if (d.tags.length > 0) {
-    const after = await all<{ issue_id: string; key: string; value: string; times_seen: string }>(
-      c,
-      `INSERT INTO issue_tags (issue_id, key, value, times_seen, first_seen, last_seen)
-       SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::bigint[], $5::bigint[], $6::bigint[])
-       ON CONFLICT (issue_id, key, value) DO UPDATE SET
-         times_seen = issue_tags.times_seen + excluded.times_seen,
-         first_seen = LEAST(issue_tags.first_seen, excluded.first_seen),
-         last_seen = GREATEST(issue_tags.last_seen, excluded.last_seen)
-       RETURNING issue_id, key, value, times_seen`,
+    // The upsert and the issues' new distinct users in one statement (search-summaries.ts
+    // `newUsers`, the same rule in SQL): a `user` row whose count after the upsert is what this
+    // fold added was inserted now, so its user is new to the issue. A data-modifying `WITH`
+    // runs to completion once whatever the outer statement reads of it.
+    write(
+      `WITH d (issue_id, key, value, n, fs, ls) AS (
+         SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::bigint[], $5::bigint[], $6::bigint[])),
+       up AS (
+         INSERT INTO issue_tags (issue_id, key, value, times_seen, first_seen, last_seen)
+         SELECT * FROM d
+         ON CONFLICT (issue_id, key, value) DO UPDATE SET
+           times_seen = issue_tags.times_seen + excluded.times_seen,
+           first_seen = LEAST(issue_tags.first_seen, excluded.first_seen),
+           last_seen = GREATEST(issue_tags.last_seen, excluded.last_seen)
+         RETURNING issue_id, key, value, times_seen)
+       UPDATE issues SET users = issues.users + u.n
+       FROM (SELECT up.issue_id, COUNT(*) AS n FROM up
+               JOIN d ON d.issue_id = up.issue_id AND d.key = up.key AND d.value = up.value
+             WHERE up.key = 'user' AND up.times_seen = d.n
+             GROUP BY up.issue_id ORDER BY up.issue_id) u
+       WHERE issues.id = u.issue_id`,
       [0, 1, 2, 3, 4, 5].map((i) => column(d.tags, i as 0)),
     )
-    // A `user` row whose count is what this fold added was inserted now: a new user.
-    const users = newUsers(
-      d.tags,
-      after.filter((a) => a.key === 'user'),
-    )
-    if (users.length > 0)
-      await run(
-        c,
-        `UPDATE issues SET users = issues.users + u.n
-         FROM unnest($1::bigint[], $2::bigint[]) AS u(id, n) WHERE issues.id = u.id`,
-        [users.map((u) => u[0]), users.map((u) => u[1])],
-      )
     // The issues' promoted keys (tag-key-mask.ts), rewritten only where one is new.
     const masks = issueKeyMasks(d.tags)
     if (masks.length > 0)
-      await run(
-        c,
+      write(
         `UPDATE issues SET tag_keys = issues.tag_keys | m.bits
          FROM unnest($1::bigint[], $2::int[]) AS m(id, bits)
          WHERE issues.id = m.id AND issues.tag_keys & m.bits <> m.bits`,
@@ -156,8 +158,7 @@ async function applyDeltas(c: Db, d: CounterDeltas): Promise<void> {
   }
   const o = d.outcomes
   if (o.length > 0)
-    await run(
-      c,
+    write(
       `INSERT INTO outcomes (project_id, key_id, hour, outcome, reason, category, quantity)
        SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::bigint[])
        ON CONFLICT (project_id, hour, key_id, outcome, reason, category)
@@ -175,8 +176,7 @@ async function applyDeltas(c: Db, d: CounterDeltas): Promise<void> {
   // Columns in SESSION_CATEGORIES order, as HealthHourDelta holds them.
   const h = d.health ?? []
   if (h.length > 0)
-    await run(
-      c,
+    write(
       `INSERT INTO health_hours (project_id, release, environment, hour, sessions,
          healthy, errored, unhandled, abnormal, crashed)
        SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::bigint[], $5::bigint[],
@@ -197,10 +197,18 @@ async function applyDeltas(c: Db, d: CounterDeltas): Promise<void> {
  * also deletes them: applied once or not at all, whatever node or crash interrupts it.
  * `skipLocked`: rows another node is folding right now are left to it (the background fold);
  * without it the fold waits for that node's fold to end (a reader that must see every
- * acknowledged event). Returns how many rows it folded.
+ * acknowledged event). Two round trips: `BEGIN` and the delete (whose rows decide the rest),
+ * then every counter statement with `COMMIT`. `onDelete` is called as the delete is issued
+ * (on each attempt): the rows it takes are those committed before then, at least. Returns how
+ * many rows it folded.
  */
-export function foldDeltas(pool: pg.Pool, skipLocked: boolean): Promise<number> {
+export function foldDeltas(
+  pool: pg.Pool,
+  skipLocked: boolean,
+  onDelete?: () => void,
+): Promise<number> {
   return transaction(pool, async (c) => {
+    onDelete?.()
     const rows = await all<{ body: string }>(
       c,
       `DELETE FROM counter_deltas WHERE id IN (SELECT id FROM counter_deltas ORDER BY id
@@ -208,7 +216,7 @@ export function foldDeltas(pool: pg.Pool, skipLocked: boolean): Promise<number> 
        RETURNING body`,
     )
     if (rows.length === 0) return 0
-    await applyDeltas(c, mergeDeltas(rows.map((r) => JSON.parse(r.body) as CounterDeltas)))
+    applyDeltas(c, mergeDeltas(rows.map((r) => JSON.parse(r.body) as CounterDeltas)))
     return rows.length
   })
 }
@@ -222,8 +230,11 @@ export class CounterFolder {
   private timer: NodeJS.Timeout | undefined
   private running: Promise<unknown> = Promise.resolve()
   private closed = false
-  /** The flush folding now, and the one queued to start after it (see `flush`). */
-  private flushing: Promise<void> | undefined
+  /**
+   * The flush folding now (`deleting`: its first delete has been issued), and the one queued
+   * to start after it (see `flush`).
+   */
+  private flushing: { done: Promise<void>; deleting: boolean } | undefined
   private queued: Promise<void> | undefined
 
   private readonly pool: pg.Pool
@@ -242,16 +253,19 @@ export class CounterFolder {
 
   /**
    * Folds until nothing is pending (waiting for other nodes' folds in progress). Concurrent
-   * callers share folds: with none running, the caller starts one; while one runs (it may have
-   * taken the pending rows before this caller's events committed), the caller waits for the
-   * next one, which starts when it ends and serves every caller that arrived meanwhile. So
-   * each caller still gets a fold that began after it asked, and a burst of reads costs two
-   * folds, not one each (each a transaction that waits for the others' row locks).
+   * callers share folds: a fold whose delete has not been issued yet (it waits for a pool
+   * connection) takes every row committed before the caller asked, so the caller joins it;
+   * once issued, it may have taken the pending rows before this caller's events committed, so
+   * the caller waits for the next one, which starts when it ends and serves every caller that
+   * arrived meanwhile. So each caller still gets a fold whose delete was issued after it
+   * asked, and reads asked together (a route's `Promise.all`, a burst) cost one or two folds,
+   * not one each (each a transaction that waits for the others' row locks).
    */
   flush(): Promise<void> {
     const running = this.flushing
     if (running === undefined) return this.startFlush()
-    this.queued ??= running
+    if (!running.deleting) return running.done
+    this.queued ??= running.done
       .catch(() => undefined)
       .then(() => {
         this.queued = undefined
@@ -261,15 +275,18 @@ export class CounterFolder {
   }
 
   private startFlush(): Promise<void> {
-    const p: Promise<void> = this.foldAll(false).finally(() => {
-      if (this.flushing === p) this.flushing = undefined
+    const state = { done: Promise.resolve(), deleting: false }
+    state.done = this.foldAll(false, () => {
+      state.deleting = true
+    }).finally(() => {
+      if (this.flushing === state) this.flushing = undefined
     })
-    this.flushing = p
-    return p
+    this.flushing = state
+    return state.done
   }
 
-  private async foldAll(skipLocked: boolean): Promise<void> {
-    while (!this.closed && (await foldDeltas(this.pool, skipLocked)) === FOLD_BATCH) {
+  private async foldAll(skipLocked: boolean, onDelete?: () => void): Promise<void> {
+    while (!this.closed && (await foldDeltas(this.pool, skipLocked, onDelete)) === FOLD_BATCH) {
       // a full batch: more may be pending
     }
   }

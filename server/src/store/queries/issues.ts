@@ -51,6 +51,9 @@ export function issueQueries(db: SqlPort): IssueStore {
       const r = await db.first<IssueRow>(sql`SELECT * FROM issues WHERE id = ${id}`)
       return r === undefined ? undefined : toIssue(r)
     },
+    issueProjectId: async (id) =>
+      (await db.first<{ project_id: number }>(sql`SELECT project_id FROM issues WHERE id = ${id}`))
+        ?.project_id,
     setIssueStatus: async (id, status) =>
       (await db.run(sql`UPDATE issues SET status = ${status} WHERE id = ${id}`)) > 0,
     listIssueEvents: async (issueId, page) => {
