@@ -158,10 +158,12 @@ export async function issueRoutes(app: ApiScope, deps: { store: Store }): Promis
       },
     },
     async (req) => {
-      const issue = await findIssue(req.params.issueId)
+      // The project alone (no counter read: on PostgreSQL the triage's own read folds once).
+      const projectId = await store.issueProjectId(req.params.issueId)
+      if (projectId === undefined) throw new ApiError('not_found', 'no such issue')
       const change = toIssueChange(req.body, Date.now())
-      const [updated] = await store.triageIssues(issue.projectId, [issue.id], change)
-      return issueJson(updated ?? issue)
+      const [updated] = await store.triageIssues(projectId, [req.params.issueId], change)
+      return issueJson(updated ?? (await findIssue(req.params.issueId)))
     },
   )
 
