@@ -105,6 +105,11 @@ export class ReusableDeflate {
       stream.destroy()
       return false
     }
+    // A zlib error destroys the stream with an 'error' event: without a listener that would be
+    // an uncaught exception. The next payload then finds the handle closed and starts anew.
+    stream.on('error', () => {
+      if (this.#stream === stream) this.#close()
+    })
     this.#stream = stream
     this.#handle = handle as ZlibHandle
     this.#state = state
