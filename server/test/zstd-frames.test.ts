@@ -138,6 +138,26 @@ describe('zstd Content-Encoding decoder', () => {
     expect(await decode(body)).toEqual({ error: expect.stringMatching(/invalid zstd data/) })
   })
 
+  it('refuses a block claiming more sequences than it has bits for instead of running them all', async () => {
+    // A fuzzed frame (a mutation fuzz of the decoder behind its guard, 26 Nov 2026): 384 bytes
+    // whose one compressed block declares 64,256 sequences. Their bits run out after a few, and
+    // fzstd 0.1.1 ran the rest on codes no table holds (NaN lengths that copy nothing), for
+    // about a second of the main thread, then ended the stream with no output and no error.
+    // patches/fzstd+0.1.1.patch makes reading past the block's bits, a code no table holds and
+    // a sequence decoding past the block's size errors.
+    const body = Buffer.from(
+      'KLUv/QRInQsA9lhHIyBPrAODD2Mv/JfcNQVZqh/CBwIEIKF+qkfkI8GQSgiRQMMDPgA7AD8ADsama8eDEpYsOoyX' +
+        'GXqYXH2evNdhfBJ6UVt1txVyGNciYY82bROnsinkUJR7tGnLSBJGktzr7NGmLcBtdRHMgRa0BrvX3bv9cHG5bStE' +
+        'UQi8vlMyubdtdeF1XRih1ei2Qq6OPQMOsuZe1xbNuLcVcgG588EIhEOAN82ht6MYRXqvOyqpc7tpkj0M97rO3YdU' +
+        'SKiS2lYTXl8JVdLbCplsNdm2+tJoyqLAEBgDJWgKU2AQnMHSWFASAmpSU8PrEs7YrhAvRz55m+Grc/dRTJEuz4QA' +
+        'E8VkqzuFj1EHp/fZMR0mvUGhR8S9rtBD3rZtnQ5/btsa/wB8FLi1AAAM86zDVSONS2MlVMG9wy18BbFb7DoY4gBF' +
+        '/BZwGXMvhcU0DlgA2gNmhaGLo7iFgVe28WEETC1iOi2LZYy+uTFUcV3T6ogCNDiiKTQ6ebqE',
+      'base64',
+    )
+    expect(body.length).toBe(384)
+    expect(await decode(body)).toEqual({ error: expect.stringMatching(/invalid zstd data/) })
+  })
+
   it('refuses broken streams: not zstd, truncated, trailing bytes, reserved types and bits, dictionaries, oversized blocks', async () => {
     const good = zstdCompress(text)
     const cases: [string, Buffer, RegExp][] = [
