@@ -35,7 +35,7 @@ const SCRATCH_BYTES = 64 * 1024
 /** Room zlib's worst case (stored blocks) needs beyond the input, with margin. */
 const bound = (n: number): number => n + (n >>> 10) + 64
 
-/** A reusable deflate-raw compressor; `deflate` returns a fresh buffer of `prefix` + data. */
+/** A reusable deflate-raw compressor; `deflate` returns a fresh buffer: a tag byte, then the data. */
 export class ReusableDeflate {
   readonly #options: { level: number; dictionary: Buffer }
   #stream: DeflateRaw | undefined
