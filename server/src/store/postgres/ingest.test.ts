@@ -3,6 +3,7 @@ import { row } from '../../../test/store-contract/contract.ts'
 import { pgNodesPerTest } from '../../../test/support/postgres-nodes.ts'
 import { GroupCommitter } from '../group-commit.ts'
 import type { WriteUnit } from '../ingest-store.ts'
+import { decodePayload } from '../payload-codec.ts'
 
 /** Two stores on one database: two server nodes, each with its own pool. */
 const twoNodes = pgNodesPerTest()
@@ -74,6 +75,26 @@ describe('ingest on PostgreSQL under concurrency', () => {
     )
     expect(got).toHaveLength(3)
     expect(new Map(got)).toEqual(new Map(rows.rows.map((x) => [x.event_id, x.id])))
+  })
+
+  it("stores each event of a group with its own payload, cut from the group's one binary parameter", async () => {
+    const { a, project, key } = await twoNodes()
+    // Sizes around nothing, one byte, the deflate fallback threshold and a large one.
+    const payloads = [
+      '{}',
+      '{"a":1}',
+      JSON.stringify({ s: 'x'.repeat(70_000) }),
+      '{"b":"é\\u0000"}',
+    ]
+    const events = payloads.map((payload, i) => row(project.id, key.id, `p${i % 2}`, { payload }))
+    const sent = new Map(events.map((e, i) => [e.eventId, payloads[i]]))
+    const [r] = await a.write([{ events, outcomes: [] }])
+    expect(r?.events).toHaveLength(payloads.length)
+    // The group is written in hash order, not in the order sent: each payload by its event.
+    const stored = await a.pool.query<{ event_id: string; payload: Buffer }>(
+      'SELECT event_id, payload FROM events',
+    )
+    expect(new Map(stored.rows.map((x) => [x.event_id, decodePayload(x.payload)]))).toEqual(sent)
   })
 
   it('stores client strings with NUL and fractional milliseconds that PostgreSQL types refuse', async () => {

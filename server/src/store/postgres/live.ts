@@ -50,7 +50,9 @@ export async function notifyStored(
     const payloads: string[] = []
     for (let i = 0; i < known.length; i += NOTICES_PER_NOTIFY)
       payloads.push(`[${known.slice(i, i + NOTICES_PER_NOTIFY).join(',')}]`)
-    await db.notify('SELECT pg_notify($1, p) FROM unnest($2::text[]) AS p', [channel, payloads])
+    // One parameter per payload: a `text[]` of JSON would be escaped quote by quote.
+    const calls = payloads.map((_, i) => `pg_notify($1, $${i + 2})`).join(', ')
+    await db.notify(`SELECT ${calls}`, [channel, ...payloads])
   }
   if (unknown.length > 0) await notifyLookedUp(db, channel, unknown)
 }
