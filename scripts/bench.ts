@@ -70,7 +70,7 @@ import { formatSearches, timeSearches } from './bench/search-timing.ts'
 import { startBare, stopChild } from './bench/server.ts'
 import { sourceMapsMain } from './bench/sourcemaps.ts'
 import { ENVELOPE, runWrk } from './bench/wrk.ts'
-import { POSTGRES_SERVER_NODE_FLAGS, SERVER_NODE_FLAGS } from './server-node-flags.mjs'
+import { nodeFlagsFor } from './server-node-flags.mjs'
 
 const { values: opts } = parseArgs({
   options: {
@@ -152,9 +152,7 @@ const startOptions: StartOptions = {
   },
   nodeFlags:
     opts['node-flags'] === undefined
-      ? DB === 'postgres'
-        ? POSTGRES_SERVER_NODE_FLAGS
-        : SERVER_NODE_FLAGS
+      ? nodeFlagsFor(DB)
       : opts['node-flags'].split(/\s+/).filter((f) => f !== ''),
   db: DB,
   nodes: NODES,

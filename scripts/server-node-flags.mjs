@@ -25,8 +25,13 @@ export const SERVER_NODE_FLAGS = ['--max-semi-space-size=4', '--v8-pool-size=1']
 /** The flags for a server on PostgreSQL (`DATABASE_URL` set). */
 export const POSTGRES_SERVER_NODE_FLAGS = ['--max-semi-space-size=16', '--v8-pool-size=1']
 
-/** The flags for a server started with this environment: chosen by its backend. */
+/** The flags for a server on `backend` (`sqlite` or `postgres`). */
+export function nodeFlagsFor(backend) {
+  return backend === 'postgres' ? POSTGRES_SERVER_NODE_FLAGS : SERVER_NODE_FLAGS
+}
+
+/** The flags for a server started with this environment: `DATABASE_URL` set means PostgreSQL. */
 export function serverNodeFlags(env) {
   const url = env.DATABASE_URL
-  return url !== undefined && url !== '' ? POSTGRES_SERVER_NODE_FLAGS : SERVER_NODE_FLAGS
+  return nodeFlagsFor(url !== undefined && url !== '' ? 'postgres' : 'sqlite')
 }

@@ -1,6 +1,7 @@
 // The server's Node flags are chosen by its backend: `npm start` and the bench pass these.
 import { describe, expect, it } from 'vitest'
 import {
+  nodeFlagsFor,
   POSTGRES_SERVER_NODE_FLAGS,
   SERVER_NODE_FLAGS,
   serverNodeFlags,
@@ -17,5 +18,8 @@ describe('the server Node flags', () => {
     expect(serverNodeFlags({ DATABASE_URL: 'postgresql://u@h/db' })).toBe(
       POSTGRES_SERVER_NODE_FLAGS,
     )
+    // The bench names its backend: the same choice.
+    expect(nodeFlagsFor('postgres')).toBe(POSTGRES_SERVER_NODE_FLAGS)
+    expect(nodeFlagsFor('sqlite')).toBe(SERVER_NODE_FLAGS)
   })
 })

@@ -1,4 +1,4 @@
-import type { AlertTriggerKind } from './alert-store.ts'
+import type { AlertDecision } from './alert-store.ts'
 import type { EventWriteResult } from './model.ts'
 
 /** A project's live rule as the ingest transaction reads it (`alert_rules` row). */
@@ -6,17 +6,6 @@ export interface RuleConditionsRow {
   id: number
   project_id: number
   conditions: string
-}
-
-/** An alert decision: the row the ingest transaction writes into `alert_triggers`. */
-export interface AlertDecision {
-  ruleId: number
-  projectId: number
-  issueId: number
-  kind: AlertTriggerKind
-  /** `first` for a new issue, the event id for a regression (the deliveries' unique key). */
-  triggerId: string
-  eventId: string
 }
 
 const kindsOf = (conditions: string): Set<string> => {

@@ -96,15 +96,20 @@ export interface AlertStore {
   ): Promise<{ deliveries: AlertDelivery[]; next?: string }>
 }
 
-/** An alert decision the ingest transaction recorded, leased to one node's worker. */
-export interface PendingAlert {
-  id: number
+/** An alert decision: the row the ingest transaction writes into `alert_triggers`. */
+export interface AlertDecision {
   ruleId: number
   projectId: number
   issueId: number
   kind: AlertTriggerKind
+  /** `first` for a new issue, the event id for a regression (the deliveries' unique key). */
   triggerId: string
   eventId: string
+}
+
+/** An alert decision the ingest transaction recorded, leased to one node's worker. */
+export interface PendingAlert extends AlertDecision {
+  id: number
 }
 
 /** The outbox of alert decisions (store/alert-decisions.ts writes it in the ingest transaction). */

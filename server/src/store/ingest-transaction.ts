@@ -1,11 +1,11 @@
 import {
-  type AlertDecision,
   decideAlerts,
   type FrequencyCheck,
   frequencyChecks,
   frequencyDecision,
   type RuleConditionsRow,
 } from './alert-decisions.ts'
+import type { AlertDecision } from './alert-store.ts'
 import type { HealthHourSums } from './health-hour-sums.ts'
 import type { WriteUnit, WriteUnitResult } from './ingest-store.ts'
 import { IssueSummaries } from './issue-summaries.ts'

@@ -185,7 +185,7 @@ function insertEvents(
     lengths.push(payload.length)
     at += payload.length
   }
-  const params: unknown[] = [...cols]
+  const params: unknown[] = cols
   params[PAYLOAD] = Buffer.concat(payloads, at - 1)
   params.push(offsets, lengths)
   c.track(
@@ -193,7 +193,7 @@ function insertEvents(
       c,
       INSERT_EVENTS,
       params,
-      'ingest_insert_events_v2',
+      'ingest_insert_events',
     ).then((ids) => {
       const byKey = new Map(rows.map((row) => [`${row.e.projectId}\0${row.e.eventId}`, row.r]))
       for (const { id, project_id, event_id } of ids) {
