@@ -5,12 +5,14 @@ import { createTestDatabase } from '../../../test/support/postgres-database.ts'
 import { pgNodesPerTest } from '../../../test/support/postgres-nodes.ts'
 import type { WriteUnit } from '../ingest-store.ts'
 import type { SessionUpdate } from '../release-health-types.ts'
-import { type CounterDeltas, CounterFolder, foldDeltas, mergeDeltas } from './counter-deltas.ts'
+import { appendDeltas, type CounterDeltas, CounterFolder, foldDeltas } from './counter-deltas.ts'
 import { openPool } from './db.ts'
 import { openPostgresStore } from './index.ts'
 
 const HOUR = 3_600_000
 const T0 = Date.UTC(2026, 0, 15, 10, 0, 0)
+/** Later than every test event's receive time (store-contract `row`). */
+const L = 1_800_000_000_000
 const RANGE = { since: 0, until: T0 + 10 * HOUR }
 
 /** A unit of one session update of release `r@1` in production (`over` changes it). */
@@ -48,51 +50,116 @@ async function sql<T extends pg.QueryResultRow>(url: string, q: string, args: un
 }
 
 describe('counter deltas on PostgreSQL', () => {
-  it('sums groups per key; a touch keeps the text of its latest event', () => {
-    const m = mergeDeltas([
-      {
-        touches: [[7, 2, 200, 'new', 'c2', 'error']],
-        hours: [[7, 0, 2]],
-        tags: [[7, 'user', 'u1', 2, 150, 200]],
-        outcomes: [],
-      },
-      {
-        touches: [
-          [7, 3, 100, 'old', 'c1', 'warning'],
-          [3, 1, 50, 't', 'c', 'info'],
+  it('a fold sums the pending rows per key; a touch keeps the text of its latest event, on a tie the later one', async () => {
+    const f = await foldedIssue()
+    try {
+      const id = f.issueId
+      await f.insertDelta(f.delta(2, 'u2', { touches: [[id, 2, L + 200, 'new', 'c2', 'error']] }))
+      await f.insertDelta(
+        f.delta(3, 'u2', {
+          touches: [
+            [id, 3, L + 100, 'old', 'c1', 'warning'],
+            // The same last-seen time as the first row's: this later row's text wins.
+            [id, 0, L + 200, 'tie', 'c3', 'info'],
+          ],
+        }),
+      )
+      expect(await foldDeltas(f.pool, false)).toBe(2)
+      expect(await f.counts()).toEqual({
+        timesSeen: 6,
+        // u2 is new to the issue once, however many rows name it.
+        users: 2,
+        hours: 6,
+        userTags: [
+          ['u1', 1],
+          ['u2', 5],
         ],
-        hours: [[7, 0, 3]],
-        tags: [[7, 'user', 'u1', 1, 90, 100]],
-        outcomes: [],
-      },
-    ])
-    expect(m.touches).toEqual([
-      [3, 1, 50, 't', 'c', 'info'],
-      [7, 5, 200, 'new', 'c2', 'error'],
-    ])
-    expect(m.hours).toEqual([[7, 0, 5]])
-    expect(m.tags).toEqual([[7, 'user', 'u1', 3, 90, 200]])
+        pending: 0,
+      })
+      expect(await f.text()).toEqual({
+        title: 'tie',
+        culprit: 'c3',
+        level: 'info',
+        lastSeen: L + 200,
+      })
+      // An older event's text does not replace a later one's; its count still adds up.
+      await f.insertDelta(f.delta(1, 'u1', { touches: [[id, 1, L, 'older', 'c0', 'fatal']] }))
+      expect(await foldDeltas(f.pool, false)).toBe(1)
+      expect(await f.text()).toEqual({
+        title: 'tie',
+        culprit: 'c3',
+        level: 'info',
+        lastSeen: L + 200,
+      })
+      expect((await f.counts()).timesSeen).toBe(7)
+    } finally {
+      await f.close()
+    }
   })
 
-  it('sums release-health rollups per row, keeping the -1 and +1 of a moved session, rows in key order', () => {
-    const none = { touches: [], hours: [], tags: [], outcomes: [] }
-    const m = mergeDeltas([
-      {
+  it('a fold sums release-health rollups per row, keeping the -1 and +1 of a moved session', async () => {
+    const f = await foldedIssue()
+    try {
+      const p = f.projectId
+      const none = { touches: [], hours: [], tags: [], outcomes: [] }
+      await f.insertDelta({
         ...none,
         health: [
-          [2, 'r@1', 'prod', T0, 1, 1, 0, 0, 0, 0],
-          [1, 'r@2', 'prod', T0, 2, 2, 0, 0, 0, 0],
+          [p, 'r@1', 'prod', T0, 1, 1, 0, 0, 0, 0],
+          [p, 'r@2', 'prod', T0, 2, 2, 0, 0, 0, 0],
         ],
-      },
+      })
       // A delta row written before release health went through deltas has no `health`.
-      { ...none, touches: [[7, 1, 100, 't', 'c', 'error']] },
+      await f.insertDelta({ ...none, touches: [[f.issueId, 1, L, 't', 'c', 'error']] })
       // The session of the first row crashed: it leaves healthy for crashed, no new session.
-      { ...none, health: [[2, 'r@1', 'prod', T0, 0, -1, 0, 0, 0, 1]] },
-    ])
-    expect(m.health).toEqual([
-      [1, 'r@2', 'prod', T0, 2, 2, 0, 0, 0, 0],
-      [2, 'r@1', 'prod', T0, 1, 0, 0, 0, 0, 1],
-    ])
+      await f.insertDelta({ ...none, health: [[p, 'r@1', 'prod', T0, 0, -1, 0, 0, 0, 1]] })
+      expect(await foldDeltas(f.pool, false)).toBe(3)
+      const rows = await sql<{
+        release: string
+        sessions: string
+        healthy: string
+        crashed: string
+      }>(
+        f.url,
+        `SELECT release, sessions, healthy, crashed FROM health_hours
+         WHERE project_id = $1 ORDER BY release`,
+        [p],
+      )
+      expect(
+        rows.map((r) => [r.release, Number(r.sessions), Number(r.healthy), Number(r.crashed)]),
+      ).toEqual([
+        ['r@1', 1, 0, 1],
+        ['r@2', 2, 2, 0],
+      ])
+      expect((await f.counts()).timesSeen).toBe(2)
+    } finally {
+      await f.close()
+    }
+  })
+
+  it('client text PostgreSQL cannot read in JSON (NUL, a lone surrogate) folds as U+FFFD', async () => {
+    const f = await foldedIssue()
+    try {
+      const title = 'a\0b\ud800c\\u0000d'
+      const pool = openPool(f.url, 1)
+      try {
+        await appendDeltas(pool, {
+          ...f.delta(1, 'u\udc00'),
+          touches: [[f.issueId, 1, L, title, 'c', 'error']],
+        })
+      } finally {
+        await pool.end()
+      }
+      expect(await foldDeltas(f.pool, false)).toBe(1)
+      // A backslash the client sent before "u0000" stays text.
+      expect((await f.text()).title).toBe('a\ufffdb\ufffdc\\u0000d')
+      expect((await f.counts()).userTags).toEqual([
+        ['u1', 1],
+        ['u\ufffd', 1],
+      ])
+    } finally {
+      await f.close()
+    }
   })
 
   it('one hot issue written on two nodes at once: counted once each, whichever node folds', async () => {
@@ -327,10 +394,22 @@ async function foldedIssue() {
         [JSON.stringify(d)],
       )
     )[0]?.id
+  /** The issue's text columns and last-seen time. */
+  const text = async () => {
+    const [i] = await sql<{ title: string; culprit: string; level: string; last_seen: string }>(
+      db.url,
+      'SELECT title, culprit, level, last_seen FROM issues WHERE id = $1',
+      [issueId],
+    )
+    return { title: i?.title, culprit: i?.culprit, level: i?.level, lastSeen: Number(i?.last_seen) }
+  }
   return {
     url: db.url,
     pool,
+    issueId,
+    projectId: project.id,
     counts,
+    text,
     delta,
     insertDelta,
     close: async () => {
@@ -420,7 +499,7 @@ describe('the pipelined counter fold', () => {
         const waiting = await sql<{ n: string }>(
           f.url,
           `SELECT count(*) AS n FROM pg_stat_activity
-           WHERE query LIKE 'DELETE FROM counter_deltas%' AND wait_event_type = 'Lock'`,
+           WHERE query LIKE '%DELETE FROM counter_deltas%' AND wait_event_type = 'Lock'`,
         )
         if (Number(waiting[0]?.n) > 0) break
         await new Promise((r) => setTimeout(r, 10))

@@ -1,11 +1,10 @@
 import type pg from 'pg'
-import { type HealthHourDelta, HealthHourSums } from '../health-hour-sums.ts'
+import type { HealthHourDelta } from '../health-hour-sums.ts'
+import { HOUR } from '../hours.ts'
 import type { OutcomeDelta } from '../model.ts'
-import { OutcomeCounters } from '../outcome-counters.ts'
 import type { IssueTagRow } from '../search-summaries.ts'
-import { issueKeyMasks } from '../tag-key-mask.ts'
-import { all, type Db, run, transaction } from './db.ts'
-import type { PipelinedTx } from './pipelined-tx.ts'
+import { TAG_KEY_BITS } from '../tag-key-mask.ts'
+import { all, type Db, jsonText, run, transaction } from './db.ts'
 
 /** One issue's counter increment: issue, events, last seen, and title, culprit, level then. */
 export type IssueTouchDelta = [number, number, number, string, string, string]
@@ -43,154 +42,118 @@ const isEmpty = (d: CounterDeltas) =>
  */
 export async function appendDeltas(c: Db, d: CounterDeltas): Promise<void> {
   if (isEmpty(d)) return
-  await run(c, 'INSERT INTO counter_deltas (body) VALUES ($1)', [JSON.stringify(d)])
+  await run(c, 'INSERT INTO counter_deltas (body) VALUES ($1)', [jsonText(d)])
 }
 
-/** Sums several groups' deltas per key (touches keep the title of the latest event). */
-export function mergeDeltas(list: readonly CounterDeltas[]): CounterDeltas {
-  const touches = new Map<number, IssueTouchDelta>()
-  const hours = new Map<string, [number, number, number]>()
-  const tags = new Map<string, IssueTagRow>()
-  const outcomes = new OutcomeCounters()
-  const health = new HealthHourSums()
-  for (const d of list) {
-    for (const t of d.touches) {
-      const had = touches.get(t[0])
-      if (had === undefined) touches.set(t[0], [...t])
-      else {
-        had[1] += t[1]
-        if (t[2] >= had[2]) touches.set(t[0], [t[0], had[1], t[2], t[3], t[4], t[5]])
-      }
-    }
-    for (const h of d.hours) {
-      const k = `${h[0]}\0${h[1]}`
-      const had = hours.get(k)
-      if (had === undefined) hours.set(k, [...h])
-      else had[2] += h[2]
-    }
-    for (const g of d.tags) {
-      const k = `${g[0]}\0${g[1]}\0${g[2]}`
-      const had = tags.get(k)
-      if (had === undefined) tags.set(k, [...g])
-      else {
-        had[3] += g[3]
-        had[4] = Math.min(had[4], g[4])
-        had[5] = Math.max(had[5], g[5])
-      }
-    }
-    for (const o of d.outcomes) outcomes.add(o)
-    for (const h of d.health ?? []) health.add(h)
-  }
-  const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
-  return {
-    touches: [...touches.values()].sort((a, b) => a[0] - b[0]),
-    hours: [...hours.values()].sort((a, b) => a[0] - b[0] || a[1] - b[1]),
-    tags: [...tags.values()].sort((a, b) => a[0] - b[0] || cmp(a[1], b[1]) || cmp(a[2], b[2])),
-    outcomes: outcomes.sorted(),
-    health: health.sorted(),
-  }
-}
-
-const column = <T, K extends keyof T>(rows: readonly T[], i: K): T[K][] => rows.map((r) => r[i])
+/** `TAG_KEY_BITS` as SQL rows (key, bit): the fold's rule for `issues.tag_keys` is that map. */
+const TAG_KEY_ROWS = [...TAG_KEY_BITS]
+  .map(([key, bit]) => `('${key.replaceAll("'", "''")}', ${bit})`)
+  .join(', ')
 
 /**
- * Writes merged deltas into the counter tables, one statement per table, rows in key order
- * (concurrent folds of several nodes lock them in one order). The title, culprit and level of
- * an issue follow its latest event: a delta older than the row's `last_seen` leaves them.
- * Nothing here waits for an answer: every statement is tracked (pipelined-tx.ts), so they
- * leave in one write with `COMMIT`, and a failed one aborts the transaction, the delete of the
- * delta rows with it (a fold is applied once or not at all).
+ * The fold as one statement: it deletes up to `FOLD_BATCH` pending rows and adds what their
+ * bodies hold to the counter tables, summed per key by PostgreSQL (the bodies are never sent
+ * to the node). The rules are those of the ingest transaction's counters:
+ * - an issue's `times_seen` grows by its events, `last_seen` is the latest, and its title,
+ *   culprit and level follow its latest event (on a tie of `last_seen`, the later delta row, then
+ *   the later entry of a row), unless the row already saw a later one;
+ * - `issue_tags` rows sum their counts and keep the earliest first and latest last seen; a
+ *   `user` row whose count after the upsert is what this fold added was inserted now, so its
+ *   user is new to the issue (`search-summaries.ts` `newUsers`, the same rule);
+ * - an issue's promoted tag keys (`tag-key-mask.ts`) are OR-ed into `tag_keys`;
+ * - hours, outcomes (their time truncated to the hour) and release-health rollups are summed.
+ * Every counter table is written in key order (`ORDER BY` of each insert), so concurrent folds
+ * of several nodes lock rows in one order; the issues' changes are one `UPDATE` (a statement
+ * may change a row once). Numbers are read as JSON numbers cast to `bigint` (rounded, as the
+ * bound parameters of the ingest path are).
  */
-function applyDeltas(c: PipelinedTx, d: CounterDeltas): void {
-  const write = (text: string, params: unknown[]) => c.track(run(c, text, params))
-  if (d.touches.length > 0)
-    write(
-      `UPDATE issues SET times_seen = issues.times_seen + d.n,
-         title = CASE WHEN d.ls >= issues.last_seen THEN d.title ELSE issues.title END,
-         culprit = CASE WHEN d.ls >= issues.last_seen THEN d.culprit ELSE issues.culprit END,
-         level = CASE WHEN d.ls >= issues.last_seen THEN d.level ELSE issues.level END,
-         last_seen = GREATEST(issues.last_seen, d.ls)
-       FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::text[], $5::text[], $6::text[])
-         AS d(id, n, ls, title, culprit, level)
-       WHERE issues.id = d.id`,
-      [0, 1, 2, 3, 4, 5].map((i) => column(d.touches, i as 0)),
-    )
-  if (d.hours.length > 0)
-    write(
-      `INSERT INTO issue_hours (issue_id, hour, events)
-       SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bigint[])
-       ON CONFLICT (issue_id, hour) DO UPDATE SET events = issue_hours.events + excluded.events`,
-      [0, 1, 2].map((i) => column(d.hours, i as 0)),
-    )
-  if (d.tags.length > 0) {
-    // The upsert and the issues' new distinct users in one statement (search-summaries.ts
-    // `newUsers`, the same rule in SQL): a `user` row whose count after the upsert is what this
-    // fold added was inserted now, so its user is new to the issue. A data-modifying `WITH`
-    // runs to completion once whatever the outer statement reads of it.
-    write(
-      `WITH d (issue_id, key, value, n, fs, ls) AS (
-         SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::bigint[], $5::bigint[], $6::bigint[])),
-       up AS (
-         INSERT INTO issue_tags (issue_id, key, value, times_seen, first_seen, last_seen)
-         SELECT * FROM d
-         ON CONFLICT (issue_id, key, value) DO UPDATE SET
-           times_seen = issue_tags.times_seen + excluded.times_seen,
-           first_seen = LEAST(issue_tags.first_seen, excluded.first_seen),
-           last_seen = GREATEST(issue_tags.last_seen, excluded.last_seen)
-         RETURNING issue_id, key, value, times_seen)
-       UPDATE issues SET users = issues.users + u.n
-       FROM (SELECT up.issue_id, COUNT(*) AS n FROM up
-               JOIN d ON d.issue_id = up.issue_id AND d.key = up.key AND d.value = up.value
-             WHERE up.key = 'user' AND up.times_seen = d.n
-             GROUP BY up.issue_id ORDER BY up.issue_id) u
-       WHERE issues.id = u.issue_id`,
-      [0, 1, 2, 3, 4, 5].map((i) => column(d.tags, i as 0)),
-    )
-    // The issues' promoted keys (tag-key-mask.ts), rewritten only where one is new.
-    const masks = issueKeyMasks(d.tags)
-    if (masks.length > 0)
-      write(
-        `UPDATE issues SET tag_keys = issues.tag_keys | m.bits
-         FROM unnest($1::bigint[], $2::int[]) AS m(id, bits)
-         WHERE issues.id = m.id AND issues.tag_keys & m.bits <> m.bits`,
-        [masks.map((m) => m[0]), masks.map((m) => m[1])],
-      )
-  }
-  const o = d.outcomes
-  if (o.length > 0)
-    write(
-      `INSERT INTO outcomes (project_id, key_id, hour, outcome, reason, category, quantity)
-       SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::bigint[])
-       ON CONFLICT (project_id, hour, key_id, outcome, reason, category)
-       DO UPDATE SET quantity = outcomes.quantity + excluded.quantity`,
-      [
-        column(o, 'projectId'),
-        column(o, 'keyId'),
-        column(o, 'at'),
-        column(o, 'outcome'),
-        column(o, 'reason'),
-        column(o, 'category'),
-        column(o, 'quantity'),
-      ],
-    )
-  // Columns in SESSION_CATEGORIES order, as HealthHourDelta holds them.
-  const h = d.health ?? []
-  if (h.length > 0)
-    write(
-      `INSERT INTO health_hours (project_id, release, environment, hour, sessions,
-         healthy, errored, unhandled, abnormal, crashed)
-       SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::bigint[], $5::bigint[],
-         $6::bigint[], $7::bigint[], $8::bigint[], $9::bigint[], $10::bigint[])
-       ON CONFLICT (project_id, release, environment, hour) DO UPDATE SET
-         sessions = health_hours.sessions + excluded.sessions,
-         healthy = health_hours.healthy + excluded.healthy,
-         errored = health_hours.errored + excluded.errored,
-         unhandled = health_hours.unhandled + excluded.unhandled,
-         abnormal = health_hours.abnormal + excluded.abnormal,
-         crashed = health_hours.crashed + excluded.crashed`,
-      [0, 1, 2, 3, 4, 5, 6, 7, 8, 9].map((i) => column(h, i as 0)),
-    )
-}
+const foldStatement = (skipLocked: boolean): string => `
+WITH taken AS (
+  DELETE FROM counter_deltas WHERE id IN (SELECT id FROM counter_deltas ORDER BY id
+    LIMIT ${FOLD_BATCH} FOR UPDATE${skipLocked ? ' SKIP LOCKED' : ''})
+  RETURNING id, body::jsonb AS b),
+touch AS (
+  SELECT (e->0)::bigint AS id, sum((e->1)::bigint) AS n, max((e->2)::bigint) AS ls,
+    (array_agg(e->>3 ORDER BY (e->2)::bigint DESC, t.id DESC, x.k DESC))[1] AS title,
+    (array_agg(e->>4 ORDER BY (e->2)::bigint DESC, t.id DESC, x.k DESC))[1] AS culprit,
+    (array_agg(e->>5 ORDER BY (e->2)::bigint DESC, t.id DESC, x.k DESC))[1] AS level
+  FROM taken t, jsonb_array_elements(t.b->'touches') WITH ORDINALITY AS x(e, k)
+  GROUP BY 1),
+tag AS (
+  SELECT (e->0)::bigint AS issue_id, e->>1 AS key, e->>2 AS value, sum((e->3)::bigint) AS n,
+    min((e->4)::bigint) AS fs, max((e->5)::bigint) AS ls
+  FROM taken t, jsonb_array_elements(t.b->'tags') AS e
+  GROUP BY 1, 2, 3),
+up AS (
+  INSERT INTO issue_tags (issue_id, key, value, times_seen, first_seen, last_seen)
+  SELECT issue_id, key, value, n, fs, ls FROM tag ORDER BY issue_id, key, value
+  ON CONFLICT (issue_id, key, value) DO UPDATE SET
+    times_seen = issue_tags.times_seen + excluded.times_seen,
+    first_seen = LEAST(issue_tags.first_seen, excluded.first_seen),
+    last_seen = GREATEST(issue_tags.last_seen, excluded.last_seen)
+  RETURNING issue_id, key, value, times_seen),
+users AS (
+  SELECT up.issue_id AS id, count(*) AS n FROM up
+  JOIN tag ON tag.issue_id = up.issue_id AND tag.key = up.key AND tag.value = up.value
+  WHERE up.key = 'user' AND up.times_seen = tag.n
+  GROUP BY up.issue_id),
+masks AS (
+  SELECT g.issue_id AS id, bit_or(m.bit) AS bits
+  FROM (SELECT DISTINCT issue_id, key FROM tag) g
+  JOIN (VALUES ${TAG_KEY_ROWS}) AS m(key, bit) ON m.key = g.key
+  GROUP BY g.issue_id),
+changed AS (
+  SELECT COALESCE(t.id, u.id, m.id) AS id, t.n, t.ls, t.title, t.culprit, t.level,
+    COALESCE(u.n, 0) AS users, COALESCE(m.bits, 0) AS bits
+  FROM touch t
+  FULL JOIN users u ON u.id = t.id
+  FULL JOIN masks m ON m.id = COALESCE(t.id, u.id)),
+issue_rows AS (
+  UPDATE issues SET times_seen = issues.times_seen + COALESCE(d.n, 0),
+    title = CASE WHEN d.ls >= issues.last_seen THEN d.title ELSE issues.title END,
+    culprit = CASE WHEN d.ls >= issues.last_seen THEN d.culprit ELSE issues.culprit END,
+    level = CASE WHEN d.ls >= issues.last_seen THEN d.level ELSE issues.level END,
+    last_seen = GREATEST(issues.last_seen, d.ls),
+    users = issues.users + d.users,
+    tag_keys = issues.tag_keys | d.bits
+  FROM (SELECT * FROM changed ORDER BY id) d
+  WHERE issues.id = d.id
+    AND (d.n IS NOT NULL OR d.users > 0 OR issues.tag_keys & d.bits <> d.bits)
+  RETURNING 1),
+hour_rows AS (
+  INSERT INTO issue_hours (issue_id, hour, events)
+  SELECT (e->0)::bigint, (e->1)::bigint, sum((e->2)::bigint)
+  FROM taken t, jsonb_array_elements(t.b->'hours') AS e
+  GROUP BY 1, 2 ORDER BY 1, 2
+  ON CONFLICT (issue_id, hour) DO UPDATE SET events = issue_hours.events + excluded.events
+  RETURNING 1),
+outcome_rows AS (
+  INSERT INTO outcomes (project_id, key_id, hour, outcome, reason, category, quantity)
+  SELECT (e->'projectId')::bigint, (e->'keyId')::bigint,
+    floor((e->'at')::numeric / ${HOUR})::bigint * ${HOUR},
+    e->>'outcome', e->>'reason', e->>'category', sum((e->'quantity')::bigint)
+  FROM taken t, jsonb_array_elements(t.b->'outcomes') AS e
+  GROUP BY 1, 2, 3, 4, 5, 6 ORDER BY 1, 3, 2, 4, 5, 6
+  ON CONFLICT (project_id, hour, key_id, outcome, reason, category)
+  DO UPDATE SET quantity = outcomes.quantity + excluded.quantity
+  RETURNING 1),
+health_rows AS (
+  INSERT INTO health_hours (project_id, release, environment, hour, sessions,
+    healthy, errored, unhandled, abnormal, crashed)
+  SELECT (e->0)::bigint, e->>1, e->>2, (e->3)::bigint, sum((e->4)::bigint),
+    sum((e->5)::bigint), sum((e->6)::bigint), sum((e->7)::bigint), sum((e->8)::bigint),
+    sum((e->9)::bigint)
+  FROM taken t, jsonb_array_elements(COALESCE(t.b->'health', '[]'::jsonb)) AS e
+  GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4
+  ON CONFLICT (project_id, release, environment, hour) DO UPDATE SET
+    sessions = health_hours.sessions + excluded.sessions,
+    healthy = health_hours.healthy + excluded.healthy,
+    errored = health_hours.errored + excluded.errored,
+    unhandled = health_hours.unhandled + excluded.unhandled,
+    abnormal = health_hours.abnormal + excluded.abnormal,
+    crashed = health_hours.crashed + excluded.crashed
+  RETURNING 1)
+SELECT COUNT(*)::int AS n FROM taken`
 
 /**
  * Folds up to `FOLD_BATCH` pending delta rows into the counter tables in one transaction that
@@ -207,17 +170,11 @@ export function foldDeltas(
   skipLocked: boolean,
   onDelete?: () => void,
 ): Promise<number> {
+  const text = foldStatement(skipLocked)
   return transaction(pool, async (c) => {
     onDelete?.()
-    const rows = await all<{ body: string }>(
-      c,
-      `DELETE FROM counter_deltas WHERE id IN (SELECT id FROM counter_deltas ORDER BY id
-         LIMIT ${FOLD_BATCH} FOR UPDATE${skipLocked ? ' SKIP LOCKED' : ''})
-       RETURNING body`,
-    )
-    if (rows.length === 0) return 0
-    applyDeltas(c, mergeDeltas(rows.map((r) => JSON.parse(r.body) as CounterDeltas)))
-    return rows.length
+    const r = await all<{ n: number }>(c, text, [], skipLocked ? 'fold_skip_locked' : 'fold')
+    return r[0]?.n ?? 0
   })
 }
 
