@@ -137,7 +137,7 @@ describe('counter deltas on PostgreSQL', () => {
     }
   })
 
-  it('client text PostgreSQL cannot read in JSON (NUL, a lone surrogate) folds as U+FFFD', async () => {
+  it('client text PostgreSQL cannot read in JSON (NUL, lone surrogates) folds as U+FFFD', async () => {
     const f = await foldedIssue()
     try {
       const title = 'a\0b\ud800c\\u0000d'

@@ -4,7 +4,7 @@ import { HOUR } from '../hours.ts'
 import type { OutcomeDelta } from '../model.ts'
 import type { IssueTagRow } from '../search-summaries.ts'
 import { TAG_KEY_BITS } from '../tag-key-mask.ts'
-import { all, type Db, jsonText, run, transaction } from './db.ts'
+import { all, type Db, run, transaction } from './db.ts'
 
 /** One issue's counter increment: issue, events, last seen, and title, culprit, level then. */
 export type IssueTouchDelta = [number, number, number, string, string, string]
@@ -42,7 +42,7 @@ const isEmpty = (d: CounterDeltas) =>
  */
 export async function appendDeltas(c: Db, d: CounterDeltas): Promise<void> {
   if (isEmpty(d)) return
-  await run(c, 'INSERT INTO counter_deltas (body) VALUES ($1)', [jsonText(d)])
+  await run(c, 'INSERT INTO counter_deltas (body) VALUES ($1)', [JSON.stringify(d)])
 }
 
 /** `TAG_KEY_BITS` as SQL rows (key, bit): the fold's rule for `issues.tag_keys` is that map. */
@@ -65,13 +65,18 @@ const TAG_KEY_ROWS = [...TAG_KEY_BITS]
  * Every counter table is written in key order (`ORDER BY` of each insert), so concurrent folds
  * of several nodes lock rows in one order; the issues' changes are one `UPDATE` (a statement
  * may change a row once). Numbers are read as JSON numbers cast to `bigint` (rounded, as the
- * bound parameters of the ingest path are).
+ * bound parameters of the ingest path are). A body whose text `JSON.stringify` escaped as
+ * U+0000 or a lone surrogate (client strings may hold them; PostgreSQL's JSON functions refuse
+ * both) is read with U+FFFD there, what the driver makes of the same string bound as a
+ * parameter; an escaped backslash before "u0000" stays text.
  */
 const foldStatement = (skipLocked: boolean): string => `
 WITH taken AS (
   DELETE FROM counter_deltas WHERE id IN (SELECT id FROM counter_deltas ORDER BY id
     LIMIT ${FOLD_BATCH} FOR UPDATE${skipLocked ? ' SKIP LOCKED' : ''})
-  RETURNING id, body::jsonb AS b),
+  RETURNING id, (CASE WHEN strpos(body, '\\u') = 0 THEN body
+    ELSE regexp_replace(body, '(?<!\\\\)((?:\\\\\\\\)*)\\\\u(0000|[dD][89a-fA-F][0-9a-fA-F]{2})',
+      '\\1\\\\ufffd', 'g') END)::jsonb AS b),
 touch AS (
   SELECT (e->0)::bigint AS id, sum((e->1)::bigint) AS n, max((e->2)::bigint) AS ls,
     (array_agg(e->>3 ORDER BY (e->2)::bigint DESC, t.id DESC, x.k DESC))[1] AS title,

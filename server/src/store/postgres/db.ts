@@ -56,21 +56,6 @@ const cleanValue = (p: unknown): unknown => {
 const clean = (params: unknown[]): unknown[] =>
   params.map((p) => (Array.isArray(p) ? p.map(cleanValue) : cleanValue(p)))
 
-/** An escaped NUL or lone surrogate in JSON text, after an even run of backslashes. */
-const UNREADABLE_ESCAPE = /(?<!\\)((?:\\\\)*)\\u(?:0000|d[89a-f][0-9a-f]{2})/gi
-
-/**
- * `value` as JSON text PostgreSQL's `json`/`jsonb` functions can read: they refuse an escaped
- * U+0000 and an escaped lone surrogate, which `JSON.stringify` writes for client strings that
- * hold them, so those become U+FFFD — what {@link cleanValue} and the driver's UTF-8 encoding
- * do to the same strings bound as parameters. (`JSON.stringify` escapes only lone surrogates;
- * a pair stays as its two characters.)
- */
-export function jsonText(value: unknown): string {
-  const text = JSON.stringify(value)
-  return text.includes('\\u') ? text.replace(UNREADABLE_ESCAPE, '$1\\ufffd') : text
-}
-
 /**
  * A query's config: `name` makes it a prepared statement of each connection (parsed once per
  * connection, not per call), for the fixed texts of the ingest path.
