@@ -5,7 +5,13 @@ import { createTestDatabase } from '../../../test/support/postgres-database.ts'
 import { pgNodesPerTest } from '../../../test/support/postgres-nodes.ts'
 import type { WriteUnit } from '../ingest-store.ts'
 import type { SessionUpdate } from '../release-health-types.ts'
-import { appendDeltas, type CounterDeltas, CounterFolder, foldDeltas } from './counter-deltas.ts'
+import {
+  appendDeltas,
+  type CounterDeltas,
+  CounterFolder,
+  foldDeltas,
+  foldStatement,
+} from './counter-deltas.ts'
 import { openPool } from './db.ts'
 import { openPostgresStore } from './index.ts'
 
@@ -302,6 +308,68 @@ describe('counter deltas on PostgreSQL', () => {
       expect((await series)?.totals.sessions.crashed).toBe(Number(written[0]?.n))
     } finally {
       await c.end()
+    }
+  })
+})
+
+/** A node of an `EXPLAIN (ANALYZE, FORMAT JSON)` plan, as far as the test reads it. */
+interface PlanNode {
+  'Node Type': string
+  'Actual Loops'?: number
+  'Rows Removed by Join Filter'?: number
+  Plans?: PlanNode[]
+}
+
+/** Rows a plan's joins read and threw away, over every loop of every node. */
+const joinRowsRemoved = (n: PlanNode): number =>
+  (n['Rows Removed by Join Filter'] ?? 0) * (n['Actual Loops'] ?? 1) +
+  (n.Plans ?? []).reduce((sum, c) => sum + joinRowsRemoved(c), 0)
+
+describe('the fold statement', () => {
+  it('looks each user row up once, not against every other: its joins discard few rows with 300 issues', async () => {
+    const db = await createTestDatabase()
+    const store = await openPostgresStore(db.url, { poolSize: 2 })
+    const n = 300
+    try {
+      const { project, key } = await store.createProject('P', 'p', 'b'.repeat(32))
+      const written = await store.write(
+        Array.from({ length: n }, (_, i) => ({
+          events: [row(project.id, key.id, `h${i}`, { tags: [['user', `old${i}`]] })],
+          outcomes: [],
+        })),
+      )
+      const ids = written.map((r) => r.events[0]?.issueId ?? 0)
+      // Folded, so the delta below is the only one pending (no fold runs once the store closed).
+      await store.listIssues(project.id, {}, { limit: 1 })
+      await store.close()
+      const body: CounterDeltas = {
+        touches: ids.map((id) => [id, 2, L, 't', 'c', 'error']),
+        hours: ids.map((id) => [id, T0, 2]),
+        // Each issue: a user it had (not new) and one it had not (new).
+        tags: ids.flatMap((id, i): CounterDeltas['tags'] => [
+          [id, 'user', `old${i}`, 1, L, L],
+          [id, 'user', `new${i}`, 1, L, L],
+        ]),
+        outcomes: [],
+      }
+      await sql(db.url, 'INSERT INTO counter_deltas (body) VALUES ($1)', [JSON.stringify(body)])
+      const [plan] = await sql<{ 'QUERY PLAN': { Plan: PlanNode }[] }>(
+        db.url,
+        `EXPLAIN (ANALYZE, FORMAT JSON) ${foldStatement(false)}`,
+      )
+      const root = plan?.['QUERY PLAN'][0]?.Plan
+      expect(root).toBeDefined()
+      // Every user row against every other would discard n × 2n rows (180,000).
+      expect(joinRowsRemoved(root as PlanNode)).toBeLessThan(4 * n)
+      const counts = await sql<{ users: string; times_seen: string }>(
+        db.url,
+        'SELECT users, times_seen FROM issues WHERE project_id = $1',
+        [project.id],
+      )
+      expect(counts.length).toBe(n)
+      expect(new Set(counts.map((c) => `${c.users}/${c.times_seen}`))).toEqual(new Set(['2/3']))
+    } finally {
+      await db.drop()
     }
   })
 })
