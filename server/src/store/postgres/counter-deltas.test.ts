@@ -487,7 +487,7 @@ async function foldedIssue() {
   }
 }
 
-describe('the pipelined counter fold', () => {
+describe('the counter fold', () => {
   it('rolls back wholly when one of its statements fails, and then counts each delta once', async () => {
     const f = await foldedIssue()
     try {
@@ -500,8 +500,8 @@ describe('the pipelined counter fold', () => {
         pending: 0,
       })
       await f.insertDelta(f.delta(2, 'u2'))
-      // An outcome the table refuses (category NOT NULL): its statement is sent after the
-      // issue, hour and tag writes, in the same write as COMMIT.
+      // An outcome the table refuses (category NOT NULL): the fold's outcome insert fails after
+      // its issue, hour and tag writes, in the same statement.
       const bad = await f.insertDelta({
         touches: [],
         hours: [],

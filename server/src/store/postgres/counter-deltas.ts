@@ -83,9 +83,7 @@ WITH taken AS (
       '\\1\\\\ufffd', 'g') END)::jsonb AS b),
 touch AS (
   SELECT (e->0)::bigint AS id, sum((e->1)::bigint) AS n, max((e->2)::bigint) AS ls,
-    (array_agg(e->>3 ORDER BY (e->2)::bigint DESC, t.id DESC, x.k DESC))[1] AS title,
-    (array_agg(e->>4 ORDER BY (e->2)::bigint DESC, t.id DESC, x.k DESC))[1] AS culprit,
-    (array_agg(e->>5 ORDER BY (e->2)::bigint DESC, t.id DESC, x.k DESC))[1] AS level
+    (array_agg(e ORDER BY (e->2)::bigint DESC, t.id DESC, x.k DESC))[1] AS latest
   FROM taken t, jsonb_array_elements(t.b->'touches') WITH ORDINALITY AS x(e, k)
   GROUP BY 1),
 tag AS (
@@ -113,7 +111,8 @@ masks AS (
   JOIN (VALUES ${TAG_KEY_ROWS}) AS m(key, bit) ON m.key = g.key
   GROUP BY g.issue_id),
 changed AS (
-  SELECT COALESCE(t.id, u.id, m.id) AS id, t.n, t.ls, t.title, t.culprit, t.level,
+  SELECT COALESCE(t.id, u.id, m.id) AS id, t.n, t.ls, t.latest->>3 AS title,
+    t.latest->>4 AS culprit, t.latest->>5 AS level,
     COALESCE(u.n, 0) AS users, COALESCE(m.bits, 0) AS bits
   FROM touch t
   FULL JOIN users u ON u.id = t.id
@@ -165,6 +164,10 @@ health_rows AS (
   RETURNING 1)
 SELECT COUNT(*)::int AS n FROM taken`
 
+/** The fold's two texts (background folds skip rows another node holds; reads wait), and names. */
+const FOLD_SKIP_LOCKED = [foldStatement(true), 'fold_skip_locked'] as const
+const FOLD_WAITING = [foldStatement(false), 'fold'] as const
+
 /**
  * Folds up to `FOLD_BATCH` pending delta rows into the counter tables in one transaction that
  * also deletes them: applied once or not at all, whatever node or crash interrupts it.
@@ -180,10 +183,10 @@ export function foldDeltas(
   skipLocked: boolean,
   onDelete?: () => void,
 ): Promise<number> {
-  const text = foldStatement(skipLocked)
+  const [text, name] = skipLocked ? FOLD_SKIP_LOCKED : FOLD_WAITING
   return transaction(pool, async (c) => {
     onDelete?.()
-    const r = await all<{ n: number }>(c, text, [], skipLocked ? 'fold_skip_locked' : 'fold')
+    const r = await all<{ n: number }>(c, text, [], name)
     return r[0]?.n ?? 0
   })
 }
