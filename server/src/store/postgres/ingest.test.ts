@@ -97,6 +97,40 @@ describe('ingest on PostgreSQL under concurrency', () => {
     expect(new Map(stored.rows.map((x) => [x.event_id, decodePayload(x.payload)]))).toEqual(sent)
   })
 
+  it("writes an issue's events while another transaction holds the issue's row lock", async () => {
+    const { a, project, key } = await twoNodes()
+    const [first] = await a.write([{ events: [row(project.id, key.id, 'locked')], outcomes: [] }])
+    const issueId = first?.events[0]?.issueId ?? 0
+    const holder = await a.pool.connect()
+    try {
+      await holder.query('BEGIN')
+      // FOR UPDATE conflicts with FOR KEY SHARE, which a foreign key's check of every inserted
+      // event takes on its issue (migration 015 dropped it): the write would wait for this lock.
+      await holder.query('SELECT 1 FROM issues WHERE id = $1 FOR UPDATE', [issueId])
+      const write = a.write([
+        {
+          events: [row(project.id, key.id, 'locked'), row(project.id, key.id, 'locked')],
+          outcomes: [],
+        },
+      ])
+      const waited = new Promise<'waited'>((r) => setTimeout(() => r('waited'), 5_000).unref())
+      const got = await Promise.race([write, waited])
+      expect(got).not.toBe('waited')
+      const events = got === 'waited' ? [] : (got[0]?.events ?? [])
+      expect(events.map((e) => [e.issueId, e.duplicate])).toEqual([
+        [issueId, false],
+        [issueId, false],
+      ])
+      await holder.query('ROLLBACK')
+      await write
+    } finally {
+      await holder.query('ROLLBACK').catch(() => undefined)
+      holder.release()
+    }
+    const { issues } = await a.listIssues(project.id, {}, { limit: 10 })
+    expect(issues.map((i) => [i.id, i.timesSeen])).toEqual([[issueId, 3]])
+  })
+
   it('stores client strings with NUL and fractional milliseconds that PostgreSQL types refuse', async () => {
     const { a, project, key } = await twoNodes()
     const e = row(project.id, key.id, 'nul', {

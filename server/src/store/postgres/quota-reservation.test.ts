@@ -42,20 +42,20 @@ async function until(check: () => Promise<boolean>): Promise<void> {
 describe('the quota reservation on PostgreSQL', () => {
   it('lets a group commit of a quota’d project finish while another one is still open', async () => {
     const { store, project, key, other, used } = await setUp(10)
-    const [seed] = await store.write([{ events: [row(project.id, key.id, 'a')], outcomes: [] }])
-    const issueId = seed?.events[0]?.issueId ?? 0
-    // Hold the issue of hash `a` on a connection of its own: a group writing to it stops
-    // inside its ingest transaction, after its reservation.
+    await store.write([{ events: [row(project.id, key.id, 'a')], outcomes: [] }])
+    // Claim one of the next group's event ids in a transaction left open: the group's claim of
+    // its ids waits for it, so the group stops inside its ingest transaction, after its
+    // reservation.
+    const held = [row(project.id, key.id, 'a'), row(project.id, key.id, 'a')]
     await other.query('BEGIN')
-    await other.query('SELECT id FROM issues WHERE id = $1 FOR UPDATE', [issueId])
+    await other.query('INSERT INTO event_ids (project_id, event_id, received) VALUES ($1, $2, 0)', [
+      project.id,
+      held[0]?.eventId,
+    ])
     let firstDone = false
-    const first = store
-      .write([
-        { events: [row(project.id, key.id, 'a'), row(project.id, key.id, 'a')], outcomes: [] },
-      ])
-      .finally(() => {
-        firstDone = true
-      })
+    const first = store.write([{ events: held, outcomes: [] }]).finally(() => {
+      firstDone = true
+    })
     await until(async () => (await used()) === 3)
     // With the quota row locked for the whole transaction, this group would wait for the
     // first one; now it commits while the first is still open.
@@ -64,8 +64,8 @@ describe('the quota reservation on PostgreSQL', () => {
     expect(second?.quota?.refused).toBe(0)
     expect(firstDone).toBe(false)
     await other.query('ROLLBACK')
-    const [held] = await first
-    expect(held?.events).toHaveLength(2)
+    const [written] = await first
+    expect(written?.events.map((e) => e.duplicate)).toEqual([false, false])
     expect(await used()).toBe(4)
   })
 
