@@ -8,7 +8,9 @@ import { openSse } from '../../test/support/sse-client.ts'
 import { testConfig } from '../../test/support/test-config.ts'
 import { createUser, signIn, type UiClient } from '../../test/support/ui-helpers.ts'
 import { buildApp } from '../app.ts'
-import { LISTENER_APPLICATION_NAME } from '../store/postgres/listener.ts'
+import { LISTENER_APPLICATION_NAME, PgListener } from '../store/postgres/listener.ts'
+import { LiveBus } from './bus.ts'
+import { postgresFeed } from './postgres-feed.ts'
 
 // Two apps, two pools, two listening connections on one database: two nodes.
 let db: TestDatabase
@@ -107,6 +109,48 @@ describe('live notices across nodes on PostgreSQL', () => {
         again.close()
       }
       if (Date.now() > deadline) throw new Error('no notice after the listener reconnect')
+    }
+  })
+})
+
+describe('a node without open streams', () => {
+  it('leaves the notices of every node unread until a stream watches', async () => {
+    const listener = await PgListener.open(db.url)
+    const bus = new LiveBus()
+    const feed = await postgresFeed(bus, listener, { warn: () => undefined })
+    const got: number[] = []
+    let asked = 0
+    // Not watching when the first notice arrives, watching from the second on.
+    feed.subscribe({
+      notice: (n) => got.push(n.id),
+      gap: () => undefined,
+      watching: () => asked++ > 0,
+    })
+    const until = async (done: () => boolean) => {
+      const deadline = Date.now() + 5_000
+      while (!done()) {
+        if (Date.now() > deadline) throw new Error('no notice within 5 s')
+        await new Promise((r) => setTimeout(r, 10))
+      }
+    }
+    const stored = (rowId: number) => ({
+      projectId: 1,
+      issueId: 1,
+      eventId: eid(rowId),
+      issueCreated: false,
+      regressed: false,
+      rowId,
+    })
+    try {
+      bus.emit('event.stored', stored(1))
+      await until(() => asked === 1)
+      bus.emit('event.stored', stored(2))
+      await until(() => got.length === 1)
+      expect(got).toEqual([2])
+      expect(asked).toBe(2)
+    } finally {
+      await feed.close()
+      await listener.close()
     }
   })
 })

@@ -59,7 +59,9 @@ export async function postgresFeed(
 
   const unlisten = await notices.listen(LIVE_CHANNEL, {
     notice: (payload) => {
-      if (payload === undefined) return
+      // Every node gets every node's notices: one with no stream open leaves them unread
+      // (a stream opened later starts from then, or replays from the database).
+      if (payload === undefined || !core.watched()) return
       let value: unknown
       try {
         value = JSON.parse(payload)
