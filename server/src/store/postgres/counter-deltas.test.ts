@@ -586,6 +586,37 @@ describe('the counter fold', () => {
     }
   })
 
+  it("three nodes' periodic folds take turns: about one per interval in all, not one per node", async () => {
+    const f = await foldedIssue()
+    // Three nodes' folders on one database (no other folder runs: foldedIssue closed its store).
+    const pools = [1, 2, 3].map(() => openPool(f.url, 2))
+    const folders = pools.map((p) => new CounterFolder(p))
+    let written = 0
+    try {
+      for (const folder of folders) folder.start()
+      const t0 = Date.now()
+      // Deltas written meanwhile, so the folds have rows to take.
+      while (Date.now() - t0 < 2_000) {
+        await f.insertDelta(f.delta(1, `u${written % 3}`))
+        written++
+        await new Promise((r) => setTimeout(r, 20))
+      }
+      for (const folder of folders) await folder.close()
+      const folds = folders.map((folder) => folder.periodicFolds)
+      const all = folds.reduce((n, k) => n + k, 0)
+      // 2 s at one turn per 150 ms at most is 14; three folders folding on every tick, 30.
+      expect(all).toBeGreaterThanOrEqual(4)
+      expect(all).toBeLessThanOrEqual(15)
+      // Every delta counted once, whichever node folded it.
+      const c = await f.counts()
+      expect([c.timesSeen, c.pending]).toEqual([1 + written, 0])
+    } finally {
+      for (const folder of folders) await folder.close().catch(() => undefined)
+      await Promise.all(pools.map((p) => p.end()))
+      await f.close()
+    }
+  })
+
   it('reads asked in one turn share one fold', async () => {
     const f = await foldedIssue()
     const folder = new CounterFolder(f.pool)

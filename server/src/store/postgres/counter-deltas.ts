@@ -22,8 +22,14 @@ export interface CounterDeltas {
   health?: HealthHourDelta[]
 }
 
-/** How often each node folds the pending deltas: a reader sees them at most this late. */
+/** How often each node asks for a fold turn: a direct SQL reader sees deltas about this late. */
 export const FOLD_INTERVAL_MS = 200
+/**
+ * A node's periodic fold runs only when no node's periodic fold started this long before
+ * (`foldTurn`): about one fold per interval in the whole cluster. Below the interval, so one
+ * node whose timer or pool ran a little late still folds every time.
+ */
+const FOLD_TURN_MS = 150
 /** Delta rows one fold transaction takes (each holds one group commit's counters). */
 const FOLD_BATCH = 2000
 
@@ -192,9 +198,29 @@ export function foldDeltas(
 }
 
 /**
- * A node's folder of counter deltas: a fold every `FOLD_INTERVAL_MS` (so what another node or
- * a direct SQL reader sees is at most that plus one fold late), and `flush()`, which the
- * store's reads of counters await first, so its own API answers count every acknowledged event.
+ * Whether this node's periodic fold may run now: it stamps the cluster's one `fold_turns` row
+ * with PostgreSQL's clock unless some node's periodic fold started within `FOLD_TURN_MS`
+ * (migration 016). An autocommit statement, not part of the fold's transaction, so a long fold
+ * (a backlog) never makes the others wait for the row: past `FOLD_TURN_MS` the next turn
+ * starts a fold beside it, over other rows (`SKIP LOCKED`).
+ */
+export async function foldTurn(pool: pg.Pool): Promise<boolean> {
+  const changed = await run(
+    pool,
+    `UPDATE fold_turns SET started = clock_timestamp()
+     WHERE started <= clock_timestamp() - $1 * interval '1 millisecond'`,
+    [FOLD_TURN_MS],
+    'fold_turn',
+  )
+  return changed === 1
+}
+
+/**
+ * A node's folder of counter deltas: every `FOLD_INTERVAL_MS` it asks for a fold turn and folds
+ * when given one (`foldTurn`: about one periodic fold per interval across every node, so each
+ * fold sums what all nodes wrote meanwhile; what a direct SQL reader sees is at most about two
+ * intervals plus one fold late), and `flush()`, which the store's reads of counters await first,
+ * so its own API answers count every acknowledged event.
  */
 export class CounterFolder {
   private timer: NodeJS.Timeout | undefined
@@ -209,6 +235,9 @@ export class CounterFolder {
 
   private readonly pool: pg.Pool
 
+  /** Periodic folds this node ran (turns it was given), for the tests of the turns. */
+  periodicFolds = 0
+
   constructor(pool: pg.Pool) {
     this.pool = pool
   }
@@ -216,9 +245,15 @@ export class CounterFolder {
   /** Starts the periodic fold (unref'd: it never keeps the process alive). */
   start(): void {
     this.timer = setInterval(() => {
-      this.running = this.running.then(() => this.foldAll(true)).catch(() => undefined)
+      this.running = this.running.then(() => this.periodicFold()).catch(() => undefined)
     }, FOLD_INTERVAL_MS)
     this.timer.unref()
+  }
+
+  private async periodicFold(): Promise<void> {
+    if (this.closed || !(await foldTurn(this.pool))) return
+    this.periodicFolds++
+    await this.foldAll(true)
   }
 
   /**
