@@ -132,7 +132,7 @@ describe('npm run bench', () => {
   }, 150_000)
 
   it.each(['sqlite', 'postgres'])(
-    '--issues 25 on %s spreads the events over 25 issues, all stored',
+    '--issues 25 --users 7 on %s spreads the events over 25 issues and 7 users, all stored',
     (db) => {
       const json = join(dir, `issues-${db}.json`)
       const r = bench([
@@ -140,6 +140,8 @@ describe('npm run bench', () => {
         db,
         '--issues',
         '25',
+        '--users',
+        '7',
         '--seconds',
         '1',
         '--warmup',
@@ -152,13 +154,15 @@ describe('npm run bench', () => {
       ])
       expect(r.status, r.stderr).toBe(0)
       expect(r.stdout).toContain('spread over 25 issues')
-      expect(r.stdout).toContain(' in 25 issues)')
+      expect(r.stdout).toContain('each naming one of 7 users')
+      expect(r.stdout).toContain(' in 25 issues by 7 users)')
       const out = JSON.parse(readFileSync(json, 'utf8')) as {
         shape: { issues?: number }
         ingest: Record<string, number>
       }
       expect(out.shape.issues).toBe(25)
       expect(out.ingest['issuesInDatabase']).toBe(25)
+      expect(out.ingest['usersInDatabase']).toBe(7)
       expect(out.ingest['storedTotal']).toBeGreaterThanOrEqual(out.ingest['answers200Total'] ?? 0)
     },
     150_000,
@@ -213,6 +217,12 @@ describe('npm run bench', () => {
     const root = out.cpuShare.cgroup.replace(/^cgroup v[12] under /, '')
     expect(readdirSync(root).filter((n) => n.startsWith('ingest-bench-'))).toEqual([])
   }, 150_000)
+
+  it('refuses --users it cannot name', () => {
+    const r = bench(['--users', '1.5'])
+    expect(r.status).not.toBe(0)
+    expect(r.stderr).toContain('--users is a whole number')
+  })
 
   it('refuses --issues it cannot spread', () => {
     const r = bench(['--issues', '0'])

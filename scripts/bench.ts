@@ -20,6 +20,7 @@
  *   --db sqlite|postgres, --nodes N   storage, and N server processes on one PostgreSQL
  *   --issues N          spread the events over N issues (the exception type varies per request,
  *                       taken in turn); default 1, one hot issue
+ *   --users N           each event names one of N users (the captured event names none); default 0
  *   --dist DIR          the server build to run (server/dist); --env K=V settings (repeatable)
  *   --node-flags "F …"  Node flags for the server instead of npm start's (scripts/server-node-flags.mjs)
  *   --quota N           an event quota of N per hour on the bench project (429 above it)
@@ -103,6 +104,7 @@ const { values: opts } = parseArgs({
     sourcemaps: { type: 'boolean', default: false },
     'pg-stats': { type: 'boolean', default: false },
     issues: { type: 'string', default: '1' },
+    users: { type: 'string', default: '0' },
     'cpu-share': { type: 'boolean', default: false },
     share: { type: 'string', default: '0.4' },
     'share-nodes': { type: 'string', default: '1,2,3' },
@@ -121,11 +123,17 @@ if (!Number.isInteger(ISSUES) || ISSUES < 1 || ISSUES > 1_000_000)
   refuse('--issues is a whole number from 1 to 1,000,000')
 if (ISSUES > 1 && (opts.overload || opts.sourcemaps))
   refuse('--issues spreads the wrk ingest runs: not --overload (oha) or --sourcemaps')
+const USERS = Number(opts.users)
+if (!Number.isInteger(USERS) || USERS < 0 || USERS > 1_000_000)
+  refuse('--users is a whole number from 0 to 1,000,000')
+if (USERS > 0 && (opts.overload || opts.sourcemaps))
+  refuse('--users names users in the wrk ingest runs: not --overload (oha) or --sourcemaps')
 const shape = {
   seconds: Number(opts.seconds),
   warmupSeconds: Number(opts.warmup),
   connections: Number(opts.connections),
   ...(ISSUES > 1 ? { issues: ISSUES } : {}),
+  ...(USERS > 0 ? { users: USERS } : {}),
 }
 const NODES = Math.max(1, Number(opts.nodes))
 if (opts.db !== 'sqlite' && opts.db !== 'postgres') refuse('--db is sqlite or postgres')
@@ -260,7 +268,7 @@ async function main(): Promise<void> {
       ? `${opts.dist} on ${DB}${NODES > 1 ? `, ${NODES} nodes` : ''}, node ${startOptions.nodeFlags.join(' ') || '(no flags)'}`
       : `target ${opts.target}`
   console.log(
-    `payload ${ENVELOPE} (fresh event id per request${ISSUES > 1 ? `, spread over ${ISSUES} issues` : ', one issue'}); wrk, ${shape.connections} connections, ${shape.warmupSeconds} s warm-up + ${shape.seconds} s per run, ${RUNS} run(s); ${what}`,
+    `payload ${ENVELOPE} (fresh event id per request${ISSUES > 1 ? `, spread over ${ISSUES} issues` : ', one issue'}${USERS > 0 ? `, each naming one of ${USERS} users` : ''}); wrk, ${shape.connections} connections, ${shape.warmupSeconds} s warm-up + ${shape.seconds} s per run, ${RUNS} run(s); ${what}`,
   )
   if (opts.retention !== undefined) return retentionMain(Number(opts.retention))
   if (opts['metrics-cost']) return metricsCostMain(Number(opts['scrape-ms']))

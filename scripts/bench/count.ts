@@ -17,6 +17,11 @@ export interface Counter {
   bytesOnDisk(): Promise<number | undefined>
   /** Issues in the database (`--issues N` spreads events over N); absent through an API. */
   issues?(): Promise<number>
+  /**
+   * Distinct users in the `user` tag rows (`--users N`); absent through an API. On PostgreSQL
+   * what the last fold took (the count settles first, and folds run every 200 ms).
+   */
+  users?(): Promise<number>
 }
 
 /** Counts rows of `events` in a SQLite file, read-only beside the running server (WAL). */
@@ -33,6 +38,8 @@ export function sqliteCounter(dataDir: string, file = 'ingest.sqlite', where = '
     source: 'database',
     count: async () => query(`SELECT count(*) AS n FROM events ${where}`),
     issues: async () => query('SELECT count(*) AS n FROM issues'),
+    users: async () =>
+      query("SELECT count(DISTINCT value) AS n FROM issue_tags WHERE key = 'user'"),
     // Database, WAL and shared-memory files together, after the WAL is checkpointed into the
     // database and truncated: a WAL file keeps its largest size after a checkpoint, so counted
     // as it is, it would add pages the database already holds (≈4 MB at the default
@@ -75,6 +82,7 @@ export function postgresCounter(url: string, where = ''): Counter {
     source: 'database',
     count: () => query(`SELECT count(*) AS n FROM events ${where}`),
     issues: () => query('SELECT count(*) AS n FROM issues'),
+    users: () => query("SELECT count(DISTINCT value) AS n FROM issue_tags WHERE key = 'user'"),
     bytesOnDisk: () => query('SELECT pg_database_size(current_database()) AS n'),
   }
 }

@@ -1,6 +1,7 @@
 -- wrk script for `npm run bench`: POSTs one captured envelope with a fresh event id per request
 -- (a per-thread random prefix plus a counter: unique, and far cheaper than 32 random digits),
--- optionally spread over BENCH_ISSUES issues (`--issues N`: the exception type varies),
+-- optionally spread over BENCH_ISSUES issues (`--issues N`: the exception type varies) and
+-- BENCH_USERS users (`--users N`: the user id in BENCH_USER_MARKER varies),
 -- spreads threads over several targets (BENCH_ADDRS, for --nodes), optionally counts answers by
 -- status (BENCH_COUNT_STATUS=1: defining `response` makes wrk hand every answer to Lua, which
 -- costs generator CPU, so only the overload run does it) and prints one `BENCH_JSON {...}` line.
@@ -18,6 +19,10 @@ f:close()
 -- type is part of the grouping hash), taken in turn per thread.
 local issues = tonumber(os.getenv("BENCH_ISSUES") or "1")
 local type_marker = os.getenv("BENCH_TYPE_MARKER") or ""
+-- With BENCH_USERS above 0, the template names a user (slot "user": BENCH_USER_MARKER, the
+-- user id's string with its closing quote) whose number varies per request.
+local users = tonumber(os.getenv("BENCH_USERS") or "0")
+local user_marker = os.getenv("BENCH_USER_MARKER") or ""
 local pieces = {}
 local slots = {}
 local from = 1
@@ -28,17 +33,26 @@ while true do
     local ts, te = string.find(template, type_marker, from, true)
     if ts ~= nil and (s == nil or ts < s) then s, e, kind = ts, te, "type" end
   end
+  if users > 0 then
+    local us, ue = string.find(template, user_marker, from, true)
+    if us ~= nil and (s == nil or us < s) then s, e, kind = us, ue, "user" end
+  end
   if s == nil then break end
   pieces[#pieces + 1] = string.sub(template, from, s - 1)
   slots[#slots + 1] = kind
   from = e + 1
 end
 pieces[#pieces + 1] = string.sub(template, from)
-local typed = false
-for _, k in ipairs(slots) do if k == "type" then typed = true end end
+local typed, named = false, false
+for _, k in ipairs(slots) do
+  if k == "type" then typed = true end
+  if k == "user" then named = true end
+end
 assert(issues <= 1 or typed, "BENCH_ISSUES > 1 but BENCH_TYPE_MARKER is not in the payload")
--- The marker with its closing quote taken off: the issue number goes inside the string.
+assert(users <= 0 or named, "BENCH_USERS > 0 but BENCH_USER_MARKER is not in the payload")
+-- The markers with their closing quote taken off: the number goes inside the string.
 local type_prefix = string.sub(type_marker, 1, -2)
+local user_prefix = string.sub(user_marker, 1, -2)
 
 local run_id = assert(os.getenv("BENCH_RUN_ID"), "BENCH_RUN_ID not set")
 local threads = {}
@@ -68,9 +82,18 @@ function request()
   local id = string.format("%s%016x", prefix, counter)
   local kind_type = nil
   if issues > 1 then kind_type = string.format('%s%d"', type_prefix, counter % issues) end
+  -- A stride of 31, so that with as many users as issues an issue still sees several users.
+  local kind_user = nil
+  if users > 0 then kind_user = string.format('%s%d"', user_prefix, (counter * 31) % users) end
   for i, kind in ipairs(slots) do
     buf[2 * i - 1] = pieces[i]
-    if kind == "id" then buf[2 * i] = id else buf[2 * i] = kind_type end
+    if kind == "id" then
+      buf[2 * i] = id
+    elseif kind == "type" then
+      buf[2 * i] = kind_type
+    else
+      buf[2 * i] = kind_user
+    end
   end
   buf[2 * #slots + 1] = pieces[#pieces]
   return wrk.format("POST", path, headers, table.concat(buf))

@@ -2,10 +2,13 @@
  * One measured load run: warm-up, then a timed wrk run, with stored events counted before and
  * after (not answers), the server's CPU from /proc deltas and its peak memory.
  */
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import type { Counter } from './count.ts'
 import { type PgProbeFigures, startPgProbe } from './pg-probe.ts'
 import { cpuMs, peakRssMiB } from './server.ts'
-import { runWrk, type WrkResult } from './wrk.ts'
+import { ENVELOPE, runWrk, type WrkResult, withUser } from './wrk.ts'
 
 /** What is loaded and how stored events are known. */
 export interface LoadTarget {
@@ -34,6 +37,8 @@ export interface LoadShape {
   connections: number
   /** Events spread over this many issues (`--issues`; undefined or 1: one hot issue). */
   issues?: number | undefined
+  /** Each event names one of this many users (`--users`; undefined or 0: none). */
+  users?: number | undefined
 }
 
 /** The figures of one ingest run. */
@@ -64,6 +69,8 @@ export interface IngestFigures {
   bytesPerEvent: number | undefined
   /** Issues in the database after the run (undefined when not counted from the database). */
   issuesInDatabase?: number | undefined
+  /** Distinct users of the `user` tag rows after the run (with `--users`, from the database). */
+  usersInDatabase?: number | undefined
   /** `--pg-stats`: statements per group commit, waits and lock waits over the measured run. */
   pgStats?: PgProbeFigures | undefined
 }
@@ -98,12 +105,16 @@ async function settledCount(counter: Counter): Promise<number> {
 
 /** Runs the warm-up and the measured run against an ingest target. */
 export async function measureIngest(t: LoadTarget, shape: LoadShape): Promise<IngestFigures> {
+  const users = shape.users ?? 0
+  const body =
+    users > 0 ? withUser(t.body ?? ENVELOPE, mkdtempSync(join(tmpdir(), 'bench-users-'))) : t.body
   const base = {
     url: t.url,
     path: t.path,
     connections: shape.connections,
-    ...(t.body === undefined ? {} : { body: t.body }),
+    ...(body === undefined ? {} : { body }),
     ...(shape.issues === undefined ? {} : { issues: shape.issues }),
+    ...(users > 0 ? { users } : {}),
   }
   const withAddrs = t.addrs === undefined ? base : { ...base, addrs: t.addrs }
   const before = t.counter === undefined ? 0 : await t.counter.count()
@@ -131,6 +142,7 @@ export async function measureIngest(t: LoadTarget, shape: LoadShape): Promise<In
   const bytesOnDisk = t.counter === undefined ? undefined : await t.counter.bytesOnDisk()
   const eventsInDatabase = t.counter?.source === 'database' ? final : undefined
   const issuesInDatabase = await t.counter?.issues?.()
+  const usersInDatabase = users > 0 ? await t.counter?.users?.() : undefined
   const round = (x: number, d = 3) => Math.round(x * 10 ** d) / 10 ** d
   return {
     eventsPerSec: Math.round(stored / run.seconds),
@@ -159,6 +171,7 @@ export async function measureIngest(t: LoadTarget, shape: LoadShape): Promise<In
         ? undefined
         : Math.round(bytesOnDisk / eventsInDatabase),
     ...(issuesInDatabase === undefined ? {} : { issuesInDatabase }),
+    ...(usersInDatabase === undefined ? {} : { usersInDatabase }),
     ...(pgStats === undefined ? {} : { pgStats }),
   }
 }

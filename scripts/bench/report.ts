@@ -39,7 +39,7 @@ export function formatIngest(f: IngestFigures): string {
       : [
           `PostgreSQL ${n(f.dbCpuMsPerEvent)} CPU ms/event, ${n(f.dbCores ?? Number.NaN)} cores${f.dbWalBytesPerEvent === undefined ? '' : `, ${n(f.dbWalBytesPerEvent)} WAL bytes/event`}`,
         ]),
-    `${n(f.bytesPerEvent)} bytes on disk/event (${n(f.eventsInDatabase)} events${f.issuesInDatabase === undefined ? '' : ` in ${n(f.issuesInDatabase)} issues`})`,
+    `${n(f.bytesPerEvent)} bytes on disk/event (${n(f.eventsInDatabase)} events${f.issuesInDatabase === undefined ? '' : ` in ${n(f.issuesInDatabase)} issues`}${f.usersInDatabase === undefined ? '' : ` by ${n(f.usersInDatabase)} users`})`,
   ].join('; ')
 }
 

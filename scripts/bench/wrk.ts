@@ -2,11 +2,12 @@
  * The load generator of `npm run bench`: Debian's `wrk` (compiled C, epoll; it is not the
  * bottleneck — the report shows its own CPU beside the server's) driving `fresh-id.lua`, which
  * posts the captured envelope with a fresh event id per request (and, with `issues`, an
- * exception type out of N per request).
+ * exception type out of N per request; with `users`, a user out of N).
  */
 import { spawn, spawnSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { readFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
+import { basename, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 const LUA = fileURLToPath(new URL('./fresh-id.lua', import.meta.url))
@@ -20,6 +21,30 @@ export const ENVELOPE = 'fixtures/envelopes/event/node-11-error.envelope'
  * the payload keeps its size and shape.
  */
 export const ISSUE_TYPE_MARKER = '"type":"Error"'
+
+/**
+ * The user `--users N` gives each event (`"user":{"id":"bench-user<k>"}`, k one of N per
+ * request): the captured event names none, and a user is what the counter fold's distinct-user
+ * rule and `user` tag rows cost (a fold's user rows once ran as a join of every row against
+ * every other, unseen by a bench whose events had no user: docs/postgresql.md).
+ */
+export const USER_ID_MARKER = '"id":"bench-user"'
+
+/**
+ * A copy of `file` in `dir` whose event item names the user of {@link USER_ID_MARKER}, first
+ * in its object (the item headers carry no length, so the payload may grow).
+ */
+export function withUser(file: string, dir: string): string {
+  const lines = readFileSync(file, 'utf8').split('\n')
+  const at = lines.findIndex(
+    (l, i) => i > 0 && /^\{"type":"event"/.test(lines[i - 1] ?? '') && l.startsWith('{'),
+  )
+  if (at < 0) throw new Error(`${file} has no event item to add a user to`)
+  lines[at] = `{"user":{${USER_ID_MARKER}},${(lines[at] as string).slice(1)}`
+  const out = join(dir, `with-user-${basename(file)}`)
+  writeFileSync(out, lines.join('\n'))
+  return out
+}
 
 /** One wrk run's figures. */
 export interface WrkResult {
@@ -55,6 +80,11 @@ export interface WrkOptions {
   body?: string
   /** Spread the events over this many issues (default 1: one hot issue). */
   issues?: number
+  /**
+   * Each event names one of this many users (default 0: none); `body` must then hold
+   * {@link USER_ID_MARKER} ({@link withUser}).
+   */
+  users?: number
 }
 
 /** Whether a binary is on PATH. */
@@ -99,6 +129,8 @@ export function runWrk(o: WrkOptions): Promise<WrkResult> {
       BENCH_COUNT_STATUS: o.countStatus === true ? '1' : '0',
       BENCH_ISSUES: String(o.issues ?? 1),
       BENCH_TYPE_MARKER: ISSUE_TYPE_MARKER,
+      BENCH_USERS: String(o.users ?? 0),
+      BENCH_USER_MARKER: USER_ID_MARKER,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
