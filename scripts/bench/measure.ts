@@ -2,7 +2,7 @@
  * One measured load run: warm-up, then a timed wrk run, with stored events counted before and
  * after (not answers), the server's CPU from /proc deltas and its peak memory.
  */
-import { mkdtempSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Counter } from './count.ts'
@@ -105,9 +105,22 @@ async function settledCount(counter: Counter): Promise<number> {
 
 /** Runs the warm-up and the measured run against an ingest target. */
 export async function measureIngest(t: LoadTarget, shape: LoadShape): Promise<IngestFigures> {
+  if ((shape.users ?? 0) === 0) return measureWith(t, shape, t.body)
+  // The payload with a user is a copy of the target's, removed after the runs.
+  const dir = mkdtempSync(join(tmpdir(), 'bench-users-'))
+  try {
+    return await measureWith(t, shape, withUser(t.body ?? ENVELOPE, dir))
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+async function measureWith(
+  t: LoadTarget,
+  shape: LoadShape,
+  body: string | undefined,
+): Promise<IngestFigures> {
   const users = shape.users ?? 0
-  const body =
-    users > 0 ? withUser(t.body ?? ENVELOPE, mkdtempSync(join(tmpdir(), 'bench-users-'))) : t.body
   const base = {
     url: t.url,
     path: t.path,
