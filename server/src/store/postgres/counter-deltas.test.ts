@@ -11,6 +11,7 @@ import {
   CounterFolder,
   foldDeltas,
   foldStatement,
+  foldTurn,
 } from './counter-deltas.ts'
 import { openPool } from './db.ts'
 import { openPostgresStore } from './index.ts'
@@ -613,6 +614,18 @@ describe('the counter fold', () => {
     } finally {
       for (const folder of folders) await folder.close().catch(() => undefined)
       await Promise.all(pools.map((p) => p.end()))
+      await f.close()
+    }
+  })
+
+  it("gives a fold turn after PostgreSQL's clock was set back, and none twice within 150 ms", async () => {
+    const f = await foldedIssue()
+    try {
+      // A stamp an hour ahead: what a turn taken before the clock went back an hour leaves.
+      await sql(f.url, "UPDATE fold_turns SET started = clock_timestamp() + interval '1 hour'")
+      expect(await foldTurn(f.pool)).toBe(true)
+      expect(await foldTurn(f.pool)).toBe(false)
+    } finally {
       await f.close()
     }
   })

@@ -202,13 +202,15 @@ export function foldDeltas(
  * with PostgreSQL's clock unless some node's periodic fold started within `FOLD_TURN_MS`
  * (migration 016). An autocommit statement, not part of the fold's transaction, so a long fold
  * (a backlog) never makes the others wait for the row: past `FOLD_TURN_MS` the next turn
- * starts a fold beside it, over other rows (`SKIP LOCKED`).
+ * starts a fold beside it, over other rows (`SKIP LOCKED`). A stamp more than a second ahead of
+ * the clock (PostgreSQL's clock was set back) gives the turn too, so the folds never stop.
  */
 export async function foldTurn(pool: pg.Pool): Promise<boolean> {
   const changed = await run(
     pool,
     `UPDATE fold_turns SET started = clock_timestamp()
-     WHERE started <= clock_timestamp() - $1 * interval '1 millisecond'`,
+     WHERE started <= clock_timestamp() - $1 * interval '1 millisecond'
+       OR started > clock_timestamp() + interval '1 second'`,
     [FOLD_TURN_MS],
     'fold_turn',
   )
