@@ -135,9 +135,16 @@ describe('GET /metrics', () => {
       expect(sampleValue(samples, 'ingest_pg_pool_waiting')).toBe(0)
       expect(sampleValue(samples, 'ingest_pg_change_feed_connected')).toBe(1)
       expect(sampleValue(samples, 'ingest_pg_change_feed_reconnects_total')).toBe(0)
+      // The outcomes read above folded the pending counter deltas first.
+      expect(
+        sampleValue(samples, 'ingest_pg_counter_folds_total', { kind: 'read' }),
+      ).toBeGreaterThan(0)
+      expect(sampleValue(samples, 'ingest_pg_counter_fold_rows_total')).toBeGreaterThan(0)
+      expect(sampleValue(samples, 'ingest_pg_counter_fold_seconds_total')).toBeGreaterThan(0)
     } else {
       // In memory: no writer thread; and never the other backend's instruments.
       expect(sampleValue(samples, 'ingest_pg_pool_size')).toBeUndefined()
+      expect(sampleValue(samples, 'ingest_pg_counter_fold_rows_total')).toBeUndefined()
       expect(sampleValue(samples, 'ingest_sqlite_writer_busy_seconds_total')).toBeUndefined()
     }
   })

@@ -15,6 +15,7 @@ export interface BackendUsage {
   pool?: { inUse: number; idle: number; waiting: number; size: number }
   feed?: { reconnects: number; lagMs: number; connected: boolean }
   writerBusySeconds?: number
+  fold?: { periodic: number; read: number; rows: number; seconds: number }
 }
 
 /**
@@ -266,6 +267,41 @@ export class Metrics {
       collect() {
         const f = sources().backend?.()?.feed
         if (f !== undefined) this.set(f.lagMs / 1000)
+      },
+    })
+    new Counter({
+      name: 'ingest_pg_counter_folds_total',
+      help: 'Counter fold transactions this node ran: on its fold turns (periodic), for reads (read).',
+      labelNames: ['kind'],
+      registers,
+      collect() {
+        const f = sources().backend?.()?.fold
+        if (f === undefined) return
+        this.reset()
+        this.inc({ kind: 'periodic' }, f.periodic)
+        this.inc({ kind: 'read' }, f.read)
+      },
+    })
+    new Counter({
+      name: 'ingest_pg_counter_fold_rows_total',
+      help: 'Counter delta rows (one per group commit) this node folded into the counter tables.',
+      registers,
+      collect() {
+        const f = sources().backend?.()?.fold
+        if (f === undefined) return
+        this.reset()
+        this.inc(f.rows)
+      },
+    })
+    new Counter({
+      name: 'ingest_pg_counter_fold_seconds_total',
+      help: 'Seconds this node spent in counter fold transactions.',
+      registers,
+      collect() {
+        const f = sources().backend?.()?.fold
+        if (f === undefined) return
+        this.reset()
+        this.inc(f.seconds)
       },
     })
     new Gauge({

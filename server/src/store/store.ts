@@ -65,4 +65,9 @@ export interface StoreUsage {
   feed?: { reconnects: number; lagMs: number; connected: boolean }
   /** SQLite: seconds the writer thread has been busy since the process started. */
   writerBusySeconds?: number
+  /**
+   * PostgreSQL: the counter folds this node ran since it started (periodic, for reads), the
+   * delta rows they took and the seconds they took (postgres/counter-deltas.ts).
+   */
+  fold?: { periodic: number; read: number; rows: number; seconds: number }
 }

@@ -603,7 +603,7 @@ describe('the counter fold', () => {
         await new Promise((r) => setTimeout(r, 20))
       }
       for (const folder of folders) await folder.close()
-      const folds = folders.map((folder) => folder.periodicFolds)
+      const folds = folders.map((folder) => folder.stats.periodic)
       const all = folds.reduce((n, k) => n + k, 0)
       // 2 s at one turn per 150 ms at most is 14; three folders folding on every tick, 30.
       expect(all).toBeGreaterThanOrEqual(4)

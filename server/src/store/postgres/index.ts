@@ -95,6 +95,7 @@ export async function openPostgresStore(
         size: poolSize,
       },
       feed: changes.stats(),
+      fold: { ...folder.stats },
     }),
     close: async () => {
       await folder.close()
