@@ -258,7 +258,7 @@ export class CounterFolder {
 
   private async periodicFold(): Promise<void> {
     if (this.closed || !(await foldTurn(this.pool))) return
-    await this.foldAll(true)
+    await this.foldAll(true, 'periodic')
   }
 
   /**
@@ -286,7 +286,7 @@ export class CounterFolder {
 
   private startFlush(): Promise<void> {
     const state = { done: Promise.resolve(), deleting: false }
-    state.done = this.foldAll(false, () => {
+    state.done = this.foldAll(false, 'read', () => {
       state.deleting = true
     }).finally(() => {
       if (this.flushing === state) this.flushing = undefined
@@ -295,15 +295,19 @@ export class CounterFolder {
     return state.done
   }
 
-  private async foldAll(skipLocked: boolean, onDelete?: () => void): Promise<void> {
+  /** Folds until a batch is not full; `kind`: whose folds they are in `stats` (close's: none). */
+  private async foldAll(
+    skipLocked: boolean,
+    kind: 'periodic' | 'read' | undefined,
+    onDelete?: () => void,
+  ): Promise<void> {
     for (;;) {
       if (this.closed) return
       const t0 = performance.now()
       const n = await foldDeltas(this.pool, skipLocked, onDelete)
       this.stats.seconds += (performance.now() - t0) / 1000
       this.stats.rows += n
-      if (skipLocked) this.stats.periodic++
-      else this.stats.read++
+      if (kind !== undefined) this.stats[kind]++
       // A full batch: more may be pending.
       if (n !== FOLD_BATCH) return
     }
@@ -313,7 +317,7 @@ export class CounterFolder {
   async close(): Promise<void> {
     if (this.timer !== undefined) clearInterval(this.timer)
     await this.running
-    await this.foldAll(true).catch(() => undefined)
+    await this.foldAll(true, undefined).catch(() => undefined)
     this.closed = true
   }
 }
