@@ -3,7 +3,7 @@
  * node's timer asks for a turn every 200 ms, and a turn is given only when no node's periodic
  * fold started in the last 150 ms, so the cluster folds about once per interval however many
  * nodes run. Without it N nodes folded N times per interval, each over 1/N of the pending
- * rows, and a fold's distinct counter rows per event grew with N (three nodes: +30–45 % fold
+ * rows, and a fold's distinct counter rows per event grew with N (three nodes: +25–45 % fold
  * time per event, docs/postgresql.md). One row, read and stamped with PostgreSQL's clock, so
  * the nodes' clocks do not matter.
  */
