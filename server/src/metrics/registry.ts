@@ -38,6 +38,29 @@ export interface ScrapeSources {
   cron?: () => { lagSeconds: number; recorded: number }
 }
 
+/**
+ * A counter whose value a part of the process already keeps as a running total (the store's
+ * reconnects, folds): set to that total at each scrape; absent while `total` gives undefined.
+ */
+function totalCounter(
+  registers: Registry[],
+  name: string,
+  help: string,
+  total: () => number | undefined,
+): void {
+  new Counter({
+    name,
+    help,
+    registers,
+    collect() {
+      const n = total()
+      if (n === undefined) return
+      this.reset()
+      this.inc(n)
+    },
+  })
+}
+
 let processMetrics: Registry | undefined
 
 /**
@@ -249,17 +272,12 @@ export class Metrics {
         if (p !== undefined) this.set(p.waiting)
       },
     })
-    new Counter({
-      name: 'ingest_pg_change_feed_reconnects_total',
-      help: 'Times the change feed re-established its LISTEN connection.',
+    totalCounter(
       registers,
-      collect() {
-        const f = sources().backend?.()?.feed
-        if (f === undefined) return
-        this.reset()
-        this.inc(f.reconnects)
-      },
-    })
+      'ingest_pg_change_feed_reconnects_total',
+      'Times the change feed re-established its LISTEN connection.',
+      () => sources().backend?.()?.feed?.reconnects,
+    )
     new Gauge({
       name: 'ingest_pg_change_feed_lag_seconds',
       help: 'Delay of the last change notice, from its NOTIFY to its arrival here, seconds.',
@@ -269,41 +287,32 @@ export class Metrics {
         if (f !== undefined) this.set(f.lagMs / 1000)
       },
     })
+    const fold = () => sources().backend?.()?.fold
     new Counter({
       name: 'ingest_pg_counter_folds_total',
       help: 'Counter fold transactions this node ran: on its fold turns (periodic), for reads (read).',
       labelNames: ['kind'],
       registers,
       collect() {
-        const f = sources().backend?.()?.fold
+        const f = fold()
         if (f === undefined) return
         this.reset()
         this.inc({ kind: 'periodic' }, f.periodic)
         this.inc({ kind: 'read' }, f.read)
       },
     })
-    new Counter({
-      name: 'ingest_pg_counter_fold_rows_total',
-      help: 'Counter delta rows (one per group commit) this node folded into the counter tables.',
+    totalCounter(
       registers,
-      collect() {
-        const f = sources().backend?.()?.fold
-        if (f === undefined) return
-        this.reset()
-        this.inc(f.rows)
-      },
-    })
-    new Counter({
-      name: 'ingest_pg_counter_fold_seconds_total',
-      help: 'Seconds this node spent in counter fold transactions.',
+      'ingest_pg_counter_fold_rows_total',
+      'Counter delta rows (one per group commit) this node folded into the counter tables.',
+      () => fold()?.rows,
+    )
+    totalCounter(
       registers,
-      collect() {
-        const f = sources().backend?.()?.fold
-        if (f === undefined) return
-        this.reset()
-        this.inc(f.seconds)
-      },
-    })
+      'ingest_pg_counter_fold_seconds_total',
+      'Seconds this node spent in counter fold transactions.',
+      () => fold()?.seconds,
+    )
     new Gauge({
       name: 'ingest_pg_change_feed_connected',
       help: '1 while the change feed listens, 0 while it reconnects.',
