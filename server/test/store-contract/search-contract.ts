@@ -223,7 +223,7 @@ export function searchContract(name: string, open: () => Promise<Store>): void {
       // PostgreSQL keeps U+0000 as U+FFFD: titles are compared with either shown as `?`.
       const titles = async (q: string) =>
         (await store.searchIssues(p, parseQuery(q, NOW), 'first_seen', { limit: 10 })).issues.map(
-          (i) => i.title.replace(/[\u0000\ufffd]/g, '?'),
+          (i) => i.title.replaceAll('\u0000', '?').replaceAll('\ufffd', '?'),
         )
       const got = [
         await titles('n\u0000q'),
