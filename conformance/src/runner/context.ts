@@ -6,7 +6,13 @@
  */
 import { expect } from 'vitest'
 import { Api, type Project } from '../harness/api.ts'
-import { type Driver, type DriverOutput, runDriver } from '../harness/drivers.ts'
+import {
+  type Driver,
+  DriverFailure,
+  type DriverOutput,
+  driverOutputSchema,
+  runDriver,
+} from '../harness/drivers.ts'
 import { HealthApi, runProgram } from '../harness/health-crons.ts'
 import type { RecordingProxy } from '../harness/recording-proxy.ts'
 import type { Row } from './matrix.ts'
@@ -137,14 +143,34 @@ export class CellContext {
     const driver = separate
       ? { ...this.driver, command: [this.driver.command[0] ?? 'node', this.program(kind)] }
       : this.driver
-    const report = await runDriver(driver, {
-      scenario,
-      dsn,
-      timeout,
-      ...(this.row.sdk === undefined ? {} : { sdk: this.row.sdk }),
-    })
+    let report: DriverOutput
+    try {
+      report = await runDriver(driver, {
+        scenario,
+        dsn,
+        timeout,
+        ...(this.row.sdk === undefined ? {} : { sdk: this.row.sdk }),
+      })
+    } catch (error) {
+      if (error instanceof DriverFailure) {
+        this.#noteApp(driverOutputSchema.safeParse(error.report).data?.app, true)
+      }
+      throw error
+    }
     this.evidence.sdk = report.sdk
+    this.#noteApp(report.app, false)
     return report
+  }
+
+  /**
+   * Keeps a web app's account of its flush and of its SDK's HTTP requests in the evidence:
+   * always when the run failed, otherwise when the app traced more than that it flushed (the
+   * timings of passing runs are what a failing one is compared with).
+   */
+  #noteApp(app: DriverOutput['app'], failed: boolean): void {
+    if (app === undefined) return
+    if (!failed && app.flush_ms === undefined && app.sdk_requests === undefined) return
+    this.note("the app's flush and its SDK's HTTP requests, as the app's transport saw them", app)
   }
 
   /** Runs a program of `kind` with `args` (plus `--sdk`); `exitCodes` that count as success. */
