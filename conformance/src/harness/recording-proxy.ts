@@ -12,6 +12,8 @@ import { brotliDecompress, gunzip, inflate } from 'node:zlib'
 export interface RecordedRequest {
   /** When the proxy received the request, ms. */
   at: number
+  /** When the SDK's body was read and the request went on to the server, ms (if it did). */
+  forwardedAt?: number | undefined
   /** When the server's answer came back, ms. */
   answeredAt: number
   method: string
@@ -36,6 +38,8 @@ export interface InFlightRequest {
   at: number
   method: string
   path: string
+  /** When its body was read and it went on to the server (undefined: the body is still read). */
+  forwardedAt?: number | undefined
 }
 
 /** A running proxy. */
@@ -160,7 +164,9 @@ export async function startRecordingProxy(target: string): Promise<RecordingProx
     inFlight.add(arrived)
     let items: EnvelopeItem[] = []
     let encoding = ''
-    const record = (answer: Omit<RecordedRequest, keyof InFlightRequest | 'answeredAt'>) => {
+    const record = (
+      answer: Omit<RecordedRequest, keyof InFlightRequest | 'answeredAt' | 'forwardedAt'>,
+    ) => {
       inFlight.delete(arrived)
       requests.push({ ...arrived, answeredAt: Date.now(), ...answer })
     }
@@ -174,6 +180,7 @@ export async function startRecordingProxy(target: string): Promise<RecordingProx
         if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = String(value)
       }
       items = envelopeItems(decoded)
+      arrived.forwardedAt = Date.now()
       const upstream = await fetch(`${target}${req.url ?? '/'}`, {
         method,
         headers,

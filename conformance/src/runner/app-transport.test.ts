@@ -103,7 +103,10 @@ describe('a web app whose SDK request gets no answer', () => {
       [200, undefined],
       [200, undefined],
     ])
-    expect(evidence.map((r) => r.ms)).toEqual([expect.any(Number), expect.any(Number)])
+    expect(evidence.map((r) => [r.ms, r.serverMs])).toEqual([
+      [expect.any(Number), expect.any(Number)],
+      [expect.any(Number), expect.any(Number)],
+    ])
   })
 
   it('the second envelope held: the evidence shows it written and waiting, and the flush that gave up', async () => {
@@ -139,5 +142,9 @@ describe('a web app whose SDK request gets no answer', () => {
       [`/api/${PROJECT}/envelope/`, 200, undefined],
       [`/api/${PROJECT}/envelope/`, 0, true],
     ])
+    expect(evidence[1]?.answer).toMatch(
+      /^no answer from the server \d+ ms after the proxy forwarded/,
+    )
+    expect(evidence[1]?.serverMs).toEqual(expect.any(Number))
   })
 })

@@ -22,6 +22,8 @@ export const requestEvidenceSchema = z.looseObject({
   answer: z.string(),
   /** Milliseconds from the proxy receiving the request to the server's answer (or so far). */
   ms: z.number().optional(),
+  /** Of those, from the proxy forwarding it (the SDK's body read) to the server's answer. */
+  serverMs: z.number().optional(),
   /** True for a request the server had not answered when the cell ended. */
   pending: z.boolean().optional(),
 })

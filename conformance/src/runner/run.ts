@@ -90,8 +90,9 @@ const firstLine = (text: string): string => (text.split('\n')[0] ?? '').slice(0,
 
 /**
  * The requests of a cell's projects as the recording proxy saw them, for its evidence: each
- * answered one with the server's time (`ms`, from the proxy receiving it to the answer), then
- * those the server had not answered by `ended` (`pending`, status 0) — a stalled server shows.
+ * answered one with its time in the proxy (`ms`, from receiving it to the answer) and the
+ * server's share (`serverMs`, from forwarding it), then those not answered by `ended`
+ * (`pending`, status 0): a stalled server shows, and so does a proxy that never forwarded.
  */
 export function requestEvidence(
   proxy: RecordingProxy,
@@ -111,6 +112,7 @@ export function requestEvidence(
       ...(r.rateLimits === undefined ? {} : { rateLimits: r.rateLimits }),
       answer: r.answer,
       ms: r.answeredAt - r.at,
+      ...(r.forwardedAt === undefined ? {} : { serverMs: r.answeredAt - r.forwardedAt }),
     })),
     ...proxy
       .inFlight()
@@ -121,8 +123,12 @@ export function requestEvidence(
         path: r.path,
         itemTypes: [],
         status: 0,
-        answer: `no answer from the server ${ended - r.at} ms after the proxy received it, when the cell ended`,
+        answer:
+          r.forwardedAt === undefined
+            ? `the SDK's body was still being read ${ended - r.at} ms after the proxy received the request, when the cell ended`
+            : `no answer from the server ${ended - r.forwardedAt} ms after the proxy forwarded the request, when the cell ended`,
         ms: ended - r.at,
+        ...(r.forwardedAt === undefined ? {} : { serverMs: ended - r.forwardedAt }),
         pending: true,
       })),
   ]
