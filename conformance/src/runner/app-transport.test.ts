@@ -117,6 +117,10 @@ describe('a web app whose SDK request gets no answer', () => {
     )
     expect(failure).toBeInstanceOf(DriverFailure)
     const message = failure instanceof Error ? failure.message : ''
+    // The first line (the report's short reason) says what the SDK's requests did.
+    expect(message.split('\n')[0]).toMatch(
+      /^the app's SDK flush did not complete after [\d.]+ ms; its 2 HTTP request\(s\): 200 after [\d.]+ ms; no answer after [\d.]+ ms \(written\)$/,
+    )
     // The driver's output, which becomes the cell's error, says it in words.
     expect(message).toContain('flush: INCOMPLETE after')
     expect(message).toMatch(

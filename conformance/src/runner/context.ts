@@ -152,10 +152,13 @@ export class CellContext {
         ...(this.row.sdk === undefined ? {} : { sdk: this.row.sdk }),
       })
     } catch (error) {
-      if (error instanceof DriverFailure) {
-        this.#noteApp(driverOutputSchema.safeParse(error.report).data?.app, true)
-      }
-      throw error
+      if (!(error instanceof DriverFailure)) throw error
+      const app = driverOutputSchema.safeParse(error.report).data?.app
+      if (app === undefined) throw error
+      this.#noteApp(app, true)
+      if (app.flushed) throw error
+      // The report's one-line reason says what the SDK's transport did, not only the exit code.
+      throw new DriverFailure(`${unfinishedFlush(app)}\n${error.message}`, error.report)
     }
     this.evidence.sdk = report.sdk
     this.#noteApp(report.app, false)
@@ -198,6 +201,25 @@ export class CellContext {
     }
     return result
   }
+}
+
+/**
+ * One line on a web app's flush that did not complete: how long it waited and each HTTP request
+ * of its SDK (`200 after 4 ms`, `no answer after 5020 ms (written)`, `failed after …: error`).
+ */
+export function unfinishedFlush(app: NonNullable<DriverOutput['app']>): string {
+  const waited = app.flush_ms === undefined ? '' : ` after ${app.flush_ms} ms`
+  const requests = app.sdk_requests
+  if (requests === undefined) return `the app's SDK flush did not complete${waited}`
+  const each = requests.map((r) => {
+    if (r.pending === true) {
+      const written = typeof r['wrote_ms'] === 'number' ? 'written' : 'not written'
+      return `no answer after ${r.ms} ms (${written})`
+    }
+    if (r.error !== undefined) return `failed after ${r.ms} ms: ${r.error}`
+    return `${r.status ?? '?'} after ${r.ms} ms`
+  })
+  return `the app's SDK flush did not complete${waited}; its ${requests.length} HTTP request(s): ${each.join('; ') || 'none'}`
 }
 
 /**
