@@ -3,8 +3,10 @@ package main
 // The SDK's HTTP requests as the app sees them, for the harness's evidence: when a cell fails
 // because Flush timed out, the report must say whether the SDK's request was never sent, was
 // sent and waited for the server's answer, or failed. sentry-go takes any http.RoundTripper
-// (ClientOptions.HTTPTransport); this one wraps a clone of http.DefaultTransport and changes
-// nothing about the requests.
+// (ClientOptions.HTTPTransport); this one changes nothing about the requests and wraps the
+// transport sentry-go v0.46 builds itself when given none (NewAsyncTransport: a bare
+// http.Transport with the environment's proxy and no TLS settings for a CA-less client), not a
+// clone of http.DefaultTransport, whose dial, idle and keep-alive timeouts the stock SDK lacks.
 
 import (
 	"net/http"
@@ -48,7 +50,7 @@ type tracedTransport struct {
 
 func newTracedTransport() *tracedTransport {
 	return &tracedTransport{
-		next:    http.DefaultTransport.(*http.Transport).Clone(),
+		next:    &http.Transport{Proxy: http.ProxyFromEnvironment},
 		pending: map[int]*sdkRequest{},
 	}
 }
