@@ -207,7 +207,7 @@ export class CellContext {
  * One line on a web app's flush that did not complete: how long it waited and each HTTP request
  * of its SDK (`200 after 4 ms`, `no answer after 5020 ms (written)`, `failed after …: error`).
  */
-export function unfinishedFlush(app: NonNullable<DriverOutput['app']>): string {
+function unfinishedFlush(app: NonNullable<DriverOutput['app']>): string {
   const waited = app.flush_ms === undefined ? '' : ` after ${app.flush_ms} ms`
   const requests = app.sdk_requests
   if (requests === undefined) return `the app's SDK flush did not complete${waited}`
