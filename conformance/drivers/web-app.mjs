@@ -7,7 +7,17 @@
 //     {"listening": <port>}                 once, when it accepts requests on 127.0.0.1:<port>
 //     {"sent": "<event id>"}                from the SDK's before-send hook, per event
 //     {"flushed": <bool>, "sdk": {"package", "version"}}   after it was asked to flush
+//                                           (optionally `"flush_ms"`: how long the flush took)
+//     {"sdk_request": {…}}                  optional: one HTTP request of the SDK as the app's
+//                                           transport saw it (method, path, at, start_ms since
+//                                           the app started, conn_ms and reused, wrote_ms, ms
+//                                           until the answer's headers, status or error, and
+//                                           `pending` for one still waiting when it exits)
 //   harness → stdin: the line `flush` — flush the SDK (session aggregates included) and exit.
+//
+// The report line carries what the app said about its flush and its SDK's requests (`app`), and
+// each SDK request is also written to stderr as it is reported, readable, so that a failed or
+// killed run's output says what the SDK's transport did.
 //
 // The app reads SENTRY_TEST_DSN, CONFORMANCE_RELEASE and CONFORMANCE_INIT (`early`: the SDK
 // initialised before the framework is imported, as documented; `late`: after it).
@@ -72,6 +82,23 @@ function get(port, path, headers) {
   })
 }
 
+/** One `sdk_request` line of the app as a readable line (for stderr and failure output). */
+export function describeSdkRequest(r) {
+  const ms = (v) => `${typeof v === 'number' ? v : '?'} ms`
+  const parts = [`sdk request: ${r.method ?? '?'} ${r.path ?? '?'} at +${ms(r.start_ms)}`]
+  parts.push(
+    r.conn_ms === undefined
+      ? 'no connection yet'
+      : `connection after ${ms(r.conn_ms)} (${r.reused === true ? 'kept-alive, reused' : 'new'})`,
+  )
+  parts.push(r.wrote_ms === undefined ? 'not written yet' : `written after ${ms(r.wrote_ms)}`)
+  if (r.write_error !== undefined) parts.push(`write error ${r.write_error}`)
+  if (r.pending === true) parts.push(`no answer after ${ms(r.ms)}, still waiting as the app exits`)
+  else if (r.error !== undefined) parts.push(`failed after ${ms(r.ms)}: ${r.error}`)
+  else parts.push(`${r.status} after ${ms(r.ms)}`)
+  return parts.join(', ')
+}
+
 /** Waits until `check()` is true (polling), or throws `what` after `ms`. */
 async function until(check, ms, what) {
   const deadline = Date.now() + ms
@@ -103,7 +130,7 @@ export async function driveApp({ scenario, command, env = {}, cwd }) {
       ...env,
     },
   })
-  const state = { port: undefined, sent: [], final: undefined, exited: undefined }
+  const state = { port: undefined, sent: [], sdkRequests: [], final: undefined, exited: undefined }
   let stderr = ''
   child.stderr.on('data', (chunk) => {
     stderr = (stderr + chunk).slice(-20_000)
@@ -122,7 +149,10 @@ export async function driveApp({ scenario, command, env = {}, cwd }) {
     }
     if (typeof msg.listening === 'number') state.port = msg.listening
     else if (typeof msg.sent === 'string') state.sent.push(msg.sent.replaceAll('-', ''))
-    else if ('flushed' in msg) state.final = msg
+    else if (typeof msg.sdk_request === 'object' && msg.sdk_request !== null) {
+      state.sdkRequests.push(msg.sdk_request)
+      process.stderr.write(`${describeSdkRequest(msg.sdk_request)}\n`)
+    } else if ('flushed' in msg) state.final = msg
   })
   // A condition that also fails fast when the app died before it came true.
   const whileAlive = (check) => () => {
@@ -166,15 +196,23 @@ export async function driveApp({ scenario, command, env = {}, cwd }) {
       30_000,
       'the app to flush',
     )
+    const flushed = state.final.flushed === true
+    const flushMs = typeof state.final.flush_ms === 'number' ? state.final.flush_ms : undefined
     const report = {
       sdk: state.final.sdk,
       scenario,
       event_ids: Object.values(groups).flat(),
       groups,
+      app: {
+        flushed,
+        ...(flushMs === undefined ? {} : { flush_ms: flushMs }),
+        ...(state.sdkRequests.length === 0 ? {} : { sdk_requests: state.sdkRequests }),
+      },
     }
     process.stdout.write(`${JSON.stringify(report)}\n`)
-    process.stderr.write(`statuses ${statuses.join(' ')}\n${stderr}`)
-    process.exitCode = state.final.flushed === true ? 0 : 1
+    const flush = `flush: ${flushed ? 'complete' : 'INCOMPLETE'}${flushMs === undefined ? '' : ` after ${flushMs} ms`}`
+    process.stderr.write(`statuses ${statuses.join(' ')}\n${flush}\n${stderr}`)
+    process.exitCode = flushed ? 0 : 1
   } finally {
     await until(() => state.exited !== undefined, 10_000, 'the app to exit').catch(() => {
       child.kill('SIGKILL')

@@ -3,7 +3,8 @@
 // `conformance-go-web gin` serves Gin through sentrygin. A panic in the /orders/{id} route is
 // the unhandled error; each framework's own recovery answers 500 after the SDK re-panics, as
 // the integrations' docs set it up. Speaks the protocol of ../web-app.mjs on its standard
-// streams (`listening`, `sent`, `flushed` lines; `flush` read from stdin).
+// streams (`listening`, `sent`, `flushed` lines; `flush` read from stdin), plus an
+// `sdk_request` line per HTTP request of the SDK (transport.go) and `flush_ms` on `flushed`.
 package main
 
 import (
@@ -89,8 +90,10 @@ func main() {
 	if len(os.Args) != 2 || (os.Args[1] != "http" && os.Args[1] != "gin") {
 		log.Fatal("usage: conformance-go-web http|gin")
 	}
+	transport := newTracedTransport()
 	err := sentry.Init(sentry.ClientOptions{
 		Dsn:            os.Getenv("SENTRY_TEST_DSN"),
+		HTTPTransport:  transport,
 		Release:        os.Getenv("CONFORMANCE_RELEASE"),
 		Environment:    "test",
 		SendDefaultPII: true,
@@ -119,7 +122,14 @@ func main() {
 			break
 		}
 	}
+	flushStart := time.Now()
 	flushed := sentry.Flush(5 * time.Second)
-	say(map[string]any{"flushed": flushed, "sdk": map[string]string{"package": "sentry-go", "version": sentry.SDKVersion}})
+	flushMs := millis(time.Since(flushStart))
+	transport.reportPending()
+	say(map[string]any{
+		"flushed":  flushed,
+		"flush_ms": flushMs,
+		"sdk":      map[string]string{"package": "sentry-go", "version": sentry.SDKVersion},
+	})
 	os.Exit(0)
 }

@@ -58,6 +58,22 @@ export type Driver = z.infer<typeof driverSchema> & {
   missing: string | undefined
 }
 
+/**
+ * One HTTP request of the SDK as a web app's own transport saw it (`sdk_request` lines of
+ * drivers/web-app.mjs's protocol): kept loose, it is evidence, read by people.
+ */
+export const sdkRequestSchema = z.looseObject({
+  method: z.string(),
+  path: z.string(),
+  /** Milliseconds since the app started, and until the answer's headers (or the error). */
+  start_ms: z.number(),
+  ms: z.number(),
+  status: z.number().optional(),
+  error: z.string().optional(),
+  /** Still waiting for the answer when the app exited. */
+  pending: z.boolean().optional(),
+})
+
 /** What every driver prints as its last stdout line. */
 export const driverOutputSchema = z.strictObject({
   sdk: z.strictObject({ package: z.string(), version: z.string() }),
@@ -65,6 +81,17 @@ export const driverOutputSchema = z.strictObject({
   event_ids: z.array(hex32),
   /** Expected-issue label (e.g. `exception`, `message`) -> the event ids that belong to it. */
   groups: z.record(z.string(), z.array(hex32)),
+  /**
+   * A web app's account of its end (drivers/web-app.mjs): whether the SDK's flush completed,
+   * how long it took and, where the app traces them, the SDK's HTTP requests.
+   */
+  app: z
+    .strictObject({
+      flushed: z.boolean(),
+      flush_ms: z.number().optional(),
+      sdk_requests: z.array(sdkRequestSchema).optional(),
+    })
+    .optional(),
 })
 /** A driver run's result. */
 export type DriverOutput = z.infer<typeof driverOutputSchema>
@@ -114,8 +141,33 @@ export async function runDriver(driver: Driver, options: RunOptions): Promise<Dr
 }
 
 /**
+ * A driver run that failed. Its last stdout line, when that is still a valid report (a web app
+ * whose flush did not complete prints one and exits 1), is kept for the cell's evidence.
+ */
+export class DriverFailure extends Error {
+  readonly report: unknown
+  constructor(message: string, report: unknown) {
+    super(message)
+    this.name = 'DriverFailure'
+    this.report = report
+  }
+}
+
+/** The last stdout line parsed with `schema`, or undefined when it is not such a report. */
+function lastReport<S extends z.ZodType>(stdout: string, schema: S): z.output<S> | undefined {
+  const last = stdout.trim().split('\n').at(-1) ?? ''
+  try {
+    const parsed = schema.safeParse(JSON.parse(last))
+    return parsed.success ? parsed.data : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/**
  * Runs a driver's command plus `args` and parses its last stdout line with `schema`, for drivers
- * whose report has another shape. Throws with the output when it fails or prints no report.
+ * whose report has another shape. Throws with the output when it fails or prints no report (a
+ * {@link DriverFailure} when it failed, with the report it printed all the same).
  */
 export async function runForReport<S extends z.ZodType>(
   driver: Driver,
@@ -129,8 +181,9 @@ export async function runForReport<S extends z.ZodType>(
   const all = [...fixed, ...args]
   const { result, output } = await execProgram(program, all, dsn, timeout)
   if (result.failed) {
-    throw new Error(
+    throw new DriverFailure(
       `driver ${driver.name} ${all.join(' ')} failed: ${result.shortMessage}\n${output}`,
+      lastReport(result.stdout, schema),
     )
   }
   const last = result.stdout.trim().split('\n').at(-1) ?? ''

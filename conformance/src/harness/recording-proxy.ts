@@ -12,6 +12,8 @@ import { brotliDecompress, gunzip, inflate } from 'node:zlib'
 export interface RecordedRequest {
   /** When the proxy received the request, ms. */
   at: number
+  /** When the SDK's body was read and the request went on to the server, ms (if it did). */
+  forwardedAt?: number | undefined
   /** When the server's answer came back, ms. */
   answeredAt: number
   method: string
@@ -30,12 +32,27 @@ export interface RecordedRequest {
   answer: string
 }
 
+/** A request the proxy received and has not answered yet (the server's answer is awaited). */
+export interface InFlightRequest {
+  /** When the proxy received it, ms. */
+  at: number
+  method: string
+  path: string
+  /** When its body was read and it went on to the server (undefined: the body is still read). */
+  forwardedAt?: number | undefined
+}
+
 /** A running proxy. */
 export interface RecordingProxy {
   /** Base URL of the proxy. */
   url: string
-  /** Every request so far, in arrival order. */
+  /**
+   * Every answered request so far, in the order the answers came (a request is added once the
+   * server answered it, or with status 502 when the proxy could not reach the server).
+   */
   requests: RecordedRequest[]
+  /** The requests received and not answered yet, oldest first. */
+  inFlight(): InFlightRequest[]
   /** The DSN with its host replaced by the proxy's. */
   dsnFor(dsn: string): string
   close(): Promise<void>
@@ -136,30 +153,41 @@ const HOP_BY_HOP = new Set([
 /** Starts a proxy on 127.0.0.1 forwarding everything to `target` (the server's base URL). */
 export async function startRecordingProxy(target: string): Promise<RecordingProxy> {
   const requests: RecordedRequest[] = []
+  const inFlight = new Set<InFlightRequest>()
   const server = createServer((req, res) => {
-    const at = Date.now()
+    const method = req.method ?? 'GET'
+    const arrived: InFlightRequest = {
+      at: Date.now(),
+      method,
+      path: (req.url ?? '/').split('?')[0] ?? '/',
+    }
+    inFlight.add(arrived)
+    let items: EnvelopeItem[] = []
+    let encoding = ''
+    const record = (
+      answer: Omit<RecordedRequest, keyof InFlightRequest | 'answeredAt' | 'forwardedAt'>,
+    ) => {
+      inFlight.delete(arrived)
+      requests.push({ ...arrived, answeredAt: Date.now(), ...answer })
+    }
     void (async () => {
       const body = await readAll(req)
-      const encoding = String(req.headers['content-encoding'] ?? '').toLowerCase()
+      encoding = String(req.headers['content-encoding'] ?? '').toLowerCase()
       const decode = decoders[encoding]
       const decoded = decode === undefined ? body : await decode(body).catch(() => Buffer.alloc(0))
       const headers: Record<string, string> = {}
       for (const [name, value] of Object.entries(req.headers)) {
         if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = String(value)
       }
-      const method = req.method ?? 'GET'
-      const items = envelopeItems(decoded)
+      items = envelopeItems(decoded)
+      arrived.forwardedAt = Date.now()
       const upstream = await fetch(`${target}${req.url ?? '/'}`, {
         method,
         headers,
         ...(method === 'GET' || method === 'HEAD' ? {} : { body }),
       })
       const answer = Buffer.from(await upstream.arrayBuffer())
-      requests.push({
-        at,
-        answeredAt: Date.now(),
-        method,
-        path: (req.url ?? '/').split('?')[0] ?? '/',
+      record({
         itemTypes: items.map((item) => item.type),
         sessionItems: sessionItems(items),
         status: upstream.status,
@@ -174,8 +202,19 @@ export async function startRecordingProxy(target: string): Promise<RecordingProx
       })
       res.writeHead(upstream.status, out).end(answer)
     })().catch((error: unknown) => {
-      res.writeHead(502, { 'content-type': 'application/json' })
-      res.end(JSON.stringify({ detail: `proxy: ${String(error)}` }))
+      // The SDK gets a 502 for what the proxy could not forward; the evidence shows it too.
+      const answer = JSON.stringify({ detail: `proxy: ${String(error)}` })
+      record({
+        itemTypes: items.map((item) => item.type),
+        sessionItems: sessionItems(items),
+        status: 502,
+        retryAfter: undefined,
+        rateLimits: undefined,
+        encoding: encoding === '' || encoding === 'identity' ? undefined : encoding,
+        answer,
+      })
+      if (!res.headersSent) res.writeHead(502, { 'content-type': 'application/json' })
+      res.end(answer)
     })
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
@@ -184,6 +223,7 @@ export async function startRecordingProxy(target: string): Promise<RecordingProx
   return {
     url,
     requests,
+    inFlight: () => [...inFlight],
     dsnFor(dsn) {
       const u = new URL(dsn)
       u.host = `127.0.0.1:${port}`

@@ -6,7 +6,13 @@
  */
 import { expect } from 'vitest'
 import { Api, type Project } from '../harness/api.ts'
-import { type Driver, type DriverOutput, runDriver } from '../harness/drivers.ts'
+import {
+  type Driver,
+  DriverFailure,
+  type DriverOutput,
+  driverOutputSchema,
+  runDriver,
+} from '../harness/drivers.ts'
 import { HealthApi, runProgram } from '../harness/health-crons.ts'
 import type { RecordingProxy } from '../harness/recording-proxy.ts'
 import type { Row } from './matrix.ts'
@@ -137,14 +143,37 @@ export class CellContext {
     const driver = separate
       ? { ...this.driver, command: [this.driver.command[0] ?? 'node', this.program(kind)] }
       : this.driver
-    const report = await runDriver(driver, {
-      scenario,
-      dsn,
-      timeout,
-      ...(this.row.sdk === undefined ? {} : { sdk: this.row.sdk }),
-    })
+    let report: DriverOutput
+    try {
+      report = await runDriver(driver, {
+        scenario,
+        dsn,
+        timeout,
+        ...(this.row.sdk === undefined ? {} : { sdk: this.row.sdk }),
+      })
+    } catch (error) {
+      if (!(error instanceof DriverFailure)) throw error
+      const app = driverOutputSchema.safeParse(error.report).data?.app
+      if (app === undefined) throw error
+      this.#noteApp(app, true)
+      if (app.flushed) throw error
+      // The report's one-line reason says what the SDK's transport did, not only the exit code.
+      throw new DriverFailure(`${unfinishedFlush(app)}\n${error.message}`, error.report)
+    }
     this.evidence.sdk = report.sdk
+    this.#noteApp(report.app, false)
     return report
+  }
+
+  /**
+   * Keeps a web app's account of its flush and of its SDK's HTTP requests in the evidence:
+   * always when the run failed, otherwise when the app traced more than that it flushed (the
+   * timings of passing runs are what a failing one is compared with).
+   */
+  #noteApp(app: DriverOutput['app'], failed: boolean): void {
+    if (app === undefined) return
+    if (!failed && app.flush_ms === undefined && app.sdk_requests === undefined) return
+    this.note("the app's flush and its SDK's HTTP requests, as the app's transport saw them", app)
   }
 
   /** Runs a program of `kind` with `args` (plus `--sdk`); `exitCodes` that count as success. */
@@ -172,6 +201,25 @@ export class CellContext {
     }
     return result
   }
+}
+
+/**
+ * One line on a web app's flush that did not complete: how long it waited and each HTTP request
+ * of its SDK (`200 after 4 ms`, `no answer after 5020 ms (written)`, `failed after …: error`).
+ */
+function unfinishedFlush(app: NonNullable<DriverOutput['app']>): string {
+  const waited = app.flush_ms === undefined ? '' : ` after ${app.flush_ms} ms`
+  const requests = app.sdk_requests
+  if (requests === undefined) return `the app's SDK flush did not complete${waited}`
+  const each = requests.map((r) => {
+    if (r.pending === true) {
+      const written = typeof r['wrote_ms'] === 'number' ? 'written' : 'not written'
+      return `no answer after ${r.ms} ms (${written})`
+    }
+    if (r.error !== undefined) return `failed after ${r.ms} ms: ${r.error}`
+    return `${r.status ?? '?'} after ${r.ms} ms`
+  })
+  return `the app's SDK flush did not complete${waited}; its ${requests.length} HTTP request(s): ${each.join('; ') || 'none'}`
 }
 
 /**

@@ -206,10 +206,10 @@ export function renderHtml(report: Report): string {
       const requests =
         e === undefined || e.requests.length === 0
           ? ''
-          : `<table class="requests"><tr><th>at</th><th>request</th><th>items</th><th>encoding</th><th>status</th><th>rate limits</th><th>answer</th></tr>${e.requests
+          : `<table class="requests"><tr><th>at</th><th>request</th><th>items</th><th>encoding</th><th>status</th><th>ms</th><th>rate limits</th><th>answer</th></tr>${e.requests
               .map(
                 (r) =>
-                  `<tr><td>${html(r.at)}</td><td>${html(`${r.method} ${r.path}`)}</td><td>${html(r.itemTypes.join(', '))}</td><td>${html(r.encoding ?? '')}</td><td>${r.status}</td><td>${html([r.retryAfter ? `retry-after ${r.retryAfter}` : '', r.rateLimits ?? ''].filter(Boolean).join(' · '))}</td><td><code>${html(r.answer.slice(0, 200))}</code></td></tr>`,
+                  `<tr><td>${html(r.at)}</td><td>${html(`${r.method} ${r.path}`)}</td><td>${html(r.itemTypes.join(', '))}</td><td>${html(r.encoding ?? '')}</td><td>${r.pending === true ? 'none yet' : r.status}</td><td>${r.ms === undefined ? '' : `${r.ms}${r.serverMs === undefined ? '' : ` (server ${r.serverMs})`}`}</td><td>${html([r.retryAfter ? `retry-after ${r.retryAfter}` : '', r.rateLimits ?? ''].filter(Boolean).join(' · '))}</td><td><code>${html(r.answer.slice(0, 200))}</code></td></tr>`,
               )
               .join('')}</table>`
       const readBack =

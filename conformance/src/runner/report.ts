@@ -15,10 +15,17 @@ export const requestEvidenceSchema = z.looseObject({
   path: z.string(),
   encoding: z.string().optional(),
   itemTypes: z.array(z.string()),
+  /** The server's status; 0 for a request it had not answered when the cell ended. */
   status: z.number(),
   retryAfter: z.string().optional(),
   rateLimits: z.string().optional(),
   answer: z.string(),
+  /** Milliseconds from the proxy receiving the request to the server's answer (or so far). */
+  ms: z.number().optional(),
+  /** Of those, from the proxy forwarding it (the SDK's body read) to the server's answer. */
+  serverMs: z.number().optional(),
+  /** True for a request the server had not answered when the cell ended. */
+  pending: z.boolean().optional(),
 })
 /** One recorded request in a cell's evidence. */
 export type RequestEvidence = z.infer<typeof requestEvidenceSchema>

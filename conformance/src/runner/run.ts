@@ -5,7 +5,7 @@
  * runtime is a failure, so a broken CI image cannot turn the matrix green by skipping it.
  */
 import { type Driver, loadDriver } from '../harness/drivers.ts'
-import { startRecordingProxy } from '../harness/recording-proxy.ts'
+import { type RecordingProxy, startRecordingProxy } from '../harness/recording-proxy.ts'
 import { CellContext, READ_BACK_MS, RunState, type Target } from './context.ts'
 import type { Capability, Matrix, Row } from './matrix.ts'
 import {
@@ -13,6 +13,7 @@ import {
   type FixtureResult,
   REPORT_SCHEMA_VERSION,
   type Report,
+  type RequestEvidence,
   summarize,
 } from './report.ts'
 import { SCENARIOS } from './scenarios/index.ts'
@@ -86,6 +87,52 @@ function assertionValues(error: unknown): string {
 
 /** The first line of an error, for the report's short reason. */
 const firstLine = (text: string): string => (text.split('\n')[0] ?? '').slice(0, 300)
+
+/**
+ * The requests of a cell's projects as the recording proxy saw them, for its evidence: each
+ * answered one with its time in the proxy (`ms`, from receiving it to the answer) and the
+ * server's share (`serverMs`, from forwarding it), then those not answered by `ended`
+ * (`pending`, status 0): a stalled server shows, and so does a proxy that never forwarded.
+ */
+export function requestEvidence(
+  proxy: RecordingProxy,
+  projects: readonly number[],
+  ended: number,
+): RequestEvidence[] {
+  const ofCell = (r: { path: string }) => projects.some((id) => r.path.startsWith(`/api/${id}/`))
+  return [
+    ...proxy.requests.filter(ofCell).map((r) => ({
+      at: new Date(r.at).toISOString(),
+      method: r.method,
+      path: r.path,
+      ...(r.encoding === undefined ? {} : { encoding: r.encoding }),
+      itemTypes: r.itemTypes,
+      status: r.status,
+      ...(r.retryAfter === undefined ? {} : { retryAfter: r.retryAfter }),
+      ...(r.rateLimits === undefined ? {} : { rateLimits: r.rateLimits }),
+      answer: r.answer,
+      ms: r.answeredAt - r.at,
+      ...(r.forwardedAt === undefined ? {} : { serverMs: r.answeredAt - r.forwardedAt }),
+    })),
+    ...proxy
+      .inFlight()
+      .filter(ofCell)
+      .map((r) => ({
+        at: new Date(r.at).toISOString(),
+        method: r.method,
+        path: r.path,
+        itemTypes: [],
+        status: 0,
+        answer:
+          r.forwardedAt === undefined
+            ? `the SDK's body was still being read ${ended - r.at} ms after the proxy received the request, when the cell ended`
+            : `no answer from the server ${ended - r.forwardedAt} ms after the proxy forwarded the request, when the cell ended`,
+        ms: ended - r.at,
+        ...(r.forwardedAt === undefined ? {} : { serverMs: ended - r.forwardedAt }),
+        pending: true,
+      })),
+  ]
+}
 
 /** Runs the matrix; never throws for a failing cell. */
 export async function runMatrix(opts: RunOptions): Promise<Report> {
@@ -165,20 +212,9 @@ export async function runMatrix(opts: RunOptions): Promise<Report> {
           reason: firstLine(error instanceof Error ? error.message : String(error)),
         }
       }
-      result.durationMs = Date.now() - started
-      ctx.evidence.requests = proxy.requests
-        .filter((r) => ctx.evidence.projects.some((id) => r.path.startsWith(`/api/${id}/`)))
-        .map((r) => ({
-          at: new Date(r.at).toISOString(),
-          method: r.method,
-          path: r.path,
-          ...(r.encoding === undefined ? {} : { encoding: r.encoding }),
-          itemTypes: r.itemTypes,
-          status: r.status,
-          ...(r.retryAfter === undefined ? {} : { retryAfter: r.retryAfter }),
-          ...(r.rateLimits === undefined ? {} : { rateLimits: r.rateLimits }),
-          answer: r.answer,
-        }))
+      const ended = Date.now()
+      result.durationMs = ended - started
+      ctx.evidence.requests = requestEvidence(proxy, ctx.evidence.projects, ended)
       result.evidence = ctx.evidence
       if (ctx.evidence.sdk !== undefined) sdkVersions.set(job.row.id, ctx.evidence.sdk)
       results.push(result)

@@ -25,8 +25,10 @@ declare module 'fastify' {
 export function healthRoutes(app: FastifyInstance, committer: GroupCommitter): void {
   const readiness: Readiness = { draining: false }
   app.decorate('readiness', readiness)
-  app.addHook('onSend', async (_req, reply) => {
+  // A callback hook: every answer runs it, and an async one costs a promise each.
+  app.addHook('onSend', (_req, reply, payload, next) => {
     if (readiness.draining) reply.header('connection', 'close')
+    next(null, payload)
   })
   app.get('/healthz', { config: { access: PUBLIC } }, async (_req, reply) =>
     reply.header('cache-control', 'no-store').send({ status: 'ok' }),

@@ -35,8 +35,13 @@ function pathMethods(app: FastifyInstance): PathMethods[] {
  */
 export function installMethodNotAllowed(app: FastifyInstance): void {
   let table: PathMethods[] | undefined
-  app.addHook('onRequest', async (req, reply) => {
-    if (!req.is404) return
+  // A callback hook (every request runs it; an async one costs a promise each): a request it
+  // answers does not go on, so `next` is only called for the others.
+  app.addHook('onRequest', (req, reply, next) => {
+    if (!req.is404) {
+      next()
+      return
+    }
     table ??= pathMethods(app)
     const path = (req.url.split('?')[0] ?? '').replace(/\/{2,}/g, '/')
     const allowed = new Set<string>()
@@ -44,10 +49,11 @@ export function installMethodNotAllowed(app: FastifyInstance): void {
       if (entry.pattern.test(path)) for (const m of entry.methods) allowed.add(m)
     }
     if (allowed.size === 0) {
-      return reply.code(404).send({ detail: `no route for ${req.method} ${path}` })
+      void reply.code(404).send({ detail: `no route for ${req.method} ${path}` })
+      return
     }
     allowed.add('OPTIONS')
-    return reply
+    void reply
       .code(405)
       .header('allow', [...allowed].sort().join(', '))
       .send({

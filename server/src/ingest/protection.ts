@@ -98,18 +98,35 @@ export function installIngestProtection(app: FastifyInstance, config: Config): v
  * given back when its answer is sent or the client goes away.
  */
 export function budgetHooks(app: FastifyInstance): void {
-  const done = async (req: FastifyRequest): Promise<void> => {
+  // Callback hooks, not async ones: every ingest request runs them, and an async hook costs a
+  // promise and a turn of the microtask queue each.
+  const release = (req: FastifyRequest): void => {
     req.ingestBudget?.release()
     req.ingestLeave?.()
   }
-  app.addHook('onRequest', async (req, reply) => {
-    if (req.method !== 'POST') return
-    req.ingestLeave = app.ingestProtection.admission.enter()
-    req.ingestBudget = app.ingestProtection.admission.reserveBytes()
+  app.addHook('onRequest', (req, reply, next) => {
+    if (req.method !== 'POST') {
+      next()
+      return
+    }
+    try {
+      req.ingestLeave = app.ingestProtection.admission.enter()
+      req.ingestBudget = app.ingestProtection.admission.reserveBytes()
+    } catch (err) {
+      next(err instanceof Error ? err : new Error(String(err)))
+      return
+    }
     // 'close' comes in every case, also when the client hung up before the answer was written
     // (then Fastify runs no onResponse hook); both paths are idempotent.
-    reply.raw.once('close', () => void done(req))
+    reply.raw.once('close', () => release(req))
+    next()
   })
-  app.addHook('onResponse', done)
-  app.addHook('onRequestAbort', done)
+  app.addHook('onResponse', (req, _reply, next) => {
+    release(req)
+    next()
+  })
+  app.addHook('onRequestAbort', (req, next) => {
+    release(req)
+    next()
+  })
 }

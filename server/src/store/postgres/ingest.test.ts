@@ -131,6 +131,42 @@ describe('ingest on PostgreSQL under concurrency', () => {
     expect(issues.map((i) => [i.id, i.timesSeen])).toEqual([[issueId, 3]])
   })
 
+  it("writes an issue's facets once committed, and again after a group holding them rolled back", async () => {
+    const { a, b, project, key } = await twoNodes()
+    const facets = async () =>
+      (
+        await a.pool.query<{ kind: string; value: string }>(
+          'SELECT kind, value FROM issue_facets ORDER BY kind, value',
+        )
+      ).rows.map((r) => `${r.kind}=${r.value}`)
+    // The facets insert of a group whose environment is "refused" fails, so its transaction
+    // rolls back after the group's facets were sent.
+    await a.pool.query(`CREATE FUNCTION refuse_facet() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN IF NEW.value = 'refused' THEN RAISE EXCEPTION 'facet refused'; END IF; RETURN NEW; END $$`)
+    await a.pool.query(
+      'CREATE TRIGGER refuse_facet BEFORE INSERT ON issue_facets FOR EACH ROW EXECUTE FUNCTION refuse_facet()',
+    )
+    const ev = (environment: string, release = 'r@2') =>
+      row(project.id, key.id, 'faceted', { release, environment })
+    // The issue exists first: a rolled-back group then leaves it as it was.
+    await a.write([{ events: [ev('production', 'r@1')], outcomes: [] }])
+    await a.pool.query('DELETE FROM issue_facets')
+    await expect(a.write([{ events: [ev('refused')], outcomes: [] }])).rejects.toThrow(
+      /facet refused/,
+    )
+    expect(await facets()).toEqual([])
+    // The release of the rolled-back group is written with the next group that names it.
+    await a.write([{ events: [ev('staging')], outcomes: [] }])
+    expect(await facets()).toEqual(['environment=staging', 'release=r@2'])
+    // Committed facets are not sent again by this node (a row is only removed with its
+    // issue); another node, which has not seen them, sends them.
+    await a.pool.query('DELETE FROM issue_facets')
+    await a.write([{ events: [ev('staging')], outcomes: [] }])
+    expect(await facets()).toEqual([])
+    await b.write([{ events: [ev('staging')], outcomes: [] }])
+    expect(await facets()).toEqual(['environment=staging', 'release=r@2'])
+  })
+
   it('stores client strings with NUL and fractional milliseconds that PostgreSQL types refuse', async () => {
     const { a, project, key } = await twoNodes()
     const e = row(project.id, key.id, 'nul', {
