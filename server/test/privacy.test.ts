@@ -38,6 +38,7 @@ const SECRETS = {
   cardPlain: '4111111111111111',
   iban: 'DE89370400440532013000',
   ssn: '078-05-1120',
+  serverName: 'server-name-secret-9c2',
 }
 
 /** An event with a secret in every field a client can fill. */
@@ -48,6 +49,7 @@ function secretEvent(id: string): Record<string, unknown> {
     level: 'error',
     logentry: { message: 'login failed for %s', params: [{ password: SECRETS.param }] },
     message: `login failed password=${SECRETS.message}`,
+    server_name: `web-1 password=${SECRETS.serverName}`,
     exception: {
       values: [
         {

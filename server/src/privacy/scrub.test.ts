@@ -254,6 +254,16 @@ describe('scrubEvent over every field', () => {
     ])
   })
 
+  it('scrubs server_name by value, as Relay does (a host name is personal data)', () => {
+    const event = normalizeEvent(
+      { server_name: `db.internal password=${SECRET} 10.1.2.3` },
+      { received: 1 },
+    )
+    const meta = scrubEvent(event, {}, policy({ scrubIp: true }))
+    expect(event.server_name).toBe('db.internal password=[Filtered] [ip]')
+    expect(meta).toEqual({ server_name: { '': { rem: expect.any(Array) } } })
+  })
+
   it('scrubs the parts of a cookie string that are no name=value pair by value', () => {
     const pem = `-----BEGIN RSA PRIVATE KEY-----\n${SECRET}\n-----END RSA PRIVATE KEY-----`
     const event = normalizeEvent(

@@ -613,6 +613,8 @@ function walkEvent(s: Scrubber, event: NormalizedEvent, unknownKeys: Obj): void 
     path.length -= 2
   }
   if (event.extra !== undefined) event.extra = s.objAt('extra', event.extra)
+  // A host name, personal data to Relay too (its schema marks it `pii = "true"`): by value.
+  if (event.server_name !== undefined) event.server_name = s.strAt('server_name', event.server_name)
   if (event.contexts !== undefined) event.contexts = s.objAt('contexts', event.contexts as Obj)
   if (event.user !== undefined) event.user = s.objAt('user', event.user)
   const tags = event.tags
