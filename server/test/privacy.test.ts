@@ -38,6 +38,7 @@ const SECRETS = {
   cardPlain: '4111111111111111',
   iban: 'DE89370400440532013000',
   ssn: '078-05-1120',
+  serverName: 'server-name-secret-9c2',
 }
 
 /** An event with a secret in every field a client can fill. */
@@ -48,6 +49,7 @@ function secretEvent(id: string): Record<string, unknown> {
     level: 'error',
     logentry: { message: 'login failed for %s', params: [{ password: SECRETS.param }] },
     message: `login failed password=${SECRETS.message}`,
+    server_name: `web-1 password=${SECRETS.serverName}`,
     exception: {
       values: [
         {
@@ -206,6 +208,48 @@ describe('server-side scrubbing', () => {
     expect(db).toContain('/srv/app/login.js')
     expect(db).toContain('theme=dark')
     expectNoSecret('the database', db)
+  })
+
+  it('scrubs request headers and cookies of shapes no SDK sends: a string, non-pairs, parts without =', async () => {
+    const secrets = ['hdr-string-7d1', 'hdr-item-7d2', 'cookie-part-7d3', 'cookies-part-7d4']
+    const event = (id: string, headers: unknown, cookies: unknown) => ({
+      event_id: id,
+      message: 'odd request shapes',
+      request: { url: 'https://example.com/', headers, cookies },
+    })
+    const res = await sendItems(app, p, [
+      ['event', event(eid(1), `Authorization: Bearer ${secrets[0]}`, 'lang=en')],
+      [
+        'event',
+        event(
+          eid(2),
+          [`Authorization: Bearer ${secrets[1]}`, ['Cookie', `theme=dark; Bearer ${secrets[2]}`]],
+          `lang=en; postgres://u:${secrets[3]}@db/x`,
+        ),
+      ],
+    ])
+    expect(res.statusCode).toBe(200)
+    await createUser(app)
+    const ui = await signIn(app)
+    const pages: string[] = [await dump()]
+    for (const n of [1, 2]) {
+      const ev = await app.inject({
+        url: `/api/0/projects/${p.id}/events/${eid(n)}/`,
+        headers: ADMIN,
+      })
+      expect(ev.statusCode).toBe(200)
+      const issueId = ev.json<{ issue_id: number }>().issue_id
+      // Positive control: the scrubbed request is stored, with its filtered values marked.
+      expect(ev.body).toContain('Bearer [Filtered]')
+      pages.push(ev.body)
+      for (const url of [`/issues/${issueId}?event=${eid(n)}`, `/issues/${issueId}`]) {
+        const page = await ui.get(url)
+        expect(page.statusCode).toBe(200)
+        pages.push(page.body)
+      }
+    }
+    for (const secret of secrets)
+      for (const page of pages) expect(page.includes(secret), secret).toBe(false)
   })
 
   it('groups on scrubbed data: secrets in the message do not split an issue', async () => {

@@ -223,6 +223,64 @@ describe('scrubEvent over every field', () => {
     scrubEvent(event, {}, policy())
     expect(event.request?.['data']).toBe('user=bob&password=%5BFiltered%5D&card=%5BFiltered%5D')
   })
+
+  it('scrubs request headers sent as a string or with items that are not pairs', () => {
+    const scrubbedHeaders = (headers: unknown) => {
+      const event = normalizeEvent({ request: { headers } }, { received: 1 })
+      scrubEvent(event, {}, policy())
+      return event.request?.['headers']
+    }
+    expect(scrubbedHeaders(`Authorization: Bearer ${SECRET}`)).toBe(
+      'Authorization: Bearer [Filtered]',
+    )
+    expect(scrubbedHeaders(`{"password":"${SECRET}","x":"y"}`)).toBe(
+      '{"password":"[Filtered]","x":"y"}',
+    )
+    expect(scrubbedHeaders(`a=1&password=${SECRET}`)).toBe('a=1&password=%5BFiltered%5D')
+    expect(
+      scrubbedHeaders([
+        `Authorization: Bearer ${SECRET}`,
+        ['X-A', 'b', `postgres://u:${SECRET}@db/x`],
+        { api_key: SECRET },
+        ['Authorization', `Bearer ${SECRET}`],
+        ['Accept', 'text/html'],
+      ]),
+    ).toEqual([
+      'Authorization: Bearer [Filtered]',
+      ['X-A', 'b', 'postgres://u:[Filtered]@db/x'],
+      { api_key: '[Filtered]' },
+      ['Authorization', '[Filtered]'],
+      ['Accept', 'text/html'],
+    ])
+  })
+
+  it('scrubs server_name by value, as Relay does (a host name is personal data)', () => {
+    const event = normalizeEvent(
+      { server_name: `db.internal password=${SECRET} 10.1.2.3` },
+      { received: 1 },
+    )
+    const meta = scrubEvent(event, {}, policy({ scrubIp: true }))
+    expect(event.server_name).toBe('db.internal password=[Filtered] [ip]')
+    expect(meta).toEqual({ server_name: { '': { rem: expect.any(Array) } } })
+  })
+
+  it('scrubs the parts of a cookie string that are no name=value pair by value', () => {
+    const pem = `-----BEGIN RSA PRIVATE KEY-----\n${SECRET}\n-----END RSA PRIVATE KEY-----`
+    const event = normalizeEvent(
+      {
+        request: {
+          headers: { Cookie: `theme=dark; Bearer ${SECRET}; ${pem}` },
+          cookies: `lang=en; postgres://u:${SECRET}@db/x`,
+        },
+      },
+      { received: 1 },
+    )
+    scrubEvent(event, {}, policy())
+    expect(event.request?.['headers']).toEqual({
+      Cookie: 'theme=dark; Bearer [Filtered]; [Filtered]',
+    })
+    expect(event.request?.['cookies']).toBe('lang=en; postgres://u:[Filtered]@db/x')
+  })
 })
 
 describe('the joined-text scan', () => {

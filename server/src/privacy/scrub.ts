@@ -281,12 +281,19 @@ class Scrubber {
     return out ?? v
   }
 
-  /** A `name=value; …` cookie string, each value judged by its name. */
+  /**
+   * A `name=value; …` cookie string, each value judged by its name; a part without `=` (no
+   * cookie, whatever the client put there) by the value rules.
+   */
   cookieString(s: string): string {
     let changed = false
     const parts = s.split(';').map((part) => {
       const eq = part.indexOf('=')
-      if (eq < 0) return part
+      if (eq < 0) {
+        const x = this.str(part)
+        if (x !== part) changed = true
+        return x
+      }
       const name = part.slice(0, eq).trim()
       const value = part.slice(eq + 1)
       const x = this.entry(name, value, true)
@@ -362,17 +369,20 @@ class Scrubber {
       }
       return out ?? v
     }
-    if (!Array.isArray(v)) return v
+    // Not a map or pairs, as a client may send: a string is read as a body would be (JSON or
+    // `a=1&b=2` by key, else by value), anything else walked by value, never kept unread.
+    if (typeof v === 'string') return this.body(v)
+    if (!Array.isArray(v)) return this.any(v)
     let out: unknown[] | undefined
     for (let i = 0; i < v.length; i++) {
       const pair = v[i]
-      if (!Array.isArray(pair) || pair.length !== 2 || typeof pair[0] !== 'string') continue
       this.path.push(i)
-      const x = one(pair[0], pair[1])
+      const isPair = Array.isArray(pair) && pair.length === 2 && typeof pair[0] === 'string'
+      const x = isPair ? one(pair[0], pair[1]) : this.any(pair)
       this.path.pop()
-      if (x !== pair[1]) {
+      if (isPair ? x !== pair[1] : x !== pair) {
         out ??= v.slice()
-        out[i] = [pair[0], x]
+        out[i] = isPair ? [pair[0], x] : x
       }
     }
     return out ?? v
@@ -603,6 +613,8 @@ function walkEvent(s: Scrubber, event: NormalizedEvent, unknownKeys: Obj): void 
     path.length -= 2
   }
   if (event.extra !== undefined) event.extra = s.objAt('extra', event.extra)
+  // A host name, personal data to Relay too (its schema marks it `pii = "true"`): by value.
+  if (event.server_name !== undefined) event.server_name = s.strAt('server_name', event.server_name)
   if (event.contexts !== undefined) event.contexts = s.objAt('contexts', event.contexts as Obj)
   if (event.user !== undefined) event.user = s.objAt('user', event.user)
   const tags = event.tags

@@ -198,6 +198,50 @@ export function searchContract(name: string, open: () => Promise<Store>): void {
       await store.close()
     })
 
+    it('matches free text holding U+0000 in titles, culprits and indexed text', async () => {
+      const { store, project, key } = await openWithProject(open)
+      const p = project.id
+      await store.write([
+        {
+          events: [
+            ev(p, key.id, 'nul-title', 'Drain\u0000Queue failed', 'pump.js', T0, [], 'Drain'),
+            ev(
+              p,
+              key.id,
+              'nul-text',
+              'Worker stopped',
+              'loop\u0000.js',
+              T0 + 1,
+              [],
+              'w\u0000orker',
+            ),
+            ev(p, key.id, 'plain', 'drain queue', 'x.js', T0 + 2, [], 'drain queue'),
+          ],
+          outcomes: [],
+        },
+      ])
+      // PostgreSQL keeps U+0000 as U+FFFD: titles are compared with either shown as `?`.
+      const titles = async (q: string) =>
+        (await store.searchIssues(p, parseQuery(q, NOW), 'first_seen', { limit: 10 })).issues.map(
+          (i) => i.title.replaceAll('\u0000', '?').replaceAll('\ufffd', '?'),
+        )
+      const got = [
+        await titles('n\u0000q'),
+        await titles('p\u0000.js'),
+        await titles('W\u0000OR'),
+        await titles('x\u0000y'),
+        await titles('drain'),
+      ]
+      expect(got).toEqual([
+        ['Drain?Queue failed'],
+        ['Worker stopped'],
+        ['Worker stopped'],
+        [],
+        ['drain queue', 'Drain?Queue failed'],
+      ])
+      await store.close()
+    })
+
     it('sorts by last seen, first seen, events and users, and pages by the sort key', async () => {
       const { store, project, titles } = await corpus(open)
       expect(await titles('', 'first_seen')).toEqual([B, A, C])

@@ -38,9 +38,18 @@ function wildcard(d: Dialect, pattern: string): Statement {
  * quoted phrase of 3 or more characters from its index (`LIKE … ESCAPE` would scan it), a
  * shorter one by `LIKE`; PostgreSQL's `ILIKE` is served by the pg_trgm GIN index. Both are a
  * case-insensitive substring match (SQLite folds ASCII and the FTS5 Unicode case folding).
+ * A query holding U+0000 is matched on SQLite by `instr` over `lower()`: FTS5's query parser
+ * stops at the first U+0000 (unterminated string) and `LIKE` compares both sides only up to it,
+ * while `instr` and `lower` read the whole value. (PostgreSQL stores U+0000 as U+FFFD, in the
+ * query as in the text, so `ILIKE` answers the same.)
  */
 function textIn(d: Dialect, text: string): Statement {
   const like = substringPattern(text)
+  if (d === 'sqlite' && text.includes('\0')) {
+    const needle = text.toLowerCase()
+    return sql`(instr(lower(i.title), ${needle}) > 0 OR instr(lower(i.culprit), ${needle}) > 0
+      OR i.id IN (SELECT rowid FROM issue_text WHERE instr(lower(body), ${needle}) > 0))`
+  }
   if (d === 'sqlite') {
     const found =
       text.length >= 3
