@@ -380,16 +380,17 @@ async function chargeUnits(
 export function pgIngest(pool: pg.Pool): IngestStore {
   const turns = new LockTurns()
   const knownFacets = new LRUCache<string, true>({ max: KNOWN_FACETS })
-  const writeGroup = (
+  const writeGroup = async (
     units: WriteUnit[],
     lockTaken: () => void,
     reserved: Map<number, Reservation>,
     stored: Map<number, Settled>,
     ahead: Wanted,
-    facetsWritten: string[],
   ) => {
     let reserving: Promise<Wanted> | undefined
-    return transaction(
+    // The facet rows this attempt sent: remembered once the transaction committed.
+    const facetsWritten: string[] = []
+    const written = await transaction(
       pool,
       async (c) => {
         stored.clear()
@@ -514,6 +515,8 @@ export function pgIngest(pool: pg.Pool): IngestStore {
         reserving.catch(() => undefined) // awaited by the units step
       },
     )
+    for (const k of facetsWritten) knownFacets.set(k, true)
+    return written
   }
   return {
     write: async (units) => {
@@ -523,21 +526,11 @@ export function pgIngest(pool: pg.Pool): IngestStore {
       // more than the quota.
       const reserved = new Map<number, Reservation>()
       const stored = new Map<number, Settled>()
-      const facets: string[] = []
       // Check-ins of one monitor lock in the order this node received them (lock-turns.ts).
       const taken = await turns.enter(monitorLockKeys(units.flatMap((u) => u.checkIns ?? [])))
       try {
         try {
-          const written = await writeGroup(
-            units,
-            taken,
-            reserved,
-            stored,
-            wantedReservations(units),
-            facets,
-          )
-          for (const k of facets) knownFacets.set(k, true)
-          return written
+          return await writeGroup(units, taken, reserved, stored, wantedReservations(units))
         } catch (err) {
           if (!(err instanceof PlaceholderNeeded)) throw err
           // A new quota's first events: its window row is created and reserved the long way,
@@ -546,9 +539,7 @@ export function pgIngest(pool: pg.Pool): IngestStore {
             const r = await reserveQuota(pool, id, w.now, w.n)
             if (r !== undefined) reserved.set(id, r)
           }
-          const written = await writeGroup(units, taken, reserved, stored, [], facets)
-          for (const k of facets) knownFacets.set(k, true)
-          return written
+          return await writeGroup(units, taken, reserved, stored, [])
         }
       } catch (err) {
         stored.clear()
