@@ -153,11 +153,13 @@ export class DriverFailure extends Error {
   }
 }
 
+/** A driver's last stdout line: where it prints its report. */
+const lastLine = (stdout: string): string => stdout.trim().split('\n').at(-1) ?? ''
+
 /** The last stdout line parsed with `schema`, or undefined when it is not such a report. */
 function lastReport<S extends z.ZodType>(stdout: string, schema: S): z.output<S> | undefined {
-  const last = stdout.trim().split('\n').at(-1) ?? ''
   try {
-    const parsed = schema.safeParse(JSON.parse(last))
+    const parsed = schema.safeParse(JSON.parse(lastLine(stdout)))
     return parsed.success ? parsed.data : undefined
   } catch {
     return undefined
@@ -186,9 +188,8 @@ export async function runForReport<S extends z.ZodType>(
       lastReport(result.stdout, schema),
     )
   }
-  const last = result.stdout.trim().split('\n').at(-1) ?? ''
   try {
-    return schema.parse(JSON.parse(last))
+    return schema.parse(JSON.parse(lastLine(result.stdout)))
   } catch (error) {
     throw new Error(`driver ${driver.name} printed no valid report (${String(error)})\n${output}`)
   }

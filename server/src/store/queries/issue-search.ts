@@ -45,20 +45,24 @@ function wildcard(d: Dialect, pattern: string): Statement {
  */
 function textIn(d: Dialect, text: string): Statement {
   const like = substringPattern(text)
-  if (d === 'sqlite' && text.includes('\0')) {
+  // How one column holds the text, and the issues whose indexed text does.
+  let has: (column: string) => Statement
+  let indexed: Statement
+  if (d === 'postgres') {
+    has = (column) => sql`${raw(column)} ILIKE ${like} ESCAPE '\\'`
+    indexed = sql`SELECT issue_id FROM issue_text WHERE ${has('body')}`
+  } else if (text.includes('\0')) {
     const needle = text.toLowerCase()
-    return sql`(instr(lower(i.title), ${needle}) > 0 OR instr(lower(i.culprit), ${needle}) > 0
-      OR i.id IN (SELECT rowid FROM issue_text WHERE instr(lower(body), ${needle}) > 0))`
-  }
-  if (d === 'sqlite') {
-    const found =
+    has = (column) => sql`instr(lower(${raw(column)}), ${needle}) > 0`
+    indexed = sql`SELECT rowid FROM issue_text WHERE ${has('body')}`
+  } else {
+    has = (column) => sql`${raw(column)} LIKE ${like} ESCAPE '\\'`
+    indexed =
       text.length >= 3
         ? sql`SELECT rowid FROM issue_text WHERE issue_text MATCH ${`"${text.replaceAll('"', '""')}"`}`
-        : sql`SELECT rowid FROM issue_text WHERE body LIKE ${like} ESCAPE '\\'`
-    return sql`(i.title LIKE ${like} ESCAPE '\\' OR i.culprit LIKE ${like} ESCAPE '\\' OR i.id IN (${found}))`
+        : sql`SELECT rowid FROM issue_text WHERE ${has('body')}`
   }
-  return sql`(i.title ILIKE ${like} ESCAPE '\\' OR i.culprit ILIKE ${like} ESCAPE '\\'
-    OR i.id IN (SELECT issue_id FROM issue_text WHERE body ILIKE ${like} ESCAPE '\\'))`
+  return sql`(${has('i.title')} OR ${has('i.culprit')} OR i.id IN (${indexed}))`
 }
 
 /**
