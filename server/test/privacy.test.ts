@@ -39,6 +39,10 @@ const SECRETS = {
   iban: 'DE89370400440532013000',
   ssn: '078-05-1120',
   serverName: 'server-name-secret-9c2',
+  // Access tokens under keys that name no secret: found by their format (put together here,
+  // so no scanner mistakes this file for a leak).
+  githubToken: `${'ghp'}_${'Z9y8X7w6V5u4'.repeat(3)}`,
+  jwt: `${'eyJ'}hbGciOiJIUzI1NiJ9.${'eyJ'}zdWIiOiI5YzMifQ.c2lnbmF0dXJl`,
 }
 
 /** An event with a secret in every field a client can fill. */
@@ -79,6 +83,7 @@ function secretEvent(id: string): Record<string, unknown> {
       api_key: SECRETS.extra,
       db: `postgres://app:${SECRETS.urlPass}@db/app`,
       iban: SECRETS.iban,
+      environ: { GH_PAT: SECRETS.githubToken, CALLBACK: `https://app/cb?t=${SECRETS.jwt}` },
     },
     contexts: { app: { secret: SECRETS.context } },
     tags: { auth_token: SECRETS.tag },

@@ -173,6 +173,41 @@ function separatorAfterWord(text: string, sep: string): boolean {
   return false
 }
 
+/**
+ * Access tokens whose format says what they are, wherever they stand (an environment dump, a
+ * log line, a URL): the prefixes their issuers put on them so that leaks can be found
+ * (GitHub, GitLab, Stripe, Slack, AWS access key ids, Google API keys, npm, Sentry, OpenAI and
+ * Anthropic), and JSON Web Tokens (`eyJ…` header and payload, then the signature). Relay has
+ * no such rule: a token under a key like `GITHUB_PAT` or in plain text would be stored as
+ * sent. Each needs its prefix and enough token characters after it, so prose and identifiers
+ * that merely start the same way are kept.
+ */
+const API_TOKEN = new RegExp(
+  [
+    String.raw`\bgh[pousr]_[A-Za-z0-9]{36,251}`,
+    String.raw`\bgithub_pat_[A-Za-z0-9_]{22,244}`,
+    String.raw`\bglpat-[A-Za-z0-9_-]{20,200}`,
+    String.raw`\b[rs]k_(?:live|test)_[A-Za-z0-9]{16,247}`,
+    String.raw`\bxox[abeoprs]-[A-Za-z0-9-]{10,250}`,
+    String.raw`\b(?:AKIA|ASIA)[A-Z0-9]{16}`,
+    String.raw`\bAIza[A-Za-z0-9_-]{35}`,
+    String.raw`\bnpm_[A-Za-z0-9]{36}`,
+    String.raw`\bsntry[su]_[A-Za-z0-9_+/=.-]{20,400}`,
+    String.raw`\bsk-(?:proj|ant|svcacct|admin)-[A-Za-z0-9_-]{20,400}`,
+    String.raw`\beyJ[A-Za-z0-9_-]{8,2000}\.eyJ[A-Za-z0-9_-]{8,8000}\.[A-Za-z0-9_-]{0,2000}`,
+  ]
+    .map((p) => `${p}(?![A-Za-z0-9_-])`)
+    .join('|'),
+  'g',
+)
+
+/**
+ * The token rule's detector: the literal starts of {@link API_TOKEN}'s alternatives, a superset
+ * the scan rejects at most positions on their first letter.
+ */
+const TOKEN_START =
+  /gh[pousr]_|github_pat_|glpat-|[rs]k_(?:live|test)_|xox[abeoprs]-|A[KS]IA[A-Z0-9]{16}|AIza|npm_|sntry[su]_|sk-(?:proj|ant|svcacct|admin)-|eyJ[A-Za-z0-9_-]{8}/
+
 /** `undefined` from a rule's `replace` keeps the match (a near miss: bad checksum). */
 export const DEFAULT_VALUE_RULES: readonly ValueRule[] = [
   rule({
@@ -221,6 +256,13 @@ export const DEFAULT_VALUE_RULES: readonly ValueRule[] = [
     re: /\b\d{3}-\d{2}-\d{4}\b/g,
     replace: () => FILTERED,
   }),
+  rule({
+    order: 9,
+    id: '@apitoken',
+    find: TOKEN_START,
+    re: API_TOKEN,
+    replace: () => FILTERED,
+  }),
 ]
 
 /**
@@ -262,6 +304,7 @@ export const DEFAULT_DETECTORS: readonly Detector[] = [
     rules: [byId('@pemkey'), byId('@urlauth'), byId('@bearer')],
   },
   { scan: keyBeforeSeparator, rules: [byId('@password')] },
+  { scan: byId('@apitoken').find, rules: [byId('@apitoken')] },
 ]
 
 /** IPv4 and IPv6 candidates, each confirmed with `net.isIP` (`std::io` is not an address). */

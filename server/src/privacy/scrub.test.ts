@@ -54,6 +54,47 @@ describe('value rules', () => {
     ],
     ['token in query', 'GET /cb?token=abc123&x=1', 'GET /cb?token=[Filtered]&x=1', '@password'],
     ['plain text', 'nothing secret here', 'nothing secret here', undefined],
+    // Test tokens are put together here, so no scanner mistakes this file for a leak.
+    [
+      'github token in a line',
+      `cloning with ${'ghp_'}${'a1B2c3D4e5F6'.repeat(3)} now`,
+      'cloning with [Filtered] now',
+      '@apitoken',
+    ],
+    [
+      'github fine-grained token',
+      `${'github_pat_'}${'11AB_cd'.repeat(6)}`,
+      '[Filtered]',
+      '@apitoken',
+    ],
+    ['stripe key', `${'sk_'}live_${'4eC39HqLyjWDarjtT1zdp7dc'}`, '[Filtered]', '@apitoken'],
+    ['slack token', `token ${'xoxb'}-1234567890-abcdefghij`, 'token [Filtered]', '@apitoken'],
+    ['aws access key id', `key id ${'AKIA'}IOSFODNN7EXAMPLE.`, 'key id [Filtered].', '@apitoken'],
+    ['gitlab token', `${'glpat'}-${'x'.repeat(20)}`, '[Filtered]', '@apitoken'],
+    [
+      'json web token',
+      `GET /cb?jwt=${'eyJ'}hbGciOiJIUzI1NiJ9.${'eyJ'}zdWIiOiIxMjM0In0.sig-nature_01&x=1`,
+      'GET /cb?jwt=[Filtered]&x=1',
+      '@apitoken',
+    ],
+    [
+      'token prefix alone',
+      'ghp_ and sk_live_ are prefixes',
+      'ghp_ and sk_live_ are prefixes',
+      undefined,
+    ],
+    [
+      'too short for a token',
+      `${'ghp_'}${'a'.repeat(20)}`,
+      `${'ghp_'}${'a'.repeat(20)}`,
+      undefined,
+    ],
+    [
+      'token start inside a word',
+      `${'x'}${'AKIA'}IOSFODNN7EXAMPLE`,
+      `x${'AKIA'}IOSFODNN7EXAMPLE`,
+      undefined,
+    ],
   ]
   it.each(cases)('%s', (_name, input, output, rule) => {
     const { value, meta } = scrubExtra(input)
@@ -296,6 +337,8 @@ describe('the joined-text scan', () => {
     ['@password', 'login failed password=hunter2'],
     ['@password', "{'api-key' :  'k1'}"],
     ['@password', 'Token:\u00a0x9'],
+    ['@apitoken', `env ${'npm_'}${'Ab1'.repeat(12)}`],
+    ['@apitoken', `${'AIza'}${'SyD-9tSrke72PouQMnMX'}${'-a7eZSW0jkFMBWY'}`],
   ]
   it.each(hits)('%s in %j', (id, text) => {
     const joined = ['const a = b', text, 'x: 1'].join(JOIN)
