@@ -188,7 +188,7 @@ const API_TOKEN = new RegExp(
     String.raw`\bgithub_pat_[A-Za-z0-9_]{22,244}`,
     String.raw`\bglpat-[A-Za-z0-9_-]{20,200}`,
     String.raw`\b[rs]k_(?:live|test)_[A-Za-z0-9]{16,247}`,
-    String.raw`\bxox[abeoprs]-[A-Za-z0-9-]{10,250}`,
+    String.raw`\bxox[abeprs]-\d{1,20}-[A-Za-z0-9-]{8,250}`,
     String.raw`\b(?:AKIA|ASIA)[A-Z0-9]{16}`,
     String.raw`\bAIza[A-Za-z0-9_-]{35}`,
     String.raw`\bnpm_[A-Za-z0-9]{36}`,
@@ -206,7 +206,7 @@ const API_TOKEN = new RegExp(
  * the scan rejects at most positions on their first letter.
  */
 const TOKEN_START =
-  /gh[pousr]_|github_pat_|glpat-|[rs]k_(?:live|test)_|xox[abeoprs]-|A[KS]IA[A-Z0-9]{16}|AIza|npm_|sntry[su]_|sk-(?:proj|ant|svcacct|admin)-|eyJ[A-Za-z0-9_-]{8}/
+  /gh[pousr]_|github_pat_|glpat-|[rs]k_(?:live|test)_|xox[abeprs]-\d|A[KS]IA[A-Z0-9]{16}|AIza|npm_|sntry[su]_|sk-(?:proj|ant|svcacct|admin)-|eyJ[A-Za-z0-9_-]{8}/
 
 /** `undefined` from a rule's `replace` keeps the match (a near miss: bad checksum). */
 export const DEFAULT_VALUE_RULES: readonly ValueRule[] = [

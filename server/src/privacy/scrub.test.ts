@@ -77,6 +77,7 @@ describe('value rules', () => {
       'GET /cb?jwt=[Filtered]&x=1',
       '@apitoken',
     ],
+    ['not a slack token', 'xoxo-gossip-girl-fan-club', 'xoxo-gossip-girl-fan-club', undefined],
     [
       'token prefix alone',
       'ghp_ and sk_live_ are prefixes',
