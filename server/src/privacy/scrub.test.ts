@@ -370,6 +370,24 @@ describe('the joined-text scan', () => {
   })
 })
 
+describe('the token rule on hostile text', () => {
+  it('stays linear where candidate tokens repeat back to back', () => {
+    const rule = DEFAULT_DETECTORS.flatMap((d) => d.rules).find((r) => r.id === '@apitoken')
+    expect(rule).toBeDefined()
+    const size = 1_000_000
+    const hostile = ['eyJ-', 'xoxb-1-', 'eyJa.eyJa.', 'sntrys_a/', 'AIza-'].map((unit) =>
+      unit.repeat(Math.ceil(size / unit.length)).slice(0, size),
+    )
+    for (const input of hostile) {
+      const started = performance.now()
+      input.replace(rule?.re ?? /$^/g, () => '[Filtered]')
+      // Tried at every repeat, each try reading up to its bound ahead, 1 MB of `eyJ-` takes
+      // about 3 s; tried where a run of token characters starts, milliseconds.
+      expect(performance.now() - started).toBeLessThan(1_000)
+    }
+  })
+})
+
 describe('the detectors never miss', () => {
   // Random strings over an alphabet dense in what the rules look for (digits, separators, key
   // words, case changes, the join character itself): whenever a rule's own regex matches one
