@@ -36,6 +36,10 @@ const VENVS = {
     'uvicorn==0.54.0',
     'django==5.2.19',
   ],
+  // The legacy raven client (the last release, 2018), still deployed in old Python apps: it
+  // speaks the `/store/` endpoint, names interfaces `sentry.interfaces.*` and sends log
+  // templates unrendered (conformance/src/sdk/legacy-clients.test.ts).
+  '.venv-raven': ['raven==6.10.0'],
   // Its own venv: the SDK venvs stay exactly what an SDK user has (sentry-sdk enables
   // integrations for whatever libraries it finds installed).
   '.venv-openapi': ['openapi-spec-validator==0.9.0', 'schemathesis==4.32.5'],
