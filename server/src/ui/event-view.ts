@@ -64,17 +64,33 @@ function contextLines(frame: Json): SafeHtml {
   )}</ol>`
 }
 
+/** A native frame's binary (`package`, a path) by its file name, as the native SDKs name it. */
+function packageName(frame: Json): string | undefined {
+  const pkg = str(frame['package'])
+  if (pkg === undefined || pkg === '') return undefined
+  return pkg.slice(Math.max(pkg.lastIndexOf('/'), pkg.lastIndexOf('\\')) + 1) || pkg
+}
+
 function frameHead(frame: Json): SafeHtml {
-  const file = str(frame['filename']) ?? str(frame['abs_path']) ?? str(frame['module']) ?? '?'
+  const file =
+    str(frame['filename']) ??
+    str(frame['abs_path']) ??
+    str(frame['module']) ??
+    packageName(frame) ??
+    '?'
   const fn = str(frame['function']) ?? str(frame['raw_function'])
-  const lineno = num(frame['lineno'])
+  // Line 0 and below mean "unknown" (Unity and unsymbolicated native frames send them).
+  const line = num(frame['lineno'])
+  const lineno = line !== undefined && line > 0 ? line : undefined
   const colno = num(frame['colno'])
+  // An unsymbolicated native frame is known by its address; a symbolicated one keeps it too.
+  const addr = str(frame['instruction_addr'])
   const inApp = frame['in_app'] === true
   return html`${inApp ? html`<span class="badge in-app">in app</span> ` : ''}<span>${file}</span>${
     lineno === undefined
       ? ''
       : html`<span class="muted">:${lineno}${colno === undefined ? '' : `:${colno}`}</span>`
-  }${fn === undefined ? '' : html` in <span class="fn">${fn}</span>`}`
+  }${addr === undefined ? '' : html` <span class="muted mono">${truncate(addr, 40)}</span>`}${fn === undefined ? '' : html` in <span class="fn">${fn}</span>`}`
 }
 
 /** Why a JavaScript frame is not (fully) source-mapped, and what to run about it. */
@@ -162,7 +178,9 @@ ${stacktrace(v['stacktrace'])}</section>`
 
 function message(event: Json): string | undefined {
   const log = obj(event['logentry'])
-  return str(log?.['formatted']) ?? str(log?.['message']) ?? str(event['message'])
+  const text = str(log?.['formatted']) ?? str(log?.['message']) ?? str(event['message'])
+  // An empty message (stored events of other servers carry `"message": ""`) shows nothing.
+  return text === undefined || text.trim() === '' ? undefined : text
 }
 
 function breadcrumbs(event: Json): SafeHtml {
@@ -233,6 +251,48 @@ function contexts(event: Json): SafeHtml {
   )}</div>`
 }
 
+/** Threads shown at most, and frames per thread (the stacks fold, closed). */
+const MAX_THREADS = 50
+
+/**
+ * Every thread the SDK sent (native crashes, Android and Apple SDKs with attachThreads, ANR
+ * reports): its name and id, whether it crashed or is current, its stack folded. The exception
+ * above shows the crash; the other threads say what the program was doing meanwhile.
+ */
+function threadsSection(event: Json): SafeHtml {
+  const threads = arr(obj(event['threads'])?.['values'] ?? event['threads'])
+    .map(obj)
+    .filter((t): t is Json => t !== undefined)
+  if (threads.length === 0) return html``
+  const shown = threads.slice(0, MAX_THREADS)
+  return html`<h2>Threads</h2><div class="frames">${shown.map((t) => {
+    const frames = arr(obj(t['stacktrace'])?.['frames']).length
+    const name = str(t['name'])
+    const id = str(t['id'])
+    const label = html`${name ?? (id === undefined ? 'thread' : `thread ${id}`)}${name !== undefined && id !== undefined ? html` <span class="muted">#${truncate(id, 64)}</span>` : ''}${t['crashed'] === true ? html` <span class="badge error">crashed</span>` : ''}${t['current'] === true ? html` <span class="badge">current</span>` : ''} <span class="muted small">${frames === 0 ? 'no stack trace' : `${count(frames)} frame${frames === 1 ? '' : 's'}`}</span>`
+    return frames === 0
+      ? html`<div class="frame"><div class="head">${label}</div></div>`
+      : html`<details class="thread"><summary>${label}</summary>${stacktrace(t['stacktrace'])}</details>`
+  })}${threads.length > shown.length ? html`<div class="frame"><div class="head muted">${count(threads.length - shown.length)} more threads not shown</div></div>` : ''}</div>`
+}
+
+/** Browser security reports as old SDKs and Relay's security endpoint store them. */
+const SECURITY_REPORTS: readonly (readonly [string, string])[] = [
+  ['csp', 'CSP report'],
+  ['hpkp', 'HPKP report'],
+  ['expectct', 'Expect-CT report'],
+  ['expectstaple', 'Expect-Staple report'],
+]
+
+/** The security report an event carries (violated directive, blocked URI, host, pins …). */
+function securityReports(event: Json): SafeHtml {
+  return html`${SECURITY_REPORTS.map(([key, heading]) => {
+    const report = obj(event[key])
+    if (report === undefined) return ''
+    return html`<h2>${heading}</h2><div class="table-wrap">${kvTable(Object.entries(report).slice(0, MAX_ROWS))}</div>`
+  })}`
+}
+
 /**
  * What server-side scrubbing removed from the event (its `_meta` remarks): the path and the
  * rule, never the value, which was not stored.
@@ -262,6 +322,8 @@ export function eventBody(payload: unknown, component: string | null): SafeHtml 
 ${removedData(event['_meta'])}
 ${hasException ? html`<h2>Exception</h2><p class="small muted">Most recent call first.</p>${exceptions(event)}` : ''}
 ${st === undefined ? '' : html`<h2>Stack trace</h2>${stacktrace(st)}`}
+${threadsSection(event)}
+${securityReports(event)}
 <div class="grid2"><div><h2>Tags</h2>${tags.length === 0 ? html`<p class="muted small">No tags.</p>` : html`<div class="table-wrap"><table class="kv">${tags.map(([k, v]) => html`<tr><th>${k}</th><td>${v}</td></tr>`)}</table></div>`}</div>
 <div><h2>Event</h2><div class="table-wrap">${kvTable([
     ['release', event['release']],
