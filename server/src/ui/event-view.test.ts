@@ -103,4 +103,35 @@ describe('event view', () => {
     expect(out).toContain('<h2>HPKP report</h2>')
     expect(out).not.toContain('<h2>Message</h2>')
   })
+
+  it('names JVM and .NET frames by class, others by file, as Sentry does', () => {
+    const frame = {
+      module: 'io.shop.ApiRequest',
+      filename: 'ApiRequest.java',
+      function: 'perform',
+      lineno: 8,
+    }
+    expect(stacktrace({ frames: [frame] }, 'java').value).toContain(
+      '<span>io.shop.ApiRequest</span>',
+    )
+    expect(stacktrace({ frames: [{ ...frame, platform: 'csharp' }] }, 'other').value).toContain(
+      '<span>io.shop.ApiRequest</span>',
+    )
+    expect(stacktrace({ frames: [frame] }, 'python').value).toContain(
+      '<span>ApiRequest.java</span>',
+    )
+  })
+
+  it('shows the template frame of an old Django client', () => {
+    const template = {
+      filename: 'shop/cart.html',
+      lineno: 12,
+      context_line: '{{ cart.total }}',
+      pre_context: ['<p>'],
+    }
+    const out = eventBody({ template }, null).value
+    expect(out).toContain('<h2>Template</h2>')
+    expect(out).toContain('shop/cart.html')
+    expect(out).toContain('{{ cart.total }}')
+  })
 })

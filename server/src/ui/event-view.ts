@@ -71,8 +71,14 @@ function packageName(frame: Json): string | undefined {
   return pkg.slice(Math.max(pkg.lastIndexOf('/'), pkg.lastIndexOf('\\')) + 1) || pkg
 }
 
-function frameHead(frame: Json): SafeHtml {
+/** Platforms whose frames Sentry names by module (class) rather than by file. */
+const MODULE_FIRST = new Set(['java', 'csharp'])
+
+function frameHead(frame: Json, platform: string | undefined): SafeHtml {
+  // A JVM or .NET file name (`Handler.java`) says less than its class (`com.shop.Handler`).
+  const moduleFirst = MODULE_FIRST.has(str(frame['platform']) ?? platform ?? '')
   const file =
+    (moduleFirst ? str(frame['module']) : undefined) ??
     str(frame['filename']) ??
     str(frame['abs_path']) ??
     str(frame['module']) ??
@@ -115,7 +121,7 @@ function sourceMapNote(frame: Json): SafeHtml {
   return html`<div class="small muted sourcemap-note" data-sourcemap-error="${code}">${text}</div>`
 }
 
-function oneFrame(frame: Json, open: boolean): SafeHtml {
+function oneFrame(frame: Json, open: boolean, platform: string | undefined): SafeHtml {
   const inApp = frame['in_app'] === true
   const note = sourceMapNote(frame)
   const lines = contextLines(frame)
@@ -123,13 +129,16 @@ function oneFrame(frame: Json, open: boolean): SafeHtml {
   const varTable = vars === undefined ? '' : kvTable(Object.entries(vars).slice(0, 50))
   const cls = `frame${inApp ? ' app' : ''}`
   if (lines.value === '' && varTable === '') {
-    return html`<div class="${cls}"><div class="head">${frameHead(frame)}</div>${note}</div>`
+    return html`<div class="${cls}"><div class="head">${frameHead(frame, platform)}</div>${note}</div>`
   }
-  return html`<details class="${cls}"${open ? html` open` : ''}><summary>${frameHead(frame)}</summary>${note}${lines}${varTable}</details>`
+  return html`<details class="${cls}"${open ? html` open` : ''}><summary>${frameHead(frame, platform)}</summary>${note}${lines}${varTable}</details>`
 }
 
-/** Stack frames, most recent call first; runs of library frames fold into one summary. */
-export function stacktrace(st: unknown): SafeHtml {
+/**
+ * Stack frames, most recent call first; runs of library frames fold into one summary. The
+ * event's `platform` decides how a frame is named (a frame's own `platform` wins).
+ */
+export function stacktrace(st: unknown, platform?: string): SafeHtml {
   const all = arr(obj(st)?.['frames'])
     .map(obj)
     .filter((f): f is Json => f !== undefined)
@@ -143,7 +152,7 @@ export function stacktrace(st: unknown): SafeHtml {
   for (let i = 0; i < frames.length; ) {
     const f = frames[i] as Json
     if (!anyInApp || f['in_app'] === true) {
-      out.push(oneFrame(f, anyInApp ? firstAppOpen : i === 0))
+      out.push(oneFrame(f, anyInApp ? firstAppOpen : i === 0, platform))
       if (f['in_app'] === true) firstAppOpen = false
       i++
       continue
@@ -152,7 +161,7 @@ export function stacktrace(st: unknown): SafeHtml {
     while (i < frames.length && (frames[i] as Json)['in_app'] !== true)
       run.push(frames[i++] as Json)
     out.push(
-      html`<details class="system-frames"><summary>${count(run.length)} library frame${run.length === 1 ? '' : 's'}</summary>${run.map((x) => oneFrame(x, false))}</details>`,
+      html`<details class="system-frames"><summary>${count(run.length)} library frame${run.length === 1 ? '' : 's'}</summary>${run.map((x) => oneFrame(x, false, platform))}</details>`,
     )
   }
   return html`<div class="frames">${out}${hidden > 0 ? html`<div class="frame"><div class="head muted">${count(hidden)} older frames not shown</div></div>` : ''}</div>`
@@ -172,7 +181,7 @@ function exceptions(event: Json): SafeHtml {
     return html`<section class="exception">
 <h3>${i > 0 ? html`<span class="muted">Caused by </span>` : ''}${type ?? ''}${type !== undefined && value !== undefined ? ': ' : ''}${value ?? ''}</h3>
 ${mech === undefined ? '' : html`<p class="small muted">mechanism ${str(mech['type']) ?? 'unknown'}${handled === false ? html` · <span class="badge error">unhandled</span>` : handled === true ? ' · handled' : ''}</p>`}
-${stacktrace(v['stacktrace'])}</section>`
+${stacktrace(v['stacktrace'], str(event['platform']))}</section>`
   })}`
 }
 
@@ -272,8 +281,18 @@ function threadsSection(event: Json): SafeHtml {
     const label = html`${name ?? (id === undefined ? 'thread' : `thread ${id}`)}${name !== undefined && id !== undefined ? html` <span class="muted">#${truncate(id, 64)}</span>` : ''}${t['crashed'] === true ? html` <span class="badge error">crashed</span>` : ''}${t['current'] === true ? html` <span class="badge">current</span>` : ''} <span class="muted small">${frames === 0 ? 'no stack trace' : `${count(frames)} frame${frames === 1 ? '' : 's'}`}</span>`
     return frames === 0
       ? html`<div class="frame"><div class="head">${label}</div></div>`
-      : html`<details class="thread"><summary>${label}</summary>${stacktrace(t['stacktrace'])}</details>`
+      : html`<details class="thread"><summary>${label}</summary>${stacktrace(t['stacktrace'], str(event['platform']))}</details>`
   })}${threads.length > shown.length ? html`<div class="frame"><div class="head muted">${count(threads.length - shown.length)} more threads not shown</div></div>` : ''}</div>`
+}
+
+/**
+ * The template frame old raven clients sent for a Django or Jinja template error (`template`,
+ * formerly `sentry.interfaces.Template`): file, line and the lines around it.
+ */
+function templateSection(event: Json): SafeHtml {
+  const template = obj(event['template'])
+  if (template === undefined) return html``
+  return html`<h2>Template</h2><div class="frames">${oneFrame(template, true, undefined)}</div>`
 }
 
 /** Browser security reports as old SDKs and Relay's security endpoint store them. */
@@ -321,9 +340,10 @@ export function eventBody(payload: unknown, component: string | null): SafeHtml 
   return html`${msg === undefined ? '' : html`<h2>Message</h2><pre>${truncate(msg, 8000)}</pre>`}
 ${removedData(event['_meta'])}
 ${hasException ? html`<h2>Exception</h2><p class="small muted">Most recent call first.</p>${exceptions(event)}` : ''}
-${st === undefined ? '' : html`<h2>Stack trace</h2>${stacktrace(st)}`}
+${st === undefined ? '' : html`<h2>Stack trace</h2>${stacktrace(st, str(event['platform']))}`}
 ${threadsSection(event)}
 ${securityReports(event)}
+${templateSection(event)}
 <div class="grid2"><div><h2>Tags</h2>${tags.length === 0 ? html`<p class="muted small">No tags.</p>` : html`<div class="table-wrap"><table class="kv">${tags.map(([k, v]) => html`<tr><th>${k}</th><td>${v}</td></tr>`)}</table></div>`}</div>
 <div><h2>Event</h2><div class="table-wrap">${kvTable([
     ['release', event['release']],

@@ -427,4 +427,16 @@ export const EVENT_SHAPES: Record<string, Record<string, unknown>> = {
     expectstaple: 'not an object',
     request: { url: 'https://example.test/', headers: [['Referer', 'https://example.test/a']] },
   },
+  'a template frame, well-formed and with context lines of the wrong type': {
+    message: 'TemplateSyntaxError',
+    template: {
+      abs_path: '/srv/t/cart.html',
+      filename: 'cart.html',
+      lineno: 4,
+      context_line: '{% x %}',
+      pre_context: [1, null],
+      post_context: 'no list',
+    },
+    'sentry.interfaces.Template': { filename: 'legacy.html', lineno: 'one' },
+  },
 }
