@@ -134,4 +134,40 @@ describe('event view', () => {
     expect(out).toContain('shop/cart.html')
     expect(out).toContain('{{ cart.total }}')
   })
+
+  it('names an unsymbolicated frame by the loaded binary its address falls in', () => {
+    const out = eventBody(
+      {
+        platform: 'native',
+        exception: {
+          values: [
+            {
+              type: 'SIGSEGV',
+              stacktrace: {
+                frames: [
+                  { instruction_addr: '0x10' },
+                  { instruction_addr: '0xE5ED39A3' },
+                  { instruction_addr: 4096 },
+                ],
+              },
+            },
+          ],
+        },
+        debug_meta: {
+          images: [
+            { image_addr: '0xe5d95000', image_size: 6975488, code_file: '/apex/lib/libart.so' },
+            { image_addr: 4096, image_size: '0x100', code_file: 'C:\\app\\game.exe' },
+            { image_addr: '0x0', image_size: 0, code_file: '/zero-size.so' },
+            { image_addr: 'nope', image_size: 5, code_file: '/bad.so' },
+            null,
+          ],
+        },
+      },
+      null,
+    ).value
+    expect(out).toContain('<span>libart.so</span> <span class="muted mono">0xE5ED39A3</span>')
+    expect(out).toContain('<span>game.exe</span>')
+    expect(out).toContain('<span>?</span> <span class="muted mono">0x10</span>')
+    expect(out).not.toContain('zero-size')
+  })
 })

@@ -64,25 +64,85 @@ function contextLines(frame: Json): SafeHtml {
   )}</ol>`
 }
 
+/** A loaded binary of a native event (`debug_meta.images`): where it sits in memory. */
+export interface NativeImage {
+  start: bigint
+  end: bigint
+  name: string
+}
+
+/** How a frame is named: the event's platform and, for native code, its loaded binaries. */
+interface FrameContext {
+  platform: string | undefined
+  images: readonly NativeImage[]
+}
+
+/** Images read at most (Apple crash reports list several hundred). */
+const MAX_IMAGES = 1000
+
+/** An address as sent (`"0x1a2b"` or a number), or undefined when it is neither. */
+function address(v: unknown): bigint | undefined {
+  if (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0) return BigInt(v)
+  if (typeof v !== 'string' || !/^0x[0-9a-f]{1,16}$/i.test(v)) return undefined
+  return BigInt(v)
+}
+
+/** The base name of a path of either separator. */
+const baseName = (path: string): string =>
+  path.slice(Math.max(path.lastIndexOf('/'), path.lastIndexOf('\\')) + 1) || path
+
+/**
+ * The binaries of a native event with their address ranges, so an unsymbolicated frame (only
+ * `instruction_addr`) can be named by the binary it is in, as Sentry's native processing fills
+ * in a frame's `package`. Images without a valid address, size or file are skipped.
+ */
+export function nativeImages(event: Json): NativeImage[] {
+  const out: NativeImage[] = []
+  for (const v of arr(obj(event['debug_meta'])?.['images']).slice(0, MAX_IMAGES)) {
+    const image = obj(v)
+    const start = address(image?.['image_addr'])
+    const size = address(image?.['image_size'])
+    const file = str(image?.['code_file'])
+    if (
+      start === undefined ||
+      size === undefined ||
+      size === 0n ||
+      file === undefined ||
+      file === ''
+    )
+      continue
+    out.push({ start, end: start + size, name: baseName(file) })
+  }
+  return out
+}
+
+/** The binary an address falls in, if any image covers it. */
+function imageAt(images: readonly NativeImage[], addr: unknown): string | undefined {
+  if (images.length === 0) return undefined
+  const at = address(addr)
+  if (at === undefined) return undefined
+  return images.find((i) => at >= i.start && at < i.end)?.name
+}
+
 /** A native frame's binary (`package`, a path) by its file name, as the native SDKs name it. */
 function packageName(frame: Json): string | undefined {
   const pkg = str(frame['package'])
-  if (pkg === undefined || pkg === '') return undefined
-  return pkg.slice(Math.max(pkg.lastIndexOf('/'), pkg.lastIndexOf('\\')) + 1) || pkg
+  return pkg === undefined || pkg === '' ? undefined : baseName(pkg)
 }
 
 /** Platforms whose frames Sentry names by module (class) rather than by file. */
 const MODULE_FIRST = new Set(['java', 'csharp'])
 
-function frameHead(frame: Json, platform: string | undefined): SafeHtml {
+function frameHead(frame: Json, ctx: FrameContext): SafeHtml {
   // A JVM or .NET file name (`Handler.java`) says less than its class (`com.shop.Handler`).
-  const moduleFirst = MODULE_FIRST.has(str(frame['platform']) ?? platform ?? '')
+  const moduleFirst = MODULE_FIRST.has(str(frame['platform']) ?? ctx.platform ?? '')
   const file =
     (moduleFirst ? str(frame['module']) : undefined) ??
     str(frame['filename']) ??
     str(frame['abs_path']) ??
     str(frame['module']) ??
     packageName(frame) ??
+    imageAt(ctx.images, frame['instruction_addr']) ??
     '?'
   const fn = str(frame['function']) ?? str(frame['raw_function'])
   // Line 0 and below mean "unknown" (Unity and unsymbolicated native frames send them).
@@ -121,7 +181,7 @@ function sourceMapNote(frame: Json): SafeHtml {
   return html`<div class="small muted sourcemap-note" data-sourcemap-error="${code}">${text}</div>`
 }
 
-function oneFrame(frame: Json, open: boolean, platform: string | undefined): SafeHtml {
+function oneFrame(frame: Json, open: boolean, ctx: FrameContext): SafeHtml {
   const inApp = frame['in_app'] === true
   const note = sourceMapNote(frame)
   const lines = contextLines(frame)
@@ -129,16 +189,21 @@ function oneFrame(frame: Json, open: boolean, platform: string | undefined): Saf
   const varTable = vars === undefined ? '' : kvTable(Object.entries(vars).slice(0, 50))
   const cls = `frame${inApp ? ' app' : ''}`
   if (lines.value === '' && varTable === '') {
-    return html`<div class="${cls}"><div class="head">${frameHead(frame, platform)}</div>${note}</div>`
+    return html`<div class="${cls}"><div class="head">${frameHead(frame, ctx)}</div>${note}</div>`
   }
-  return html`<details class="${cls}"${open ? html` open` : ''}><summary>${frameHead(frame, platform)}</summary>${note}${lines}${varTable}</details>`
+  return html`<details class="${cls}"${open ? html` open` : ''}><summary>${frameHead(frame, ctx)}</summary>${note}${lines}${varTable}</details>`
 }
 
 /**
  * Stack frames, most recent call first; runs of library frames fold into one summary. The
  * event's `platform` decides how a frame is named (a frame's own `platform` wins).
  */
-export function stacktrace(st: unknown, platform?: string): SafeHtml {
+export function stacktrace(
+  st: unknown,
+  platform?: string,
+  images: readonly NativeImage[] = [],
+): SafeHtml {
+  const ctx: FrameContext = { platform, images }
   const all = arr(obj(st)?.['frames'])
     .map(obj)
     .filter((f): f is Json => f !== undefined)
@@ -152,7 +217,7 @@ export function stacktrace(st: unknown, platform?: string): SafeHtml {
   for (let i = 0; i < frames.length; ) {
     const f = frames[i] as Json
     if (!anyInApp || f['in_app'] === true) {
-      out.push(oneFrame(f, anyInApp ? firstAppOpen : i === 0, platform))
+      out.push(oneFrame(f, anyInApp ? firstAppOpen : i === 0, ctx))
       if (f['in_app'] === true) firstAppOpen = false
       i++
       continue
@@ -161,14 +226,14 @@ export function stacktrace(st: unknown, platform?: string): SafeHtml {
     while (i < frames.length && (frames[i] as Json)['in_app'] !== true)
       run.push(frames[i++] as Json)
     out.push(
-      html`<details class="system-frames"><summary>${count(run.length)} library frame${run.length === 1 ? '' : 's'}</summary>${run.map((x) => oneFrame(x, false, platform))}</details>`,
+      html`<details class="system-frames"><summary>${count(run.length)} library frame${run.length === 1 ? '' : 's'}</summary>${run.map((x) => oneFrame(x, false, ctx))}</details>`,
     )
   }
   return html`<div class="frames">${out}${hidden > 0 ? html`<div class="frame"><div class="head muted">${count(hidden)} older frames not shown</div></div>` : ''}</div>`
 }
 
 /** The exception chain: the one thrown first, then what caused it. */
-function exceptions(event: Json): SafeHtml {
+function exceptions(event: Json, images: readonly NativeImage[]): SafeHtml {
   const values = arr(obj(event['exception'])?.['values'])
     .map(obj)
     .filter((v): v is Json => v !== undefined)
@@ -181,7 +246,7 @@ function exceptions(event: Json): SafeHtml {
     return html`<section class="exception">
 <h3>${i > 0 ? html`<span class="muted">Caused by </span>` : ''}${type ?? ''}${type !== undefined && value !== undefined ? ': ' : ''}${value ?? ''}</h3>
 ${mech === undefined ? '' : html`<p class="small muted">mechanism ${str(mech['type']) ?? 'unknown'}${handled === false ? html` · <span class="badge error">unhandled</span>` : handled === true ? ' · handled' : ''}</p>`}
-${stacktrace(v['stacktrace'], str(event['platform']))}</section>`
+${stacktrace(v['stacktrace'], str(event['platform']), images)}</section>`
   })}`
 }
 
@@ -268,7 +333,7 @@ const MAX_THREADS = 50
  * reports): its name and id, whether it crashed or is current, its stack folded. The exception
  * above shows the crash; the other threads say what the program was doing meanwhile.
  */
-function threadsSection(event: Json): SafeHtml {
+function threadsSection(event: Json, images: readonly NativeImage[]): SafeHtml {
   const threads = arr(obj(event['threads'])?.['values'] ?? event['threads'])
     .map(obj)
     .filter((t): t is Json => t !== undefined)
@@ -281,7 +346,7 @@ function threadsSection(event: Json): SafeHtml {
     const label = html`${name ?? (id === undefined ? 'thread' : `thread ${id}`)}${name !== undefined && id !== undefined ? html` <span class="muted">#${truncate(id, 64)}</span>` : ''}${t['crashed'] === true ? html` <span class="badge error">crashed</span>` : ''}${t['current'] === true ? html` <span class="badge">current</span>` : ''} <span class="muted small">${frames === 0 ? 'no stack trace' : `${count(frames)} frame${frames === 1 ? '' : 's'}`}</span>`
     return frames === 0
       ? html`<div class="frame"><div class="head">${label}</div></div>`
-      : html`<details class="thread"><summary>${label}</summary>${stacktrace(t['stacktrace'], str(event['platform']))}</details>`
+      : html`<details class="thread"><summary>${label}</summary>${stacktrace(t['stacktrace'], str(event['platform']), images)}</details>`
   })}${threads.length > shown.length ? html`<div class="frame"><div class="head muted">${count(threads.length - shown.length)} more threads not shown</div></div>` : ''}</div>`
 }
 
@@ -292,7 +357,7 @@ function threadsSection(event: Json): SafeHtml {
 function templateSection(event: Json): SafeHtml {
   const template = obj(event['template'])
   if (template === undefined) return html``
-  return html`<h2>Template</h2><div class="frames">${oneFrame(template, true, undefined)}</div>`
+  return html`<h2>Template</h2><div class="frames">${oneFrame(template, true, { platform: undefined, images: [] })}</div>`
 }
 
 /** Browser security reports as old SDKs and Relay's security endpoint store them. */
@@ -328,6 +393,7 @@ function removedData(meta: unknown): SafeHtml | string {
 /** The whole event section of the issue page. */
 export function eventBody(payload: unknown, component: string | null): SafeHtml {
   const event = obj(payload) ?? {}
+  const images = nativeImages(event)
   const msg = message(event)
   const hasException = arr(obj(event['exception'])?.['values']).length > 0
   const threads = arr(obj(event['threads'])?.['values']).map(obj)
@@ -339,9 +405,9 @@ export function eventBody(payload: unknown, component: string | null): SafeHtml 
   const sdk = obj(event['sdk'])
   return html`${msg === undefined ? '' : html`<h2>Message</h2><pre>${truncate(msg, 8000)}</pre>`}
 ${removedData(event['_meta'])}
-${hasException ? html`<h2>Exception</h2><p class="small muted">Most recent call first.</p>${exceptions(event)}` : ''}
-${st === undefined ? '' : html`<h2>Stack trace</h2>${stacktrace(st, str(event['platform']))}`}
-${threadsSection(event)}
+${hasException ? html`<h2>Exception</h2><p class="small muted">Most recent call first.</p>${exceptions(event, images)}` : ''}
+${st === undefined ? '' : html`<h2>Stack trace</h2>${stacktrace(st, str(event['platform']), images)}`}
+${threadsSection(event, images)}
 ${securityReports(event)}
 ${templateSection(event)}
 <div class="grid2"><div><h2>Tags</h2>${tags.length === 0 ? html`<p class="muted small">No tags.</p>` : html`<div class="table-wrap"><table class="kv">${tags.map(([k, v]) => html`<tr><th>${k}</th><td>${v}</td></tr>`)}</table></div>`}</div>

@@ -439,4 +439,36 @@ export const EVENT_SHAPES: Record<string, Record<string, unknown>> = {
     },
     'sentry.interfaces.Template': { filename: 'legacy.html', lineno: 'one' },
   },
+  'frames known only by address, images of hostile sizes': {
+    platform: 'native',
+    exception: {
+      values: [
+        {
+          type: 'SIGABRT',
+          mechanism: { type: 'signalhandler', synthetic: true },
+          stacktrace: {
+            frames: [
+              { instruction_addr: '0xffffffffffffffff' },
+              { instruction_addr: -1 },
+              { instruction_addr: 1e300 },
+              { instruction_addr: '0x1234' },
+            ],
+          },
+        },
+      ],
+    },
+    debug_meta: {
+      images: [
+        {
+          image_addr: '0xfffffffffffffff0',
+          image_size: '0xffffffffffffffff',
+          code_file: '/wraps.so',
+        },
+        { image_addr: '0x1000', image_size: 1e300, code_file: '/huge.so' },
+        { image_addr: '0x1000', image_size: '0x10000000000000000', code_file: '/too-long.so' },
+        { image_addr: '0x1000', image_size: 4096, code_file: ['/not-a-string.so'] },
+        { image_addr: '0x1000', image_size: 8192, code_file: '' },
+      ],
+    },
+  },
 }
