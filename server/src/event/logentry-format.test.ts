@@ -52,6 +52,19 @@ describe('normalizeEvent logentry', () => {
       { received },
     )
     expect(raven.logentry?.formatted).toBe('raven text')
+    // raven-python 6 sends the template twice and `formatted: null`: rendered as a template.
+    const template = normalizeEvent(
+      {
+        message: 'raven message %s',
+        logentry: {
+          message: 'raven message %s',
+          params: ["'p1'"],
+          formatted: null,
+        },
+      },
+      { received },
+    )
+    expect(template.logentry?.formatted).toBe("raven message 'p1'")
     const broken = normalizeEvent({ logentry: { message: 'a %s %s', params: ['b'] } }, { received })
     expect(broken.logentry?.formatted).toBeUndefined()
   })

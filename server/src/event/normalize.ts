@@ -208,8 +208,12 @@ function logentry(raw: Obj, notes: TrimNotes): LogEntry | undefined {
     if (Array.isArray(src['params']))
       entry.params = trimBag(src['params'], 'logentry.params', notes) as unknown[]
   }
-  if (entry.formatted === undefined && typeof raw['message'] === 'string') {
-    entry.formatted = raw['message'].slice(0, 8192)
+  // A top-level `message` string is the rendered text, unless it is the template itself (raven
+  // clients send both, with `formatted: null`): then the template is rendered below, as
+  // Sentry's legacy normalisation kept the string only when it differed from the template.
+  const top = raw['message']
+  if (entry.formatted === undefined && typeof top === 'string' && top !== entry.message) {
+    entry.formatted = top.slice(0, 8192)
   }
   // A template sent without any rendering is rendered here, as Relay does.
   const params = entry.params ?? (isObj(src?.['params']) ? src['params'] : undefined)

@@ -77,6 +77,7 @@ describe('value rules', () => {
       'GET /cb?jwt=[Filtered]&x=1',
       '@apitoken',
     ],
+    ['not a slack token', 'xoxo-gossip-girl-fan-club', 'xoxo-gossip-girl-fan-club', undefined],
     [
       'token prefix alone',
       'ghp_ and sk_live_ are prefixes',
@@ -366,6 +367,24 @@ describe('the joined-text scan', () => {
     expect(keyBeforeSeparator('\tapi_key :9')).toBe(true)
     expect(keyBeforeSeparator('dsn = 1; time: 2')).toBe(false)
     expect(keyBeforeSeparator('password    = 2')).toBe(false)
+  })
+})
+
+describe('the token rule on hostile text', () => {
+  it('stays linear where candidate tokens repeat back to back', () => {
+    const rule = DEFAULT_DETECTORS.flatMap((d) => d.rules).find((r) => r.id === '@apitoken')
+    expect(rule).toBeDefined()
+    const size = 1_000_000
+    const hostile = ['eyJ-', 'xoxb-1-', 'eyJa.eyJa.', 'sntrys_a/', 'AIza-'].map((unit) =>
+      unit.repeat(Math.ceil(size / unit.length)).slice(0, size),
+    )
+    for (const input of hostile) {
+      const started = performance.now()
+      input.replace(rule?.re ?? /$^/g, () => '[Filtered]')
+      // Tried at every repeat, each try reading up to its bound ahead, 1 MB of `eyJ-` takes
+      // about 3 s; tried where a run of token characters starts, milliseconds.
+      expect(performance.now() - started).toBeLessThan(1_000)
+    }
   })
 })
 
