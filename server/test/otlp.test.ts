@@ -153,7 +153,7 @@ describe('OTLP logs: both encodings', () => {
           ['database unreachable', 'fatal', 1],
         ])
         const error = issues.find((i) => i.level === 'error')
-        expect(error?.culprit).toBe('/srv/app/pay.js in charge')
+        expect(error?.culprit).toBe('charge(/srv/app/pay.js)')
         const [event] = await eventsOf(error?.id ?? 0)
         expect(event).toMatchObject({
           level: 'error',

@@ -294,6 +294,7 @@ export function normalizeEvent(
   }
   // Field by field, in this order (the stored JSON keeps it): constant-name stores.
   put(event, 'logger', str(raw['logger'], 256))
+  put(event, 'culprit', str(raw['culprit'], 200))
   put(event, 'transaction', str(raw['transaction'], 200))
   put(event, 'server_name', str(raw['server_name'], 256))
   put(event, 'release', str(raw['release'], 256))

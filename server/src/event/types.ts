@@ -80,6 +80,11 @@ export interface NormalizedEvent {
   platform: string
   level: Level
   logger?: string
+  /**
+   * The culprit the client computed (old SDKs such as raven-js, raven-ruby and raven-php sent
+   * one); Sentry shows it before any it derives.
+   */
+  culprit?: string
   transaction?: string
   server_name?: string
   release?: string

@@ -113,6 +113,64 @@ describe('culprit', () => {
     )
   })
 
+  it('is the culprit the client sent, before the transaction and any frame', () => {
+    const stacktrace = { frames: [viewFrame] }
+    const sent = { ...withException({ type: 'E', stacktrace }), transaction: 'GET /orders/:id' }
+    expect(labelEvent({ ...sent, culprit: 'views.js in updateMember' }).culprit).toBe(
+      'views.js in updateMember',
+    )
+    expect(labelEvent({ ...sent, culprit: ' ' }).culprit).toBe('GET /orders/:id')
+  })
+
+  it('reads the newest exception that has frames when the thrown one has none', () => {
+    const cause = {
+      type: 'NameError',
+      stacktrace: { frames: [djangoFrame, { filename: 'app/views/show.html.erb', in_app: true }] },
+    }
+    const wrapper = { type: 'ActionView::Template::Error', value: 'undefined local variable' }
+    expect(labelEvent(withException(cause, wrapper)).culprit).toBe('app/views/show.html.erb in ?')
+  })
+
+  it('writes JavaScript frames as function(file), also a JavaScript frame of another platform', () => {
+    const frame: Frame = { filename: 'app:///index.js', function: 'onClick', in_app: true }
+    const stacktrace = { frames: [frame] }
+    expect(
+      labelEvent({ ...withException({ type: 'E', stacktrace }), platform: 'node' }).culprit,
+    ).toBe('onClick(app:///index.js)')
+    const other = { frames: [{ ...frame, function: '?', platform: 'javascript' }] }
+    expect(
+      labelEvent({ ...withException({ type: 'E', stacktrace: other }), platform: 'other' }).culprit,
+    ).toBe('?(app:///index.js)')
+  })
+
+  it('writes native frames as the function alone, even with a file', () => {
+    const frame: Frame = { filename: 'main.m', function: '-[AppDelegate crash:]', in_app: true }
+    const stacktrace = { frames: [frame] }
+    expect(
+      labelEvent({ ...withException({ type: 'E', stacktrace }), platform: 'cocoa' }).culprit,
+    ).toBe('-[AppDelegate crash:]')
+  })
+
+  it('skips in-app frames that name no place for one that does', () => {
+    const stacktrace = { frames: [viewFrame, { function: 'anonymous', in_app: true }] }
+    expect(labelEvent(withException({ type: 'E', stacktrace })).culprit).toBe(
+      'shop.views in checkout',
+    )
+  })
+
+  it("is the request's URL when no frame says where", () => {
+    const request = { url: 'https://example.com/welcome/', method: 'GET' }
+    expect(
+      labelEvent(event({ logentry: { formatted: 'Expect-CT failed' }, request })).culprit,
+    ).toBe('https://example.com/welcome/')
+  })
+
+  it('is empty for a synthetic exception', () => {
+    const stacktrace = { frames: [viewFrame] }
+    const synthetic = { type: 'Error', mechanism: { type: 'generic', synthetic: true }, stacktrace }
+    expect(labelEvent(withException(synthetic)).culprit).toBe('')
+  })
+
   it('ignores a blank transaction and is the empty string with nothing to show', () => {
     const stacktrace = { frames: [viewFrame] }
     const blank = { ...withException({ type: 'E', stacktrace }), transaction: '  ' }

@@ -1,5 +1,6 @@
-import type { NormalizedEvent } from '../event/types.ts'
+import type { Frame, NormalizedEvent } from '../event/types.ts'
 import { crashFrame, primaryFrames } from './frames.ts'
+import { isInApp } from './in-app.ts'
 import { displayMessage, eachLine, nonBlank } from './message.ts'
 
 /** How an issue is labelled in lists: independent of the grouping version. */
@@ -40,18 +41,69 @@ function title(
   return message === undefined ? '<unlabeled event>' : firstLine(message)
 }
 
+const JS_PLATFORMS = new Set(['javascript', 'node'])
+const NATIVE_PLATFORMS = new Set(['objc', 'cocoa', 'native'])
+
 /**
- * Sentry's rule: the event's `transaction` when it has one (a web framework's integration names
- * it after the route, e.g. `GET /orders/:id`), else "location in function" of the crash frame.
+ * One frame as Sentry's legacy culprit writes it (sentry `culprit.py`): the function alone for
+ * native code, `function(file)` for JavaScript, else "module or file in function"; a frame of
+ * another language than the event (`frame.platform`) is written as its own. Empty when a
+ * non-native frame names neither module nor file.
+ */
+function frameCulprit(frame: Frame, eventPlatform: string): string {
+  const platform = nonBlank(frame.platform) ?? eventPlatform
+  const fn = nonBlank(frame.function) ?? nonBlank(frame.raw_function)
+  if (NATIVE_PLATFORMS.has(platform)) return fn ?? '?'
+  const location = nonBlank(frame.module) ?? nonBlank(frame.filename)
+  if (location === undefined) return ''
+  return JS_PLATFORMS.has(platform) ? `${fn ?? '?'}(${location})` : `${location} in ${fn ?? '?'}`
+}
+
+/**
+ * The newest in-app frame that says where it is, else the newest library frame: Sentry's
+ * `get_stacktrace_culprit`.
+ */
+function stackCulprit(frames: readonly Frame[], platform: string): string {
+  let library: string | undefined
+  for (let i = frames.length - 1; i >= 0; i--) {
+    const frame = frames[i] as Frame
+    if (isInApp(frame)) {
+      const here = frameCulprit(frame, platform)
+      if (here !== '') return here
+    } else if (library === undefined) library = frameCulprit(frame, platform)
+  }
+  return library ?? ''
+}
+
+/**
+ * The stack the culprit is read from: the newest exception of the chain that has frames (a
+ * wrapper exception often has none, its cause has them), else the event's own stack trace,
+ * else the crashed thread's.
+ */
+function culpritFrames(event: NormalizedEvent): readonly Frame[] {
+  const withFrames = event.exception?.values.findLast((e) => (e.stacktrace?.frames.length ?? 0) > 0)
+  if (withFrames?.stacktrace !== undefined) return withFrames.stacktrace.frames
+  return primaryFrames(event)
+}
+
+/**
+ * Sentry's rule (`get_culprit`): the culprit the client sent, else the event's `transaction`
+ * (a web framework's integration names it after the route, e.g. `GET /orders/:id`), else the
+ * crash site of the stack trace, else the request's URL. A synthetic exception (one the SDK made
+ * up around a non-error value) gets none. Beyond Sentry, a crash site that names no file or
+ * module is shown by its function rather than left blank.
  */
 function culprit(event: NormalizedEvent): string {
-  const transaction = nonBlank(event.transaction)
-  if (transaction !== undefined) return transaction
-  const frame = crashFrame(primaryFrames(event))
-  const location = nonBlank(frame?.module) ?? nonBlank(frame?.filename)
-  const fn = nonBlank(frame?.function) ?? nonBlank(frame?.raw_function)
-  if (location !== undefined) return `${location} in ${fn ?? '?'}`
-  return fn ?? ''
+  const sent = nonBlank(event.culprit) ?? nonBlank(event.transaction)
+  if (sent !== undefined) return sent
+  if (event.exception?.values.at(-1)?.mechanism?.synthetic === true) return ''
+  const frames = culpritFrames(event)
+  const site = stackCulprit(frames, event.platform)
+  if (site !== '') return site
+  const url = event.request?.['url']
+  if (typeof url === 'string' && url.trim() !== '') return url
+  const frame = crashFrame(frames)
+  return nonBlank(frame?.function) ?? nonBlank(frame?.raw_function) ?? ''
 }
 
 /** Title, culprit and metadata of an event, taken from its primary (last) exception if any. */

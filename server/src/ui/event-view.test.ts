@@ -38,4 +38,136 @@ describe('event view', () => {
     expect(out).not.toMatch(/<(k|v|c|b|w)>/)
     expect(out).toContain('&lt;v&gt;')
   })
+
+  it('names a native frame without a file by its binary and address, and hides line 0', () => {
+    const frame = {
+      function: '-[UITableView reload] + 334',
+      package: '/System/Library/Frameworks/UIKitCore.framework/UIKitCore',
+      instruction_addr: '0x7fff248b1f42',
+      lineno: 0,
+    }
+    const out = stacktrace({ frames: [frame] }).value
+    expect(out).toContain('<span>UIKitCore</span>')
+    expect(out).toContain('0x7fff248b1f42')
+    expect(out).not.toContain(':0')
+    expect(out).not.toContain('<span>?</span>')
+  })
+
+  it('lists every thread with its stack, also when an exception shows the crash', () => {
+    const out = eventBody(
+      {
+        exception: { values: [{ type: 'E', stacktrace: { frames: [{ function: 'crash' }] } }] },
+        threads: {
+          values: [
+            {
+              id: 2,
+              name: 'main',
+              crashed: true,
+              current: true,
+              stacktrace: { frames: [{ function: 'crash' }] },
+            },
+            {
+              id: 48,
+              name: 'pool-2-thread-1',
+              stacktrace: { frames: [{ function: 'park' }, { function: 'await' }] },
+            },
+            { id: null, name: 'binder:1_4' },
+          ],
+        },
+      },
+      null,
+    ).value
+    expect(out).toContain('<h2>Threads</h2>')
+    expect(out).toMatch(
+      /main <span class="muted">#2<\/span> <span class="badge error">crashed<\/span>/,
+    )
+    expect(out).toContain('pool-2-thread-1')
+    expect(out).toContain('2 frames')
+    expect(out).toContain('<span class="fn">park</span>')
+    expect(out).toContain('binder:1_4')
+    expect(out).toContain('no stack trace')
+  })
+
+  it('shows a security report and no heading for an empty message', () => {
+    const out = eventBody(
+      {
+        message: '',
+        csp: { violated_directive: "script-src 'self'", blocked_uri: 'https://evil.example' },
+        hpkp: { hostname: 'example.com', known_pins: ['pin-sha256="x"'] },
+      },
+      null,
+    ).value
+    expect(out).toContain('<h2>CSP report</h2>')
+    expect(out).toContain('violated_directive')
+    expect(out).toContain('https://evil.example')
+    expect(out).toContain('<h2>HPKP report</h2>')
+    expect(out).not.toContain('<h2>Message</h2>')
+  })
+
+  it('names JVM and .NET frames by class, others by file, as Sentry does', () => {
+    const frame = {
+      module: 'io.shop.ApiRequest',
+      filename: 'ApiRequest.java',
+      function: 'perform',
+      lineno: 8,
+    }
+    expect(stacktrace({ frames: [frame] }, 'java').value).toContain(
+      '<span>io.shop.ApiRequest</span>',
+    )
+    expect(stacktrace({ frames: [{ ...frame, platform: 'csharp' }] }, 'other').value).toContain(
+      '<span>io.shop.ApiRequest</span>',
+    )
+    expect(stacktrace({ frames: [frame] }, 'python').value).toContain(
+      '<span>ApiRequest.java</span>',
+    )
+  })
+
+  it('shows the template frame of an old Django client', () => {
+    const template = {
+      filename: 'shop/cart.html',
+      lineno: 12,
+      context_line: '{{ cart.total }}',
+      pre_context: ['<p>'],
+    }
+    const out = eventBody({ template }, null).value
+    expect(out).toContain('<h2>Template</h2>')
+    expect(out).toContain('shop/cart.html')
+    expect(out).toContain('{{ cart.total }}')
+  })
+
+  it('names an unsymbolicated frame by the loaded binary its address falls in', () => {
+    const out = eventBody(
+      {
+        platform: 'native',
+        exception: {
+          values: [
+            {
+              type: 'SIGSEGV',
+              stacktrace: {
+                frames: [
+                  { instruction_addr: '0x10' },
+                  { instruction_addr: '0xE5ED39A3' },
+                  { instruction_addr: 4096 },
+                ],
+              },
+            },
+          ],
+        },
+        debug_meta: {
+          images: [
+            { image_addr: '0xe5d95000', image_size: 6975488, code_file: '/apex/lib/libart.so' },
+            { image_addr: 4096, image_size: '0x100', code_file: 'C:\\app\\game.exe' },
+            { image_addr: '0x0', image_size: 0, code_file: '/zero-size.so' },
+            { image_addr: 'nope', image_size: 5, code_file: '/bad.so' },
+            null,
+          ],
+        },
+      },
+      null,
+    ).value
+    expect(out).toContain('<span>libart.so</span> <span class="muted mono">0xE5ED39A3</span>')
+    expect(out).toContain('<span>game.exe</span>')
+    expect(out).toContain('<span>?</span> <span class="muted mono">0x10</span>')
+    expect(out).not.toContain('zero-size')
+  })
 })

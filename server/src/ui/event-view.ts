@@ -64,17 +64,99 @@ function contextLines(frame: Json): SafeHtml {
   )}</ol>`
 }
 
-function frameHead(frame: Json): SafeHtml {
-  const file = str(frame['filename']) ?? str(frame['abs_path']) ?? str(frame['module']) ?? '?'
+/** A loaded binary of a native event (`debug_meta.images`): where it sits in memory. */
+export interface NativeImage {
+  start: bigint
+  end: bigint
+  name: string
+}
+
+/** How a frame is named: the event's platform and, for native code, its loaded binaries. */
+interface FrameContext {
+  platform: string | undefined
+  images: readonly NativeImage[]
+}
+
+/** Images read at most (Apple crash reports list several hundred). */
+const MAX_IMAGES = 1000
+
+/** An address as sent (`"0x1a2b"` or a number), or undefined when it is neither. */
+function address(v: unknown): bigint | undefined {
+  if (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0) return BigInt(v)
+  if (typeof v !== 'string' || !/^0x[0-9a-f]{1,16}$/i.test(v)) return undefined
+  return BigInt(v)
+}
+
+/** The base name of a path of either separator. */
+const baseName = (path: string): string =>
+  path.slice(Math.max(path.lastIndexOf('/'), path.lastIndexOf('\\')) + 1) || path
+
+/**
+ * The binaries of a native event with their address ranges, so an unsymbolicated frame (only
+ * `instruction_addr`) can be named by the binary it is in, as Sentry's native processing fills
+ * in a frame's `package`. Images without a valid address, size or file are skipped.
+ */
+export function nativeImages(event: Json): NativeImage[] {
+  const out: NativeImage[] = []
+  for (const v of arr(obj(event['debug_meta'])?.['images']).slice(0, MAX_IMAGES)) {
+    const image = obj(v)
+    const start = address(image?.['image_addr'])
+    const size = address(image?.['image_size'])
+    const file = str(image?.['code_file'])
+    if (
+      start === undefined ||
+      size === undefined ||
+      size === 0n ||
+      file === undefined ||
+      file === ''
+    )
+      continue
+    out.push({ start, end: start + size, name: baseName(file) })
+  }
+  return out
+}
+
+/** The binary an address falls in, if any image covers it. */
+function imageAt(images: readonly NativeImage[], addr: unknown): string | undefined {
+  if (images.length === 0) return undefined
+  const at = address(addr)
+  if (at === undefined) return undefined
+  return images.find((i) => at >= i.start && at < i.end)?.name
+}
+
+/** A native frame's binary (`package`, a path) by its file name, as the native SDKs name it. */
+function packageName(frame: Json): string | undefined {
+  const pkg = str(frame['package'])
+  return pkg === undefined || pkg === '' ? undefined : baseName(pkg)
+}
+
+/** Platforms whose frames Sentry names by module (class) rather than by file. */
+const MODULE_FIRST = new Set(['java', 'csharp'])
+
+function frameHead(frame: Json, ctx: FrameContext): SafeHtml {
+  // A JVM or .NET file name (`Handler.java`) says less than its class (`com.shop.Handler`).
+  const moduleFirst = MODULE_FIRST.has(str(frame['platform']) ?? ctx.platform ?? '')
+  const file =
+    (moduleFirst ? str(frame['module']) : undefined) ??
+    str(frame['filename']) ??
+    str(frame['abs_path']) ??
+    str(frame['module']) ??
+    packageName(frame) ??
+    imageAt(ctx.images, frame['instruction_addr']) ??
+    '?'
   const fn = str(frame['function']) ?? str(frame['raw_function'])
-  const lineno = num(frame['lineno'])
+  // Line 0 and below mean "unknown" (Unity and unsymbolicated native frames send them).
+  const line = num(frame['lineno'])
+  const lineno = line !== undefined && line > 0 ? line : undefined
   const colno = num(frame['colno'])
+  // An unsymbolicated native frame is known by its address; a symbolicated one keeps it too.
+  const addr = str(frame['instruction_addr'])
   const inApp = frame['in_app'] === true
   return html`${inApp ? html`<span class="badge in-app">in app</span> ` : ''}<span>${file}</span>${
     lineno === undefined
       ? ''
       : html`<span class="muted">:${lineno}${colno === undefined ? '' : `:${colno}`}</span>`
-  }${fn === undefined ? '' : html` in <span class="fn">${fn}</span>`}`
+  }${addr === undefined ? '' : html` <span class="muted mono">${truncate(addr, 40)}</span>`}${fn === undefined ? '' : html` in <span class="fn">${fn}</span>`}`
 }
 
 /** Why a JavaScript frame is not (fully) source-mapped, and what to run about it. */
@@ -99,7 +181,7 @@ function sourceMapNote(frame: Json): SafeHtml {
   return html`<div class="small muted sourcemap-note" data-sourcemap-error="${code}">${text}</div>`
 }
 
-function oneFrame(frame: Json, open: boolean): SafeHtml {
+function oneFrame(frame: Json, open: boolean, ctx: FrameContext): SafeHtml {
   const inApp = frame['in_app'] === true
   const note = sourceMapNote(frame)
   const lines = contextLines(frame)
@@ -107,13 +189,21 @@ function oneFrame(frame: Json, open: boolean): SafeHtml {
   const varTable = vars === undefined ? '' : kvTable(Object.entries(vars).slice(0, 50))
   const cls = `frame${inApp ? ' app' : ''}`
   if (lines.value === '' && varTable === '') {
-    return html`<div class="${cls}"><div class="head">${frameHead(frame)}</div>${note}</div>`
+    return html`<div class="${cls}"><div class="head">${frameHead(frame, ctx)}</div>${note}</div>`
   }
-  return html`<details class="${cls}"${open ? html` open` : ''}><summary>${frameHead(frame)}</summary>${note}${lines}${varTable}</details>`
+  return html`<details class="${cls}"${open ? html` open` : ''}><summary>${frameHead(frame, ctx)}</summary>${note}${lines}${varTable}</details>`
 }
 
-/** Stack frames, most recent call first; runs of library frames fold into one summary. */
-export function stacktrace(st: unknown): SafeHtml {
+/**
+ * Stack frames, most recent call first; runs of library frames fold into one summary. The
+ * event's `platform` decides how a frame is named (a frame's own `platform` wins).
+ */
+export function stacktrace(
+  st: unknown,
+  platform?: string,
+  images: readonly NativeImage[] = [],
+): SafeHtml {
+  const ctx: FrameContext = { platform, images }
   const all = arr(obj(st)?.['frames'])
     .map(obj)
     .filter((f): f is Json => f !== undefined)
@@ -127,7 +217,7 @@ export function stacktrace(st: unknown): SafeHtml {
   for (let i = 0; i < frames.length; ) {
     const f = frames[i] as Json
     if (!anyInApp || f['in_app'] === true) {
-      out.push(oneFrame(f, anyInApp ? firstAppOpen : i === 0))
+      out.push(oneFrame(f, anyInApp ? firstAppOpen : i === 0, ctx))
       if (f['in_app'] === true) firstAppOpen = false
       i++
       continue
@@ -136,14 +226,14 @@ export function stacktrace(st: unknown): SafeHtml {
     while (i < frames.length && (frames[i] as Json)['in_app'] !== true)
       run.push(frames[i++] as Json)
     out.push(
-      html`<details class="system-frames"><summary>${count(run.length)} library frame${run.length === 1 ? '' : 's'}</summary>${run.map((x) => oneFrame(x, false))}</details>`,
+      html`<details class="system-frames"><summary>${count(run.length)} library frame${run.length === 1 ? '' : 's'}</summary>${run.map((x) => oneFrame(x, false, ctx))}</details>`,
     )
   }
   return html`<div class="frames">${out}${hidden > 0 ? html`<div class="frame"><div class="head muted">${count(hidden)} older frames not shown</div></div>` : ''}</div>`
 }
 
 /** The exception chain: the one thrown first, then what caused it. */
-function exceptions(event: Json): SafeHtml {
+function exceptions(event: Json, images: readonly NativeImage[]): SafeHtml {
   const values = arr(obj(event['exception'])?.['values'])
     .map(obj)
     .filter((v): v is Json => v !== undefined)
@@ -156,13 +246,15 @@ function exceptions(event: Json): SafeHtml {
     return html`<section class="exception">
 <h3>${i > 0 ? html`<span class="muted">Caused by </span>` : ''}${type ?? ''}${type !== undefined && value !== undefined ? ': ' : ''}${value ?? ''}</h3>
 ${mech === undefined ? '' : html`<p class="small muted">mechanism ${str(mech['type']) ?? 'unknown'}${handled === false ? html` · <span class="badge error">unhandled</span>` : handled === true ? ' · handled' : ''}</p>`}
-${stacktrace(v['stacktrace'])}</section>`
+${stacktrace(v['stacktrace'], str(event['platform']), images)}</section>`
   })}`
 }
 
 function message(event: Json): string | undefined {
   const log = obj(event['logentry'])
-  return str(log?.['formatted']) ?? str(log?.['message']) ?? str(event['message'])
+  const text = str(log?.['formatted']) ?? str(log?.['message']) ?? str(event['message'])
+  // An empty message (stored events of other servers carry `"message": ""`) shows nothing.
+  return text === undefined || text.trim() === '' ? undefined : text
 }
 
 function breadcrumbs(event: Json): SafeHtml {
@@ -233,6 +325,58 @@ function contexts(event: Json): SafeHtml {
   )}</div>`
 }
 
+/** Threads shown at most, and frames per thread (the stacks fold, closed). */
+const MAX_THREADS = 50
+
+/**
+ * Every thread the SDK sent (native crashes, Android and Apple SDKs with attachThreads, ANR
+ * reports): its name and id, whether it crashed or is current, its stack folded. The exception
+ * above shows the crash; the other threads say what the program was doing meanwhile.
+ */
+function threadsSection(event: Json, images: readonly NativeImage[]): SafeHtml {
+  const threads = arr(obj(event['threads'])?.['values'] ?? event['threads'])
+    .map(obj)
+    .filter((t): t is Json => t !== undefined)
+  if (threads.length === 0) return html``
+  const shown = threads.slice(0, MAX_THREADS)
+  return html`<h2>Threads</h2><div class="frames">${shown.map((t) => {
+    const frames = arr(obj(t['stacktrace'])?.['frames']).length
+    const name = str(t['name'])
+    const id = str(t['id'])
+    const label = html`${name ?? (id === undefined ? 'thread' : `thread ${id}`)}${name !== undefined && id !== undefined ? html` <span class="muted">#${truncate(id, 64)}</span>` : ''}${t['crashed'] === true ? html` <span class="badge error">crashed</span>` : ''}${t['current'] === true ? html` <span class="badge">current</span>` : ''} <span class="muted small">${frames === 0 ? 'no stack trace' : `${count(frames)} frame${frames === 1 ? '' : 's'}`}</span>`
+    return frames === 0
+      ? html`<div class="frame"><div class="head">${label}</div></div>`
+      : html`<details class="thread"><summary>${label}</summary>${stacktrace(t['stacktrace'], str(event['platform']), images)}</details>`
+  })}${threads.length > shown.length ? html`<div class="frame"><div class="head muted">${count(threads.length - shown.length)} more threads not shown</div></div>` : ''}</div>`
+}
+
+/**
+ * The template frame old raven clients sent for a Django or Jinja template error (`template`,
+ * formerly `sentry.interfaces.Template`): file, line and the lines around it.
+ */
+function templateSection(event: Json): SafeHtml {
+  const template = obj(event['template'])
+  if (template === undefined) return html``
+  return html`<h2>Template</h2><div class="frames">${oneFrame(template, true, { platform: undefined, images: [] })}</div>`
+}
+
+/** Browser security reports as old SDKs and Relay's security endpoint store them. */
+const SECURITY_REPORTS: readonly (readonly [string, string])[] = [
+  ['csp', 'CSP report'],
+  ['hpkp', 'HPKP report'],
+  ['expectct', 'Expect-CT report'],
+  ['expectstaple', 'Expect-Staple report'],
+]
+
+/** The security report an event carries (violated directive, blocked URI, host, pins …). */
+function securityReports(event: Json): SafeHtml {
+  return html`${SECURITY_REPORTS.map(([key, heading]) => {
+    const report = obj(event[key])
+    if (report === undefined) return ''
+    return html`<h2>${heading}</h2><div class="table-wrap">${kvTable(Object.entries(report).slice(0, MAX_ROWS))}</div>`
+  })}`
+}
+
 /**
  * What server-side scrubbing removed from the event (its `_meta` remarks): the path and the
  * rule, never the value, which was not stored.
@@ -249,6 +393,7 @@ function removedData(meta: unknown): SafeHtml | string {
 /** The whole event section of the issue page. */
 export function eventBody(payload: unknown, component: string | null): SafeHtml {
   const event = obj(payload) ?? {}
+  const images = nativeImages(event)
   const msg = message(event)
   const hasException = arr(obj(event['exception'])?.['values']).length > 0
   const threads = arr(obj(event['threads'])?.['values']).map(obj)
@@ -260,8 +405,11 @@ export function eventBody(payload: unknown, component: string | null): SafeHtml 
   const sdk = obj(event['sdk'])
   return html`${msg === undefined ? '' : html`<h2>Message</h2><pre>${truncate(msg, 8000)}</pre>`}
 ${removedData(event['_meta'])}
-${hasException ? html`<h2>Exception</h2><p class="small muted">Most recent call first.</p>${exceptions(event)}` : ''}
-${st === undefined ? '' : html`<h2>Stack trace</h2>${stacktrace(st)}`}
+${hasException ? html`<h2>Exception</h2><p class="small muted">Most recent call first.</p>${exceptions(event, images)}` : ''}
+${st === undefined ? '' : html`<h2>Stack trace</h2>${stacktrace(st, str(event['platform']), images)}`}
+${threadsSection(event, images)}
+${securityReports(event)}
+${templateSection(event)}
 <div class="grid2"><div><h2>Tags</h2>${tags.length === 0 ? html`<p class="muted small">No tags.</p>` : html`<div class="table-wrap"><table class="kv">${tags.map(([k, v]) => html`<tr><th>${k}</th><td>${v}</td></tr>`)}</table></div>`}</div>
 <div><h2>Event</h2><div class="table-wrap">${kvTable([
     ['release', event['release']],

@@ -104,6 +104,8 @@ tr.on td { background: #f7f9ff; }
 .frame ol li .ln { display: inline-block; width: 3.5rem; color: var(--muted); text-align: right; margin-right: .75rem; user-select: none; }
 .frame ol li.hit { background: #fff1c2; }
 .system-frames > summary { padding: .35rem .6rem; color: var(--muted); font-size: 12.5px; cursor: pointer; background: #fafbfc; }
+.thread > summary { padding: .35rem .6rem; font-size: 13px; cursor: pointer; border-bottom: 1px solid var(--line); }
+.thread > .frames { margin: .25rem 0 .5rem 1rem; }
 .chart { width: 100%; height: auto; display: block; }
 .chart .bar:hover { opacity: .8; }
 .chart .axis { stroke: var(--line); }

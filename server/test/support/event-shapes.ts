@@ -307,4 +307,168 @@ export const EVENT_SHAPES: Record<string, Record<string, unknown>> = {
     },
     modules: [['a', 'b']],
   },
+  // Shapes the public sample corpora showed the issue page or the culprit getting wrong
+  // (docs/old-client-events.md "Public sample corpora"); each is made up, none is copied.
+  'a wrapper exception without frames around a cause with frames': {
+    exception: {
+      values: [
+        {
+          type: 'LookupError',
+          stacktrace: {
+            frames: [
+              { filename: 'lib/x.rb', in_app: false },
+              { filename: 'app/t.erb', lineno: 1, in_app: true },
+            ],
+          },
+        },
+        { type: 'Template::Error', value: 'wrapped', module: 'Template' },
+      ],
+    },
+  },
+  'a culprit sent by the client and an empty message': {
+    culprit: 'handlers.js in onTick',
+    message: '',
+    platform: 'javascript',
+    exception: {
+      values: [
+        {
+          type: 'TypeError',
+          value: 'x is undefined',
+          stacktrace: { frames: [{ filename: 'a.js', function: 'f', in_app: true }] },
+        },
+      ],
+    },
+  },
+  'javascript frames under another platform, no function names': {
+    exception: {
+      values: [
+        {
+          type: 'Error',
+          value: 'boom',
+          stacktrace: {
+            frames: [
+              {
+                filename: 'app:///main.js',
+                function: '?',
+                lineno: 3,
+                colno: 9,
+                platform: 'javascript',
+              },
+            ],
+          },
+        },
+      ],
+    },
+  },
+  'many threads beside an exception, some without stacks or ids': {
+    platform: 'java',
+    exception: {
+      values: [
+        {
+          type: 'IllegalStateException',
+          value: 'x',
+          thread_id: 1,
+          stacktrace: { frames: [{ module: 'a.B', function: 'c', in_app: true }] },
+        },
+      ],
+    },
+    threads: {
+      values: [
+        {
+          id: 1,
+          name: 'main',
+          crashed: true,
+          current: true,
+          stacktrace: { frames: [{ module: 'a.B', function: 'c' }] },
+        },
+        ...Array.from({ length: 60 }, (_, i) => ({
+          id: i + 2,
+          name: `worker-${i}`,
+          stacktrace: { frames: [{ module: 'java.lang.Object', function: 'wait', lineno: -2 }] },
+        })),
+        { id: null, name: 'binder' },
+        { name: null, stacktrace: null },
+      ],
+    },
+  },
+  'unsymbolicated native frames: package and address only, line 0': {
+    platform: 'cocoa',
+    exception: {
+      values: [
+        {
+          type: 'NSError',
+          stacktrace: {
+            frames: [
+              { function: '0', package: '???', lineno: 0, instruction_addr: '0x1', in_app: false },
+              {
+                raw_function: ' main + 170',
+                package: 'App',
+                lineno: 0,
+                instruction_addr: '0x1041484ba',
+              },
+            ],
+          },
+        },
+      ],
+    },
+  },
+  'hpkp and expect-ct reports sent as events': {
+    logentry: { formatted: 'pinning failed for example.test' },
+    hpkp: {
+      hostname: 'example.test',
+      port: 443,
+      known_pins: ['pin-sha256="AAAA"'],
+      include_subdomains: false,
+    },
+    expectct: {
+      hostname: 'example.test',
+      scts: [{ version: 1, status: 'invalid', serialized_sct: 'AA==' }],
+    },
+    expectstaple: 'not an object',
+    request: { url: 'https://example.test/', headers: [['Referer', 'https://example.test/a']] },
+  },
+  'a template frame, well-formed and with context lines of the wrong type': {
+    message: 'TemplateSyntaxError',
+    template: {
+      abs_path: '/srv/t/cart.html',
+      filename: 'cart.html',
+      lineno: 4,
+      context_line: '{% x %}',
+      pre_context: [1, null],
+      post_context: 'no list',
+    },
+    'sentry.interfaces.Template': { filename: 'legacy.html', lineno: 'one' },
+  },
+  'frames known only by address, images of hostile sizes': {
+    platform: 'native',
+    exception: {
+      values: [
+        {
+          type: 'SIGABRT',
+          mechanism: { type: 'signalhandler', synthetic: true },
+          stacktrace: {
+            frames: [
+              { instruction_addr: '0xffffffffffffffff' },
+              { instruction_addr: -1 },
+              { instruction_addr: 1e300 },
+              { instruction_addr: '0x1234' },
+            ],
+          },
+        },
+      ],
+    },
+    debug_meta: {
+      images: [
+        {
+          image_addr: '0xfffffffffffffff0',
+          image_size: '0xffffffffffffffff',
+          code_file: '/wraps.so',
+        },
+        { image_addr: '0x1000', image_size: 1e300, code_file: '/huge.so' },
+        { image_addr: '0x1000', image_size: '0x10000000000000000', code_file: '/too-long.so' },
+        { image_addr: '0x1000', image_size: 4096, code_file: ['/not-a-string.so'] },
+        { image_addr: '0x1000', image_size: 8192, code_file: '' },
+      ],
+    },
+  },
 }
