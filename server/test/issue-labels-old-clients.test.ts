@@ -138,3 +138,85 @@ describe('the issue page of an event with threads', () => {
     expect(body).toContain('Signal Catcher')
   })
 })
+
+describe('the issue page of a native crash report', () => {
+  it('keeps the registers, names frames by the older images, lists the images', async () => {
+    const issue = await store({
+      platform: 'cocoa',
+      exception: {
+        values: [
+          {
+            type: 'EXC_BAD_ACCESS',
+            value: 'Attempted to dereference null pointer.',
+            thread_id: 0,
+            stacktrace: {
+              frames: [
+                { function: 'main', instruction_addr: '0x0000000100008010' },
+                // No package: named by the image its address falls in.
+                { function: '-[Client crash]', instruction_addr: '0x00000001000a4100' },
+              ],
+              registers: { pc: '0x00000001000a4100', sp: '0x000000016fd79810', lr: 4096 },
+            },
+          },
+        ],
+      },
+      debug_meta: {
+        images: [
+          // The older `apple` image shape: the file is `name`, the ID `uuid`.
+          {
+            type: 'apple',
+            name: '/var/containers/Bundle/Application/X/Shop.app/Shop',
+            image_addr: '0x0000000100000000',
+            image_size: 1073741824,
+            uuid: '6B77FFB6-5ABA-3B5F-9171-434F9660F738',
+          },
+          {
+            type: 'apple',
+            name: '/private/var/containers/Bundle/Application/X/Shop.app/Frameworks/Sentry.framework/Sentry',
+            image_addr: '0x00000001000a4000',
+            image_size: 163840,
+            uuid: '141A9203-B953-3CD6-B9FD-7BA60191A36D',
+          },
+        ],
+      },
+    })
+    expect(issue.title).toBe('EXC_BAD_ACCESS: Attempted to dereference null pointer.')
+    const body = await page(issue.id)
+    // The oversized first image covers both addresses; the one loaded last below each wins.
+    expect(body).toContain('<span>Shop</span> <span class="muted mono">0x0000000100008010</span>')
+    expect(body).toContain('<span>Sentry</span> <span class="muted mono">0x00000001000a4100</span>')
+    expect(body).toContain('Registers (3)')
+    expect(body).toContain('<tr><th>sp</th><td class="mono">0x000000016fd79810</td></tr>')
+    expect(body).toContain('<tr><th>lr</th><td class="mono">0x1000</td></tr>')
+    expect(body).toContain('<h2>Images loaded</h2>')
+    expect(body).toContain('141A9203-B953-3CD6-B9FD-7BA60191A36D')
+  })
+
+  it("shows the crashed thread's frames under an exception that has none", async () => {
+    const issue = await store({
+      platform: 'ruby',
+      exception: { values: [{ type: 'NameError', value: 'undefined local variable foo' }] },
+      threads: {
+        values: [
+          { id: 3, name: 'puma 001', stacktrace: { frames: [{ function: 'idle' }] } },
+          {
+            id: 4,
+            name: 'puma 002',
+            crashed: true,
+            stacktrace: {
+              frames: [{ filename: 'app/views/x.html.erb', lineno: 1, in_app: true }],
+            },
+          },
+        ],
+      },
+    })
+    const body = await page(issue.id)
+    const exception = body.slice(
+      body.indexOf('<h2>Exception</h2>'),
+      body.indexOf('<h2>Threads</h2>'),
+    )
+    expect(exception).toContain("No stack trace of its own: the crashed thread's.")
+    expect(exception).toContain('app/views/x.html.erb')
+    expect(exception).not.toContain('idle')
+  })
+})

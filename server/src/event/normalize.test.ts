@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { normalizeEventId, normalizeLevel } from './normalize.ts'
+import { normalizeEvent, normalizeEventId, normalizeLevel } from './normalize.ts'
 
 describe('normalizeEventId', () => {
   it('keeps the canonical form and canonicalises a dashed, upper-case UUID', () => {
@@ -40,5 +40,34 @@ describe('normalizeLevel', () => {
     for (const v of ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'nonsense', null]) {
       expect(normalizeLevel(v)).toBe('error')
     }
+  })
+})
+
+describe('stack trace registers', () => {
+  const registersOf = (registers: unknown) =>
+    normalizeEvent(
+      { stacktrace: { frames: [{ function: 'main' }], registers } },
+      { received: 1_700_000_000 },
+    ).stacktrace?.registers
+
+  it('keeps names to addresses as native SDKs send them, a number read as hex', () => {
+    expect(registersOf({ pc: '0x00000001000b0bfc', sp: '0x16fd79810', lr: 4096 })).toEqual({
+      pc: '0x00000001000b0bfc',
+      sp: '0x16fd79810',
+      lr: '0x1000',
+    })
+  })
+
+  it('drops what is not an address, and bounds the count and lengths', () => {
+    const many = Object.fromEntries(Array.from({ length: 300 }, (_, i) => [`r${i}`, '0x1']))
+    expect(Object.keys(registersOf(many) ?? {})).toHaveLength(128)
+    expect(registersOf({ a: null, b: { x: 1 }, c: -1, [`${'n'.repeat(65)}`]: '0x1' })).toBe(
+      undefined,
+    )
+    expect(registersOf({ pc: 'x'.repeat(100) })?.['pc']).toHaveLength(64)
+    expect(registersOf('nope')).toBeUndefined()
+    const proto = registersOf(JSON.parse('{"__proto__": "0x1"}'))
+    expect(Object.getPrototypeOf(proto)).toBe(Object.prototype)
+    expect(Object.getOwnPropertyDescriptor(proto, '__proto__')?.value).toBe('0x1')
   })
 })

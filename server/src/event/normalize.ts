@@ -154,7 +154,35 @@ function stacktrace(v: unknown, notes: TrimNotes): Stacktrace | undefined {
     const f = frame(raw, notes)
     if (f !== undefined) frames.push(f)
   }
-  return frames.length > 0 ? { frames } : undefined
+  if (frames.length === 0) return undefined
+  const registers = registerValues(v['registers'])
+  return registers === undefined ? { frames } : { frames, registers }
+}
+
+/** Registers read at most: arm64 has 34 general ones, x86-64 with vector registers fewer than 100. */
+const MAX_REGISTERS = 128
+
+/**
+ * A stack trace's `registers` (`{"pc": "0x1000b0bfc", …}`) as Relay keeps them: names to
+ * addresses, a number read as one; anything else is dropped. Bounded in count and length.
+ */
+function registerValues(v: unknown): Record<string, string> | undefined {
+  if (!isObj(v)) return undefined
+  const out: [string, string][] = []
+  for (const [name, value] of Object.entries(v)) {
+    if (out.length >= MAX_REGISTERS) break
+    const text =
+      typeof value === 'number'
+        ? Number.isSafeInteger(value) && value >= 0
+          ? `0x${value.toString(16)}`
+          : undefined
+        : typeof value === 'string'
+          ? value.slice(0, 64)
+          : undefined
+    if (text !== undefined && name.length <= 64) out.push([name, text])
+  }
+  // fromEntries defines own keys, so a register named `__proto__` stays a plain key.
+  return out.length === 0 ? undefined : Object.fromEntries(out)
 }
 
 function exceptionValue(v: unknown, notes: TrimNotes): ExceptionValue | undefined {

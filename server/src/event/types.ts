@@ -33,6 +33,8 @@ export interface Frame {
 /** A stack trace; the last frame is the crash site. */
 export interface Stacktrace {
   frames: Frame[]
+  /** CPU registers of the thread when it stopped (native crashes), name → value as sent. */
+  registers?: Record<string, string>
 }
 
 /** Exception mechanism: how the error was caught. */

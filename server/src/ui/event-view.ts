@@ -69,6 +69,9 @@ export interface NativeImage {
   start: bigint
   end: bigint
   name: string
+  /** The full path as sent (`code_file`, or `name` of the older apple and symbolic images). */
+  path: string
+  debugId: string | undefined
 }
 
 /** How a frame is named: the event's platform and, for native code, its loaded binaries. */
@@ -92,9 +95,11 @@ const baseName = (path: string): string =>
   path.slice(Math.max(path.lastIndexOf('/'), path.lastIndexOf('\\')) + 1) || path
 
 /**
- * The binaries of a native event with their address ranges, so an unsymbolicated frame (only
- * `instruction_addr`) can be named by the binary it is in, as Sentry's native processing fills
- * in a frame's `package`. Images without a valid address, size or file are skipped.
+ * The binaries of a native event with their address ranges, sorted by load address, so an
+ * unsymbolicated frame (only `instruction_addr`) can be named by the binary it is in, as
+ * Sentry's native processing fills in a frame's `package`. The file is `code_file`, or `name`
+ * in the older `apple` and `symbolic` images (Relay reads `name` as `code_file`'s legacy
+ * alias). Images without a valid address, size or file are skipped.
  */
 export function nativeImages(event: Json): NativeImage[] {
   const out: NativeImage[] = []
@@ -102,7 +107,7 @@ export function nativeImages(event: Json): NativeImage[] {
     const image = obj(v)
     const start = address(image?.['image_addr'])
     const size = address(image?.['image_size'])
-    const file = str(image?.['code_file'])
+    const file = str(image?.['code_file']) ?? str(image?.['name'])
     if (
       start === undefined ||
       size === undefined ||
@@ -111,17 +116,64 @@ export function nativeImages(event: Json): NativeImage[] {
       file === ''
     )
       continue
-    out.push({ start, end: start + size, name: baseName(file) })
+    const debugId = str(image?.['debug_id']) ?? str(image?.['uuid']) ?? str(image?.['id'])
+    out.push({ start, end: start + size, name: baseName(file), path: file, debugId })
   }
-  return out
+  return out.sort((a, b) => (a.start < b.start ? -1 : a.start > b.start ? 1 : 0))
 }
 
-/** The binary an address falls in, if any image covers it. */
+/**
+ * The binary an address falls in: of the images loaded at or below it, the one loaded last,
+ * if it reaches the address (a symbolicator's lookup; it also holds when a client sends sizes
+ * so large that ranges overlap). `images` is sorted by start, so this is a binary search.
+ */
 function imageAt(images: readonly NativeImage[], addr: unknown): string | undefined {
   if (images.length === 0) return undefined
   const at = address(addr)
   if (at === undefined) return undefined
-  return images.find((i) => at >= i.start && at < i.end)?.name
+  let lo = 0
+  let hi = images.length - 1
+  let found = -1
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1
+    if ((images[mid] as NativeImage).start <= at) {
+      found = mid
+      lo = mid + 1
+    } else hi = mid - 1
+  }
+  const image = images[found]
+  return image !== undefined && at < image.end ? image.name : undefined
+}
+
+/** Registers shown at most (the normaliser keeps 128). */
+const MAX_REGISTERS = 128
+
+/** A stack trace's CPU registers, as sent (`pc`, `sp`, `x0` …), folded below its frames. */
+function registersOf(st: Json | undefined): SafeHtml {
+  const regs = obj(st?.['registers'])
+  if (regs === undefined) return html``
+  const rows = Object.entries(regs)
+    .slice(0, MAX_REGISTERS)
+    .filter((r): r is [string, string] => typeof r[1] === 'string')
+  if (rows.length === 0) return html``
+  return html`<details class="registers"><summary class="small">Registers (${count(rows.length)})</summary><div class="table-wrap">${kvTable(rows)}</div></details>`
+}
+
+/** Loaded binaries listed at most on the page. */
+const MAX_IMAGES_SHOWN = 300
+
+/**
+ * The binaries loaded in the crashed process (`debug_meta.images`), by load address: file,
+ * address range and debug ID, as Sentry lists them under "Images Loaded".
+ */
+function imagesSection(images: readonly NativeImage[]): SafeHtml {
+  if (images.length === 0) return html``
+  const shown = images.slice(0, MAX_IMAGES_SHOWN)
+  const hex = (v: bigint) => `0x${v.toString(16).padStart(16, '0')}`
+  return html`<h2>Images loaded</h2><details class="images"><summary class="small">${count(images.length)} binar${images.length === 1 ? 'y' : 'ies'}</summary><div class="table-wrap"><table class="kv">${shown.map(
+    (i) =>
+      html`<tr><th title="${truncate(i.path, 1000)}">${truncate(i.name, 200)}</th><td class="mono">${hex(i.start)} – ${hex(i.end)}${i.debugId === undefined ? '' : html` <span class="muted">${truncate(i.debugId, 80)}</span>`}</td></tr>`,
+  )}</table></div>${images.length > shown.length ? html`<p class="small muted">${count(images.length - shown.length)} more not shown.</p>` : ''}</details>`
 }
 
 /** A native frame's binary (`package`, a path) by its file name, as the native SDKs name it. */
@@ -208,6 +260,7 @@ export function stacktrace(
     .map(obj)
     .filter((f): f is Json => f !== undefined)
   if (all.length === 0) return html`<p class="muted small">No stack trace.</p>`
+  const registers = registersOf(obj(st))
   // The crash site is last: keep the newest frames of very deep stacks.
   const frames = all.slice(-MAX_FRAMES).reverse()
   const hidden = all.length - frames.length
@@ -229,7 +282,24 @@ export function stacktrace(
       html`<details class="system-frames"><summary>${count(run.length)} library frame${run.length === 1 ? '' : 's'}</summary>${run.map((x) => oneFrame(x, false, ctx))}</details>`,
     )
   }
-  return html`<div class="frames">${out}${hidden > 0 ? html`<div class="frame"><div class="head muted">${count(hidden)} older frames not shown</div></div>` : ''}</div>`
+  return html`<div class="frames">${out}${hidden > 0 ? html`<div class="frame"><div class="head muted">${count(hidden)} older frames not shown</div></div>` : ''}</div>${registers}`
+}
+
+/**
+ * The stack of the thread that crashed, for an event whose only exception has none (a Ruby
+ * template error, a native crash whose SDK puts the frames on the thread): Sentry shows that
+ * thread's frames under the exception. The thread named by the exception's `thread_id` wins.
+ */
+function crashedThreadStack(event: Json, exception: Json): Json | undefined {
+  const threads = arr(obj(event['threads'])?.['values'] ?? event['threads'])
+    .map(obj)
+    .filter((t): t is Json => t !== undefined)
+  const id = str(exception['thread_id'])
+  const thread =
+    (id === undefined ? undefined : threads.find((t) => str(t['id']) === id)) ??
+    threads.find((t) => t['crashed'] === true)
+  const st = obj(thread?.['stacktrace'])
+  return arr(st?.['frames']).length > 0 ? st : undefined
 }
 
 /** The exception chain: the one thrown first, then what caused it. */
@@ -238,6 +308,11 @@ function exceptions(event: Json, images: readonly NativeImage[]): SafeHtml {
     .map(obj)
     .filter((v): v is Json => v !== undefined)
     .slice(-MAX_CHAIN)
+  const only = values.length === 1 ? values[0] : undefined
+  const borrowed =
+    only !== undefined && arr(obj(only['stacktrace'])?.['frames']).length === 0
+      ? crashedThreadStack(event, only)
+      : undefined
   return html`${[...values].reverse().map((v, i) => {
     const mech = obj(v['mechanism'])
     const handled = mech?.['handled']
@@ -246,7 +321,11 @@ function exceptions(event: Json, images: readonly NativeImage[]): SafeHtml {
     return html`<section class="exception">
 <h3>${i > 0 ? html`<span class="muted">Caused by </span>` : ''}${type ?? ''}${type !== undefined && value !== undefined ? ': ' : ''}${value ?? ''}</h3>
 ${mech === undefined ? '' : html`<p class="small muted">mechanism ${str(mech['type']) ?? 'unknown'}${handled === false ? html` · <span class="badge error">unhandled</span>` : handled === true ? ' · handled' : ''}</p>`}
-${stacktrace(v['stacktrace'], str(event['platform']), images)}</section>`
+${
+  borrowed === undefined
+    ? stacktrace(v['stacktrace'], str(event['platform']), images)
+    : html`<p class="small muted">No stack trace of its own: the crashed thread's.</p>${stacktrace(borrowed, str(event['platform']), images)}`
+}</section>`
   })}`
 }
 
@@ -408,6 +487,7 @@ ${removedData(event['_meta'])}
 ${hasException ? html`<h2>Exception</h2><p class="small muted">Most recent call first.</p>${exceptions(event, images)}` : ''}
 ${st === undefined ? '' : html`<h2>Stack trace</h2>${stacktrace(st, str(event['platform']), images)}`}
 ${threadsSection(event, images)}
+${imagesSection(images)}
 ${securityReports(event)}
 ${templateSection(event)}
 <div class="grid2"><div><h2>Tags</h2>${tags.length === 0 ? html`<p class="muted small">No tags.</p>` : html`<div class="table-wrap"><table class="kv">${tags.map(([k, v]) => html`<tr><th>${k}</th><td>${v}</td></tr>`)}</table></div>`}</div>

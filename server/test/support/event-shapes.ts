@@ -471,4 +471,27 @@ export const EVENT_SHAPES: Record<string, Record<string, unknown>> = {
       ],
     },
   },
+  'an Apple crash: older images by name, registers, a stackless exception': {
+    platform: 'cocoa',
+    exception: { values: [{ type: 'EXC_BAD_ACCESS', thread_id: { id: 0 } }] },
+    threads: {
+      values: [
+        {
+          id: 0,
+          crashed: true,
+          stacktrace: {
+            frames: [{ function: '<redacted>', instruction_addr: '0x1000' }],
+            registers: { pc: '0x1000', sp: [1], '<b>': '<i>' },
+          },
+        },
+      ],
+    },
+    debug_meta: {
+      images: [
+        { type: 'apple', name: '/App', image_addr: '0x1000', image_size: 4096, uuid: 7 },
+        { type: 'symbolic', name: ['/x'], image_addr: '0x1000', image_size: 4096, id: null },
+        { type: 'apple', name: '<script>', image_addr: 4096, image_size: '0x10' },
+      ],
+    },
+  },
 }
