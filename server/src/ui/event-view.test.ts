@@ -170,4 +170,38 @@ describe('event view', () => {
     expect(out).toContain('<span>?</span> <span class="muted mono">0x10</span>')
     expect(out).not.toContain('zero-size')
   })
+  it("borrows the stack of the thread the stackless exception names, else the crashed one's", () => {
+    const threads = {
+      values: [
+        { id: 5, stacktrace: { frames: [{ function: 'named_thread' }] } },
+        { id: 6, crashed: true, stacktrace: { frames: [{ function: 'crashed_thread' }] } },
+      ],
+    }
+    const section = (out: string) =>
+      out.slice(out.indexOf('<h2>Exception</h2>'), out.indexOf('<h2>Threads</h2>'))
+    const named = eventBody(
+      { exception: { values: [{ type: 'E', thread_id: 5 }] }, threads },
+      null,
+    ).value
+    expect(section(named)).toContain('named_thread')
+    expect(section(named)).not.toContain('crashed_thread')
+    const crashed = eventBody({ exception: { values: [{ type: 'E' }] }, threads }, null).value
+    expect(section(crashed)).toContain('crashed_thread')
+    // Two exceptions, or one with frames of its own, keep their own stacks.
+    const chained = eventBody(
+      { exception: { values: [{ type: 'A' }, { type: 'B' }] }, threads },
+      null,
+    ).value
+    expect(section(chained)).not.toContain('crashed_thread')
+  })
+
+  it('escapes register names and values and skips non-text ones', () => {
+    const out = stacktrace({
+      frames: [{ function: 'f' }],
+      registers: { '<r>': '<v>', pc: '0x10', n: 5 },
+    }).value
+    expect(out).toContain('Registers (2)')
+    expect(out).toContain('&lt;r&gt;')
+    expect(out).not.toMatch(/<(r|v)>/)
+  })
 })
