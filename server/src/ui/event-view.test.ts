@@ -170,6 +170,7 @@ describe('event view', () => {
     expect(out).toContain('<span>?</span> <span class="muted mono">0x10</span>')
     expect(out).not.toContain('zero-size')
   })
+
   it("borrows the stack of the thread the stackless exception names, else the crashed one's", () => {
     const threads = {
       values: [
