@@ -64,7 +64,17 @@ describe('stack trace registers', () => {
     expect(registersOf({ a: null, b: { x: 1 }, c: -1, [`${'n'.repeat(65)}`]: '0x1' })).toBe(
       undefined,
     )
-    expect(registersOf({ pc: 'x'.repeat(100) })?.['pc']).toHaveLength(64)
+    expect(registersOf({ pc: 'x'.repeat(100) })).toBeUndefined()
+    // Only addresses: text that is not one is client data no scrubbing rule reads here.
+    expect(
+      registersOf({
+        pc: '0x1F',
+        sp: '4096',
+        r1: 'password=hunter2',
+        'r 2': '0x1',
+        r3: `0x${'f'.repeat(33)}`,
+      }),
+    ).toEqual({ pc: '0x1F', sp: '4096' })
     expect(registersOf('nope')).toBeUndefined()
     const proto = registersOf(JSON.parse('{"__proto__": "0x1"}'))
     expect(Object.getPrototypeOf(proto)).toBe(Object.prototype)

@@ -162,9 +162,15 @@ function stacktrace(v: unknown, notes: TrimNotes): Stacktrace | undefined {
 /** Registers read at most: arm64 has 34 general ones, x86-64 with vector registers fewer than 100. */
 const MAX_REGISTERS = 128
 
+/** A register value as Relay's `RegVal` reads one: a hex (`0x…`) or decimal address. */
+const REGISTER_VALUE = /^(?:0x[0-9a-f]{1,32}|\d{1,39})$/i
+/** A register's name: letters, digits and `_ . $` (`x29`, `rip`, `cpsr`, `$pc`). */
+const REGISTER_NAME = /^[\w.$]{1,64}$/
+
 /**
  * A stack trace's `registers` (`{"pc": "0x1000b0bfc", …}`) as Relay keeps them: names to
- * addresses, a number read as one; anything else is dropped. Bounded in count and length.
+ * addresses, a number read as one; anything else is dropped, so no client text is kept here
+ * unscrubbed. Bounded in count.
  */
 function registerValues(v: unknown): Record<string, string> | undefined {
   if (!isObj(v)) return undefined
@@ -176,10 +182,10 @@ function registerValues(v: unknown): Record<string, string> | undefined {
         ? Number.isSafeInteger(value) && value >= 0
           ? `0x${value.toString(16)}`
           : undefined
-        : typeof value === 'string'
-          ? value.slice(0, 64)
+        : typeof value === 'string' && REGISTER_VALUE.test(value)
+          ? value
           : undefined
-    if (text !== undefined && name.length <= 64) out.push([name, text])
+    if (text !== undefined && REGISTER_NAME.test(name)) out.push([name, text])
   }
   // fromEntries defines own keys, so a register named `__proto__` stays a plain key.
   return out.length === 0 ? undefined : Object.fromEntries(out)
