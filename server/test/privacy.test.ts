@@ -39,6 +39,8 @@ const SECRETS = {
   iban: 'DE89370400440532013000',
   ssn: '078-05-1120',
   serverName: 'server-name-secret-9c2',
+  // A log parameter whose placeholder follows a secret's name (`token %s`).
+  logParam: 'log-param-secret-9c3',
   // Access tokens under keys that name no secret: found by their format (put together here,
   // so no scanner mistakes this file for a leak).
   githubToken: `${'ghp'}_${'Z9y8X7w6V5u4'.repeat(3)}`,
@@ -51,7 +53,10 @@ function secretEvent(id: string): Record<string, unknown> {
     event_id: id,
     platform: 'node',
     level: 'error',
-    logentry: { message: 'login failed for %s', params: [{ password: SECRETS.param }] },
+    logentry: {
+      message: 'login failed for %s with token %s',
+      params: [{ password: SECRETS.param }, SECRETS.logParam],
+    },
     message: `login failed password=${SECRETS.message}`,
     server_name: `web-1 password=${SECRETS.serverName}`,
     exception: {

@@ -52,6 +52,31 @@ function formatCurly(template: string, params: unknown): string | undefined {
   return failed ? undefined : out.slice(0, MAX_FORMATTED)
 }
 
+/**
+ * The parameters a template's placeholders take, in order, with where each placeholder starts
+ * (the same reading as {@link formatLogMessage}: printf-style when the template holds `%`, else
+ * curly-style): a position in the list, or a name. For the scrubber, which filters the
+ * parameter a placeholder after a secret's name takes (`token=%s`).
+ */
+export function placeholders(template: string): { at: number; arg: number | string }[] {
+  const out: { at: number; arg: number | string }[] = []
+  if (template.includes('%')) {
+    let next = 0
+    for (const m of template.matchAll(PERCENT)) {
+      if (m[5] === '%') continue
+      out.push({ at: m.index, arg: m[1] !== undefined ? m[1] : next++ })
+    }
+  } else if (template.includes('{')) {
+    let next = 0
+    for (const m of template.matchAll(CURLY)) {
+      if (m[0] === '{{' || m[0] === '}}') continue
+      const k = m[1] ?? ''
+      out.push({ at: m.index, arg: k === '' ? next++ : /^\d+$/.test(k) ? Number(k) : k })
+    }
+  }
+  return out
+}
+
 function indexed(params: unknown, i: number): { value: unknown } | undefined {
   return Array.isArray(params) && i < params.length ? { value: params[i] } : undefined
 }

@@ -145,6 +145,23 @@ function endsWithWord(text: string, end: number, word: string): boolean {
 }
 
 /**
+ * Whether `text` names a secret just before `end`: one of the `@password` rule's key words,
+ * then at most three blanks, quotes, `:` or `=` (`password %s`, `token=%s`, `api_key: '{}'`).
+ * For a log template's placeholders: the parameter after such a name is the secret itself.
+ */
+export function secretNameBefore(text: string, end: number): boolean {
+  let j = end
+  for (let n = 0; n < 3 && j > 0; n++) {
+    const c = text.charCodeAt(j - 1)
+    if (c === 32 || c === 9 || c === 34 || c === 39 || c === 58 || c === 61) j--
+    else break
+  }
+  if (j === end) return false
+  for (const w of PASSWORD_WORDS) if (endsWithWord(text, j, w)) return true
+  return false
+}
+
+/**
  * The `@password` rule's detector: each `:` and `=` (found natively, `indexOf`) is looked at
  * backwards for the rule's shape, up to three blanks, an optional quote, a key word. A superset
  * of the rule's regex (no \b, any value), far cheaper than that regex on a long text, which

@@ -370,6 +370,64 @@ describe('the joined-text scan', () => {
   })
 })
 
+describe('log template parameters', () => {
+  /** Scrubs an event with this logentry; returns the logentry and the remarks. */
+  function scrubLog(logentry: Record<string, unknown>) {
+    const event = normalizeEvent({ logentry }, { received: 1 })
+    const meta = scrubEvent(event, {}, policy())
+    return { le: event.logentry, meta: meta as Record<string, unknown> | undefined }
+  }
+
+  it('filters the parameter a placeholder after a secret name takes, and its rendering', () => {
+    // Python's logging: the SDK renders, the server can render the same again.
+    const { le, meta } = scrubLog({
+      message: 'login for %s with password %s from %s',
+      params: ['bob', 'hunter2-77', '10.0.0.1'],
+      formatted: 'login for bob with password hunter2-77 from 10.0.0.1',
+    })
+    expect(le?.params).toEqual(['bob', '[Filtered]', '10.0.0.1'])
+    expect(le?.formatted).toBe('login for bob with password [Filtered] from 10.0.0.1')
+    expect(le?.message).toBe('login for %s with password %s from %s')
+    expect(meta).toEqual({
+      logentry: {
+        params: { 1: { '': { rem: [['@password', 's']] } } },
+        formatted: { '': { rem: [['@password', 's']] } },
+      },
+    })
+  })
+
+  it('reads curly templates, and replaces a rendering it cannot reproduce by occurrence', () => {
+    const { le } = scrubLog({
+      message: 'calling {} with api_key: {}',
+      params: ['billing', 'k-991-secret'],
+      formatted: 'calling "billing" with api_key: k-991-secret',
+    })
+    expect(le?.params).toEqual(['billing', '[Filtered]'])
+    expect(le?.formatted).toBe('calling "billing" with api_key: [Filtered]')
+  })
+
+  it('leaves parameters whose placeholder follows no secret name', () => {
+    const { le, meta } = scrubLog({
+      message: 'token count %s for %s',
+      params: ['12', 'alice'],
+      formatted: 'token count 12 for alice',
+    })
+    expect(le?.params).toEqual(['12', 'alice'])
+    expect(le?.formatted).toBe('token count 12 for alice')
+    expect(meta).toBeUndefined()
+  })
+
+  it('filters a parameter the template names after token=, rendered by the server', () => {
+    const { le } = scrubLog({
+      message: 'invoice %s failed: token=%s',
+      params: ['INV-7', 't-5e6f7a'],
+    })
+    expect(le?.params).toEqual(['INV-7', '[Filtered]'])
+    expect(le?.formatted).toBe('invoice INV-7 failed: token=[Filtered]')
+    expect(JSON.stringify(le)).not.toContain('t-5e6f7a')
+  })
+})
+
 describe('the token rule on hostile text', () => {
   it('stays linear where candidate tokens repeat back to back', () => {
     const rule = DEFAULT_DETECTORS.flatMap((d) => d.rules).find((r) => r.id === '@apitoken')

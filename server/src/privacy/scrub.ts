@@ -1,4 +1,5 @@
-import type { NormalizedEvent, Stacktrace } from '../event/types.ts'
+import { formatLogMessage, placeholders } from '../event/logentry-format.ts'
+import type { LogEntry, NormalizedEvent, Stacktrace } from '../event/types.ts'
 import {
   DEFAULT_DETECTORS,
   type Detector,
@@ -8,6 +9,7 @@ import {
   MIN_SECRET_LENGTH,
   SENSITIVE_KEY,
   SESSION_COOKIES,
+  secretNameBefore,
   type ValueRule,
 } from './patterns.ts'
 import type { PrivacySettings } from './settings.ts'
@@ -547,10 +549,63 @@ function walkRequest(s: Scrubber, req: Obj): Obj {
   return next ?? req
 }
 
+/**
+ * The parameters a log template puts right after a secret's name (`token=%s`, `password {}`):
+ * each is the secret itself, so it is filtered (rule `@password`) although nothing in it says
+ * so, and so is its place in the rendered text (rendered again from the filtered parameters
+ * when that reproduces what was sent, else each occurrence replaced). Beyond Relay, which
+ * filters the template's `token=%s` but leaves the parameter and the rendered text as sent.
+ * First walk only, where the template is still as sent.
+ */
+function secretParams(s: Scrubber, le: LogEntry): LogEntry {
+  const template = le.message
+  const params = le.params
+  if (template === undefined || params === undefined || params.length === 0) return le
+  const secret = new Set<number>()
+  for (const p of placeholders(template))
+    if (typeof p.arg === 'number' && p.arg < params.length && secretNameBefore(template, p.at))
+      secret.add(p.arg)
+  if (secret.size === 0) return le
+  const path = s.path
+  path.push('logentry', 'params')
+  const filtered = params.map((v, i) => {
+    if (!secret.has(i) || v === FILTERED || v === null) return v
+    path.push(i)
+    const out = s.filtered('@password')
+    path.pop()
+    return out
+  })
+  path.pop()
+  let formatted = le.formatted
+  if (formatted !== undefined) {
+    const again =
+      formatLogMessage(template, params) === formatted
+        ? formatLogMessage(template, filtered)
+        : undefined
+    let out = again ?? formatted
+    if (again === undefined)
+      for (const i of secret) {
+        const v = params[i]
+        const text = typeof v === 'string' ? v : typeof v === 'number' ? String(v) : undefined
+        if (text !== undefined && text.length >= 3 && text !== FILTERED)
+          out = out.split(text).join(FILTERED)
+      }
+    if (out !== formatted) {
+      path.push('formatted')
+      s.remarks.add(path, '@password', 's')
+      path.pop()
+      formatted = out
+    }
+  }
+  path.pop()
+  return { ...le, params: filtered, ...(formatted !== undefined ? { formatted } : {}) }
+}
+
 /** One walk over every field of an event that carries client data (see {@link scrubEvent}). */
 function walkEvent(s: Scrubber, event: NormalizedEvent, unknownKeys: Obj): void {
   const path = s.path
-  const le = event.logentry
+  let le = event.logentry
+  if (le !== undefined && s.texts !== undefined && s.p.defaults) le = secretParams(s, le)
   if (le !== undefined) {
     path.push('logentry')
     const message = le.message === undefined ? undefined : s.strAt('message', le.message)
@@ -563,7 +618,7 @@ function walkEvent(s: Scrubber, event: NormalizedEvent, unknownKeys: Obj): void 
       if (formatted !== undefined) next.formatted = formatted
       if (params !== undefined) next.params = params
       event.logentry = next
-    }
+    } else if (le !== event.logentry) event.logentry = le
   }
   const exc = event.exception
   if (exc !== undefined) {
