@@ -156,9 +156,7 @@ export function secretNameBefore(text: string, end: number): boolean {
     if (c === 32 || c === 9 || c === 34 || c === 39 || c === 58 || c === 61) j--
     else break
   }
-  if (j === end) return false
-  for (const w of PASSWORD_WORDS) if (endsWithWord(text, j, w)) return true
-  return false
+  return j !== end && keyWordEndsAt(text, j)
 }
 
 /**
@@ -185,8 +183,14 @@ function separatorAfterWord(text: string, sep: string): boolean {
     // The words end in d, t, y, n or h: most separators are rejected on that one letter.
     const last = text.charCodeAt(j - 1) | 0x20
     if (last !== 100 && last !== 116 && last !== 121 && last !== 110 && last !== 104) continue
-    for (const w of PASSWORD_WORDS) if (endsWithWord(text, j, w)) return true
+    if (keyWordEndsAt(text, j)) return true
   }
+  return false
+}
+
+/** Whether one of the `@password` rule's key words ends at `end` (exclusive) in `text`. */
+function keyWordEndsAt(text: string, end: number): boolean {
+  for (const w of PASSWORD_WORDS) if (endsWithWord(text, end, w)) return true
   return false
 }
 
@@ -203,31 +207,32 @@ function separatorAfterWord(text: string, sep: string): boolean {
  * reading up to the quantifier's bound ahead (0.3 s for 100 KB of `eyJ-`); this way the runs a
  * match is tried on do not overlap, and the scan stays linear.
  */
+const TOKEN_FORMATS: readonly [start: string, rest: string][] = [
+  ['gh[pousr]_', '[A-Za-z0-9]{36,251}'],
+  ['github_pat_', '[A-Za-z0-9_]{22,244}'],
+  ['glpat-', '[A-Za-z0-9_-]{20,200}'],
+  ['[rs]k_(?:live|test)_', '[A-Za-z0-9]{16,247}'],
+  [String.raw`xox[abeprs]-\d`, String.raw`\d{0,19}-[A-Za-z0-9-]{8,250}`],
+  ['A[KS]IA', '[A-Z0-9]{16}'],
+  ['AIza', '[A-Za-z0-9_-]{35}'],
+  ['npm_', '[A-Za-z0-9]{36}'],
+  ['sntry[su]_', '[A-Za-z0-9_+/=.-]{20,400}'],
+  ['sk-(?:proj|ant|svcacct|admin)-', '[A-Za-z0-9_-]{20,400}'],
+  ['eyJ', String.raw`[A-Za-z0-9_-]{8,2000}\.eyJ[A-Za-z0-9_-]{8,8000}\.[A-Za-z0-9_-]{0,2000}`],
+]
+
 const API_TOKEN = new RegExp(
-  [
-    'gh[pousr]_[A-Za-z0-9]{36,251}',
-    'github_pat_[A-Za-z0-9_]{22,244}',
-    'glpat-[A-Za-z0-9_-]{20,200}',
-    '[rs]k_(?:live|test)_[A-Za-z0-9]{16,247}',
-    String.raw`xox[abeprs]-\d{1,20}-[A-Za-z0-9-]{8,250}`,
-    '(?:AKIA|ASIA)[A-Z0-9]{16}',
-    'AIza[A-Za-z0-9_-]{35}',
-    'npm_[A-Za-z0-9]{36}',
-    'sntry[su]_[A-Za-z0-9_+/=.-]{20,400}',
-    'sk-(?:proj|ant|svcacct|admin)-[A-Za-z0-9_-]{20,400}',
-    String.raw`eyJ[A-Za-z0-9_-]{8,2000}\.eyJ[A-Za-z0-9_-]{8,8000}\.[A-Za-z0-9_-]{0,2000}`,
-  ]
-    .map((p) => `(?<![A-Za-z0-9_-])${p}(?![A-Za-z0-9_-])`)
-    .join('|'),
+  TOKEN_FORMATS.map(([start, rest]) => `(?<![A-Za-z0-9_-])${start}${rest}(?![A-Za-z0-9_-])`).join(
+    '|',
+  ),
   'g',
 )
 
 /**
- * The token rule's detector: the literal starts of {@link API_TOKEN}'s alternatives, a superset
- * the scan rejects at most positions on their first letter.
+ * The token rule's detector: the literal starts of {@link TOKEN_FORMATS}, a superset the scan
+ * rejects at most positions on their first letter.
  */
-const TOKEN_START =
-  /gh[pousr]_|github_pat_|glpat-|[rs]k_(?:live|test)_|xox[abeprs]-\d|A[KS]IA[A-Z0-9]{16}|AIza|npm_|sntry[su]_|sk-(?:proj|ant|svcacct|admin)-|eyJ[A-Za-z0-9_-]{8}/
+const TOKEN_START = new RegExp(TOKEN_FORMATS.map(([start]) => start).join('|'))
 
 /** `undefined` from a rule's `replace` keeps the match (a near miss: bad checksum). */
 export const DEFAULT_VALUE_RULES: readonly ValueRule[] = [
