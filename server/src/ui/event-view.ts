@@ -285,15 +285,20 @@ export function stacktrace(
   return html`<div class="frames">${out}${hidden > 0 ? html`<div class="frame"><div class="head muted">${count(hidden)} older frames not shown</div></div>` : ''}</div>${registers}`
 }
 
+/** An event's threads (`threads.values`, or a bare list as old SDKs sent it), objects only. */
+function threadsOf(event: Json): Json[] {
+  return arr(obj(event['threads'])?.['values'] ?? event['threads'])
+    .map(obj)
+    .filter((t): t is Json => t !== undefined)
+}
+
 /**
  * The stack of the thread that crashed, for an event whose only exception has none (a Ruby
  * template error, a native crash whose SDK puts the frames on the thread): Sentry shows that
  * thread's frames under the exception. The thread named by the exception's `thread_id` wins.
  */
 function crashedThreadStack(event: Json, exception: Json): Json | undefined {
-  const threads = arr(obj(event['threads'])?.['values'] ?? event['threads'])
-    .map(obj)
-    .filter((t): t is Json => t !== undefined)
+  const threads = threadsOf(event)
   const id = str(exception['thread_id'])
   const thread =
     (id === undefined ? undefined : threads.find((t) => str(t['id']) === id)) ??
@@ -413,9 +418,7 @@ const MAX_THREADS = 50
  * above shows the crash; the other threads say what the program was doing meanwhile.
  */
 function threadsSection(event: Json, images: readonly NativeImage[]): SafeHtml {
-  const threads = arr(obj(event['threads'])?.['values'] ?? event['threads'])
-    .map(obj)
-    .filter((t): t is Json => t !== undefined)
+  const threads = threadsOf(event)
   if (threads.length === 0) return html``
   const shown = threads.slice(0, MAX_THREADS)
   return html`<h2>Threads</h2><div class="frames">${shown.map((t) => {
