@@ -39,6 +39,11 @@ const SECRETS = {
   iban: 'DE89370400440532013000',
   ssn: '078-05-1120',
   serverName: 'server-name-secret-9c2',
+  // A raw URL path as the transaction (a reset link's token), a client's culprit, a card's code.
+  transaction: 'transaction-secret-9c4',
+  culprit: 'culprit-secret-9c5',
+  cvv: '719',
+  setCookie: 'set-cookie-secret-9c6',
   // A log parameter whose placeholder follows a secret's name (`token %s`).
   logParam: 'log-param-secret-9c3',
   // Access tokens under keys that name no secret: found by their format (put together here,
@@ -59,6 +64,8 @@ function secretEvent(id: string): Record<string, unknown> {
     },
     message: `login failed password=${SECRETS.message}`,
     server_name: `web-1 password=${SECRETS.serverName}`,
+    transaction: `/reset?token=${SECRETS.transaction}`,
+    culprit: `app/login.js in login password=${SECRETS.culprit}`,
     exception: {
       values: [
         {
@@ -90,7 +97,10 @@ function secretEvent(id: string): Record<string, unknown> {
       iban: SECRETS.iban,
       environ: { GH_PAT: SECRETS.githubToken, CALLBACK: `https://app/cb?t=${SECRETS.jwt}` },
     },
-    contexts: { app: { secret: SECRETS.context } },
+    contexts: {
+      app: { secret: SECRETS.context },
+      response: { status_code: 500, headers: { 'Set-Cookie': `sessionid=${SECRETS.setCookie}` } },
+    },
     tags: { auth_token: SECRETS.tag },
     user: { id: '7', password: SECRETS.user },
     request: {
@@ -103,7 +113,12 @@ function secretEvent(id: string): Record<string, unknown> {
       },
       cookies: { csrftoken: SECRETS.csrf },
       query_string: `next=%2F&token=${SECRETS.query}`,
-      data: JSON.stringify({ username: 'bob', password: SECRETS.body, card: SECRETS.cardPlain }),
+      data: JSON.stringify({
+        username: 'bob',
+        password: SECRETS.body,
+        card: SECRETS.cardPlain,
+        cvv: SECRETS.cvv,
+      }),
     },
     credentials: SECRETS.topLevel,
   }

@@ -16,7 +16,7 @@ export const IP_MASK = '[ip]'
  * matched anywhere in the key, case-insensitively.
  */
 export const SENSITIVE_KEY =
-  /password|secret|passwd|api[-_]?key|auth|credentials|mysql_pwd|private[-_]?key|token|bearer|stripetoken|card\[number\]|^otp$|^two[-_]factor$/i
+  /password|secret|passwd|api[-_]?key|auth|credentials|mysql_pwd|private[-_]?key|token|bearer|stripetoken|card\[number\]|cvv|cvc|^otp$|^two[-_]factor$/i
 
 /** Session and CSRF cookie names Relay filters whatever their value (exact, case-insensitive). */
 export const SESSION_COOKIES: ReadonlySet<string> = new Set([

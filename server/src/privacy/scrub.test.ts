@@ -306,6 +306,70 @@ describe('scrubEvent over every field', () => {
     expect(meta).toEqual({ server_name: { '': { rem: expect.any(Array) } } })
   })
 
+  it('scrubs the transaction and a client culprit by value, and leaves a route name as sent', () => {
+    const event = normalizeEvent(
+      {
+        transaction: `/reset/${'eyJ'}hbGciOiJIUzI1NiJ9.${'eyJ'}zdWIiOiIxIn0.c2ln?card=4111111111111111`,
+        culprit: `pay(card=4111 1111 1111 1111) token=${SECRET}`,
+      },
+      { received: 1 },
+    )
+    const meta = scrubEvent(event, {}, policy())
+    expect(event.transaction).toBe('/reset/[Filtered]?card=[Filtered]')
+    expect(event.culprit).toBe('pay(card=[Filtered]) token=[Filtered]')
+    expect(meta).toMatchObject({ transaction: { '': { rem: expect.any(Array) } } })
+    const route = normalizeEvent(
+      { transaction: 'POST /reset/:token', culprit: 'reset(app/x)' },
+      {
+        received: 1,
+      },
+    )
+    expect(scrubEvent(route, {}, policy())).toBeUndefined()
+    expect([route.transaction, route.culprit]).toEqual(['POST /reset/:token', 'reset(app/x)'])
+  })
+
+  it('reads the response context like a request: Set-Cookie cookie by cookie, headers by key', () => {
+    const event = normalizeEvent(
+      {
+        contexts: {
+          response: {
+            status_code: 500,
+            headers: {
+              'Set-Cookie': `sessionid=${SECRET}; Path=/; HttpOnly`,
+              'X-Auth-Token': SECRET,
+              'Content-Type': 'text/html',
+            },
+            cookies: { csrftoken: SECRET, theme: 'dark' },
+          },
+          app: { app_name: 'shop' },
+        },
+      },
+      { received: 1 },
+    )
+    scrubEvent(event, {}, policy())
+    expect(event.contexts).toEqual({
+      response: {
+        status_code: 500,
+        headers: {
+          'Set-Cookie': 'sessionid=[Filtered]; Path=/; HttpOnly',
+          'X-Auth-Token': '[Filtered]',
+          'Content-Type': 'text/html',
+        },
+        cookies: { csrftoken: '[Filtered]', theme: 'dark' },
+      },
+      app: { app_name: 'shop' },
+    })
+  })
+
+  it('filters a card security code by its key (cvv, cvc), not other short numbers', () => {
+    expect(scrubExtra({ cvv: '123', card_cvc: 456, cvv2: '789', qty: '123' }).value).toEqual({
+      cvv: '[Filtered]',
+      card_cvc: '[Filtered]',
+      cvv2: '[Filtered]',
+      qty: '123',
+    })
+  })
+
   it('scrubs the parts of a cookie string that are no name=value pair by value', () => {
     const pem = `-----BEGIN RSA PRIVATE KEY-----\n${SECRET}\n-----END RSA PRIVATE KEY-----`
     const event = normalizeEvent(

@@ -346,12 +346,19 @@ class Scrubber {
     return this.formString(v)
   }
 
-  /** `request.headers`: `Cookie` parsed, `User-Agent` left as it is (filters need it). */
+  /**
+   * `request.headers` and the response context's: `Cookie` and `Set-Cookie` parsed cookie by
+   * cookie, `User-Agent` left as it is (filters need it).
+   */
   headers(v: unknown): unknown {
     const one = (k: string, value: unknown): unknown => {
       const lower = k.toLowerCase()
       if (lower === 'user-agent' || this.isSafe(k)) return value
-      if (lower === 'cookie' && typeof value === 'string' && this.keyRule(k) === undefined) {
+      if (
+        (lower === 'cookie' || lower === 'set-cookie') &&
+        typeof value === 'string' &&
+        this.keyRule(k) === undefined
+      ) {
         this.path.push(k)
         const x = this.cookieString(value)
         this.path.pop()
@@ -508,6 +515,57 @@ function walkFrames(s: Scrubber, st: Stacktrace | undefined): void {
     path.pop()
   }
   path.pop()
+}
+
+/**
+ * `contexts`: each by key, and the `response` context (Sentry's: the answer the failing request
+ * got) with its `headers` and `cookies` read as a request's are, so a `Set-Cookie` session
+ * cookie is filtered by its name.
+ */
+function walkContexts(s: Scrubber, contexts: Obj): Obj {
+  const response = contexts['response']
+  if (!isObj(response)) return s.objAt('contexts', contexts)
+  let next: Obj | undefined
+  s.path.push('contexts')
+  for (const k in contexts) {
+    if (!Object.hasOwn(contexts, k)) continue
+    const v = contexts[k]
+    const x = k === 'response' ? walkResponse(s, response) : s.entry(k, v)
+    if (x !== v) {
+      next ??= { ...contexts }
+      next[k] = x
+    }
+  }
+  s.path.pop()
+  return next ?? contexts
+}
+
+/** The response context: `headers` and `cookies` as a request's, the rest by key. */
+function walkResponse(s: Scrubber, res: Obj): Obj {
+  let next: Obj | undefined
+  s.path.push('response')
+  for (const k in res) {
+    if (!Object.hasOwn(res, k)) continue
+    const v = res[k]
+    if (v === undefined || v === null) continue
+    let x: unknown
+    if (k === 'headers' || k === 'cookies') {
+      s.path.push(k)
+      x =
+        k === 'headers'
+          ? s.headers(v)
+          : typeof v === 'string'
+            ? s.cookieString(v)
+            : s.pairs(v, true)
+      s.path.pop()
+    } else x = s.entry(k, v)
+    if (x !== v) {
+      next ??= { ...res }
+      next[k] = x
+    }
+  }
+  s.path.pop()
+  return next ?? res
 }
 
 /** `request`: headers, cookies, query and body each parsed as the SDKs send them. */
@@ -670,7 +728,11 @@ function walkEvent(s: Scrubber, event: NormalizedEvent, unknownKeys: Obj): void 
   if (event.extra !== undefined) event.extra = s.objAt('extra', event.extra)
   // A host name, personal data to Relay too (its schema marks it `pii = "true"`): by value.
   if (event.server_name !== undefined) event.server_name = s.strAt('server_name', event.server_name)
-  if (event.contexts !== undefined) event.contexts = s.objAt('contexts', event.contexts as Obj)
+  // Names, but often a raw URL path (`/reset/<token>`, a browser SDK's `url` source) that the
+  // issue list shows as the culprit: by value, beyond Relay, which leaves both as sent.
+  if (event.transaction !== undefined) event.transaction = s.strAt('transaction', event.transaction)
+  if (event.culprit !== undefined) event.culprit = s.strAt('culprit', event.culprit)
+  if (event.contexts !== undefined) event.contexts = walkContexts(s, event.contexts as Obj)
   if (event.user !== undefined) event.user = s.objAt('user', event.user)
   const tags = event.tags
   let nextTags: [string, string][] | undefined
