@@ -347,6 +347,18 @@ describe('scrubEvent over every field', () => {
       { received: 1 },
     )
     scrubEvent(event, {}, policy())
+    const list = normalizeEvent(
+      {
+        contexts: {
+          response: { headers: { 'set-cookie': [`sid=1; Path=/`, `session=${SECRET}`] } },
+        },
+      },
+      { received: 1 },
+    )
+    scrubEvent(list, {}, policy())
+    expect(list.contexts).toEqual({
+      response: { headers: { 'set-cookie': ['sid=1; Path=/', 'session=[Filtered]'] } },
+    })
     expect(event.contexts).toEqual({
       response: {
         status_code: 500,

@@ -354,15 +354,25 @@ class Scrubber {
     const one = (k: string, value: unknown): unknown => {
       const lower = k.toLowerCase()
       if (lower === 'user-agent' || this.isSafe(k)) return value
-      if (
-        (lower === 'cookie' || lower === 'set-cookie') &&
-        typeof value === 'string' &&
-        this.keyRule(k) === undefined
-      ) {
-        this.path.push(k)
-        const x = this.cookieString(value)
-        this.path.pop()
-        return x
+      if ((lower === 'cookie' || lower === 'set-cookie') && this.keyRule(k) === undefined) {
+        // Node gives `Set-Cookie` as a list of strings, one per cookie.
+        if (typeof value === 'string') {
+          this.path.push(k)
+          const x = this.cookieString(value)
+          this.path.pop()
+          return x
+        }
+        if (Array.isArray(value) && value.every((c) => typeof c === 'string')) {
+          this.path.push(k)
+          const x = value.map((c: string, i) => {
+            this.path.push(i)
+            const out = this.cookieString(c)
+            this.path.pop()
+            return out
+          })
+          this.path.pop()
+          return x.every((c, i) => c === value[i]) ? value : x
+        }
       }
       return this.entry(k, value)
     }
