@@ -81,3 +81,73 @@ describe('stack trace registers', () => {
     expect(Object.getOwnPropertyDescriptor(proto, '__proto__')?.value).toBe('0x1')
   })
 })
+
+describe('exception mechanism', () => {
+  const mechanismOf = (mechanism: unknown, extra: Record<string, unknown> = {}) =>
+    normalizeEvent(
+      { exception: { values: [{ type: 'E', value: 'v', mechanism, ...extra }] } },
+      { received: 1_700_000_000 },
+    ).exception?.values[0]
+
+  it('keeps what SDKs send: exception groups, data, help link and the OS cause of a crash', () => {
+    const e = mechanismOf(
+      {
+        type: 'chained',
+        handled: true,
+        source: 'exceptions[0]',
+        is_exception_group: true,
+        exception_id: 1,
+        parent_id: 0,
+        help_link: 'https://docs.example.com/errors/42',
+        data: { relevant_address: '0x0', nested: { a: 1 } },
+        meta: {
+          signal: { number: 11, code: 1, name: 'SIGSEGV', code_name: 'SEGV_MAPERR' },
+          errno: { number: 2, name: 'ENOENT' },
+          mach_exception: { exception: 1, code: 1, subcode: 8, name: 'EXC_BAD_ACCESS' },
+          ns_error: { code: -1, domain: 'NSURLErrorDomain' },
+        },
+      },
+      { thread_id: 7 },
+    )
+    expect(e?.mechanism).toEqual({
+      type: 'chained',
+      handled: true,
+      source: 'exceptions[0]',
+      is_exception_group: true,
+      exception_id: 1,
+      parent_id: 0,
+      help_link: 'https://docs.example.com/errors/42',
+      data: { relevant_address: '0x0', nested: { a: 1 } },
+      meta: {
+        signal: { number: 11, code: 1, name: 'SIGSEGV', code_name: 'SEGV_MAPERR' },
+        errno: { number: 2, name: 'ENOENT' },
+        mach_exception: { exception: 1, code: 1, subcode: 8, name: 'EXC_BAD_ACCESS' },
+        ns_error: { code: -1, domain: 'NSURLErrorDomain' },
+      },
+    })
+    expect(e?.thread_id).toBe(7)
+    expect(mechanismOf({}, { thread_id: 'main' })?.thread_id).toBe('main')
+  })
+
+  it('drops fields of the wrong shape and unknown ones', () => {
+    const e = mechanismOf(
+      {
+        type: 'x',
+        exception_id: -1,
+        parent_id: 1.5,
+        is_exception_group: 'yes',
+        data: 'text',
+        meta: {
+          signal: { number: 'eleven', name: { x: 1 } },
+          errno: [],
+          other: { a: 1 },
+          ns_error: {},
+        },
+        unknown: 1,
+      },
+      { thread_id: { id: 1 } },
+    )
+    expect(e?.mechanism).toEqual({ type: 'x' })
+    expect(e?.thread_id).toBeUndefined()
+  })
+})

@@ -8,6 +8,7 @@ import type {
   Frame,
   Level,
   LogEntry,
+  MechanismMeta,
   NormalizedEvent,
   Stacktrace,
 } from './types.ts'
@@ -191,6 +192,53 @@ function registerValues(v: unknown): Record<string, string> | undefined {
   return out.length === 0 ? undefined : Object.fromEntries(out)
 }
 
+/** A whole number from 0 to 2^53 (ids, signal and error numbers), else undefined. */
+const count = (v: unknown): number | undefined =>
+  typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? v : undefined
+
+/** A signed whole number (a Mach exception's code, an NSError's), else undefined. */
+const whole = (v: unknown): number | undefined =>
+  typeof v === 'number' && Number.isSafeInteger(v) ? v : undefined
+
+/** The known fields of a mechanism's `meta`; undefined when none is there. */
+function mechanismMeta(v: unknown): MechanismMeta | undefined {
+  if (!isObj(v)) return undefined
+  const meta: MechanismMeta = {}
+  const sig = v['signal']
+  if (isObj(sig)) {
+    const o: NonNullable<MechanismMeta['signal']> = {}
+    put(o, 'number', count(sig['number']))
+    put(o, 'code', whole(sig['code']))
+    put(o, 'name', str(sig['name'], 64))
+    put(o, 'code_name', str(sig['code_name'], 64))
+    if (Object.keys(o).length > 0) meta.signal = o
+  }
+  const errno = v['errno']
+  if (isObj(errno)) {
+    const o: NonNullable<MechanismMeta['errno']> = {}
+    put(o, 'number', whole(errno['number']))
+    put(o, 'name', str(errno['name'], 64))
+    if (Object.keys(o).length > 0) meta.errno = o
+  }
+  const mach = v['mach_exception']
+  if (isObj(mach)) {
+    const o: NonNullable<MechanismMeta['mach_exception']> = {}
+    put(o, 'exception', whole(mach['exception']))
+    put(o, 'code', whole(mach['code']))
+    put(o, 'subcode', whole(mach['subcode']))
+    put(o, 'name', str(mach['name'], 64))
+    if (Object.keys(o).length > 0) meta.mach_exception = o
+  }
+  const ns = v['ns_error']
+  if (isObj(ns)) {
+    const o: NonNullable<MechanismMeta['ns_error']> = {}
+    put(o, 'code', whole(ns['code']))
+    put(o, 'domain', str(ns['domain'], 256))
+    if (Object.keys(o).length > 0) meta.ns_error = o
+  }
+  return Object.keys(meta).length > 0 ? meta : undefined
+}
+
 function exceptionValue(v: unknown, notes: TrimNotes): ExceptionValue | undefined {
   if (!isObj(v)) return undefined
   const e: ExceptionValue = {}
@@ -207,8 +255,18 @@ function exceptionValue(v: unknown, notes: TrimNotes): ExceptionValue | undefine
     put(mech, 'handled', bool(m['handled']))
     put(mech, 'synthetic', bool(m['synthetic']))
     put(mech, 'description', str(m['description']))
+    put(mech, 'help_link', str(m['help_link'], 2048))
+    put(mech, 'source', str(m['source'], 256))
+    put(mech, 'is_exception_group', bool(m['is_exception_group']))
+    put(mech, 'exception_id', count(m['exception_id']))
+    put(mech, 'parent_id', count(m['parent_id']))
+    if (isObj(m['data']))
+      mech.data = trimBag(m['data'], 'exception.values.mechanism.data', notes) as Obj
+    put(mech, 'meta', mechanismMeta(m['meta']))
     e.mechanism = mech
   }
+  const thread = v['thread_id']
+  put(e, 'thread_id', count(thread) ?? str(thread, 128))
   return e.type === undefined && e.value === undefined && e.stacktrace === undefined ? undefined : e
 }
 

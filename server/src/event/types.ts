@@ -37,12 +37,33 @@ export interface Stacktrace {
   registers?: Record<string, string>
 }
 
+/**
+ * What the operating system said of a native crash (Relay's `MechanismMeta`): the POSIX
+ * signal, the C `errno`, the Mach exception, the Cocoa `NSError`. Known fields only.
+ */
+export interface MechanismMeta {
+  signal?: { number?: number; code?: number; name?: string; code_name?: string }
+  errno?: { number?: number; name?: string }
+  mach_exception?: { exception?: number; code?: number; subcode?: number; name?: string }
+  ns_error?: { code?: number; domain?: string }
+}
+
 /** Exception mechanism: how the error was caught. */
 export interface Mechanism {
   type?: string
   handled?: boolean
   synthetic?: boolean
   description?: string
+  help_link?: string
+  /** Where in its parent an exception of a group sits (`errors[0]`, `__cause__`). */
+  source?: string
+  /** Exception groups (Python's ExceptionGroup, JS AggregateError): ids within the event. */
+  is_exception_group?: boolean
+  exception_id?: number
+  parent_id?: number
+  /** Free-form data of the integration that caught the error (a databag, scrubbed). */
+  data?: Record<string, unknown>
+  meta?: MechanismMeta
 }
 
 /** One exception of a chain (the list is oldest → newest; the last is the one thrown). */
@@ -51,6 +72,8 @@ export interface ExceptionValue {
   value?: string
   module?: string
   mechanism?: Mechanism
+  /** The thread that raised it (`threads.values[].id`), a number or a name. */
+  thread_id?: number | string
   stacktrace?: Stacktrace
   /** The frames as they came, when `stacktrace` was source-mapped. */
   raw_stacktrace?: Stacktrace

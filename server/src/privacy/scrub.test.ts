@@ -373,6 +373,33 @@ describe('scrubEvent over every field', () => {
     })
   })
 
+  it("scrubs an exception mechanism's data and description", () => {
+    const event = normalizeEvent(
+      {
+        exception: {
+          values: [
+            {
+              type: 'E',
+              value: 'v',
+              mechanism: {
+                type: 'generic',
+                description: `connect postgres://app:${SECRET}@db/x`,
+                data: { password: SECRET, url: 'https://example.com' },
+              },
+            },
+          ],
+        },
+      },
+      { received: 1 },
+    )
+    scrubEvent(event, {}, policy())
+    expect(event.exception?.values[0]?.mechanism).toEqual({
+      type: 'generic',
+      description: 'connect postgres://app:[Filtered]@db/x',
+      data: { password: '[Filtered]', url: 'https://example.com' },
+    })
+  })
+
   it('filters a card security code by its key (cvv, cvc), not other short numbers', () => {
     expect(scrubExtra({ cvv: '123', card_cvc: 456, cvv2: '789', qty: '123' }).value).toEqual({
       cvv: '[Filtered]',

@@ -696,6 +696,21 @@ function walkEvent(s: Scrubber, event: NormalizedEvent, unknownKeys: Obj): void 
       if (e === undefined) continue
       path.push(i)
       if (e.value !== undefined) e.value = s.strAt('value', e.value)
+      const mech = e.mechanism
+      if (mech !== undefined && (mech.data !== undefined || mech.description !== undefined)) {
+        // The integration's free-form data and text: as any other databag.
+        path.push('mechanism')
+        const data = mech.data === undefined ? undefined : s.objAt('data', mech.data)
+        const description =
+          mech.description === undefined ? undefined : s.strAt('description', mech.description)
+        path.pop()
+        if (data !== mech.data || description !== mech.description)
+          e.mechanism = {
+            ...mech,
+            ...(data !== undefined ? { data } : {}),
+            ...(description !== undefined ? { description } : {}),
+          }
+      }
       if (e.stacktrace !== undefined) {
         path.push('stacktrace')
         walkFrames(s, e.stacktrace)

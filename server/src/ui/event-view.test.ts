@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { eventBody, stacktrace, tagsOf } from './event-view.ts'
+import { eventBody, osCause, stacktrace, tagsOf } from './event-view.ts'
 
 describe('event view', () => {
   it('shows the newest 200 frames of a deep stack, crash site first', () => {
@@ -13,6 +13,49 @@ describe('event view', () => {
     expect(out.indexOf('f999.js')).toBeLessThan(out.indexOf('f998.js'))
     expect(out).not.toContain('f799.js')
     expect(out).toContain('800 older frames not shown')
+  })
+
+  it("says what the operating system said of a native crash, and shows a mechanism's data", () => {
+    expect(
+      osCause({
+        signal: { number: 11, code: 1, name: 'SIGSEGV', code_name: 'SEGV_MAPERR' },
+        errno: { number: 2, name: 'ENOENT' },
+        mach_exception: { exception: 1, code: 1, subcode: 8, name: 'EXC_BAD_ACCESS' },
+        ns_error: { code: 4, domain: 'NSCocoaErrorDomain' },
+      }),
+    ).toEqual([
+      'signal SIGSEGV (11, SEGV_MAPERR)',
+      'errno ENOENT (2)',
+      'Mach exception EXC_BAD_ACCESS (1, code 0x1, subcode 0x8)',
+      'NSError NSCocoaErrorDomain 4',
+    ])
+    expect(osCause({ signal: { number: 6 } })).toEqual(['signal (6)'])
+    expect(osCause({ signal: {}, errno: 'x' })).toEqual([])
+    const out = eventBody(
+      {
+        exception: {
+          values: [
+            {
+              type: 'Crash',
+              value: 'boom',
+              mechanism: {
+                type: 'signalhandler',
+                handled: false,
+                description: '<b>segfault</b>',
+                help_link: 'javascript:alert(1)',
+                data: { relevant_address: '0x0' },
+                meta: { signal: { number: 11, name: '<SIGSEGV>' } },
+              },
+            },
+          ],
+        },
+      },
+      null,
+    ).value
+    expect(out).toContain('signal &lt;SIGSEGV&gt; (11)')
+    expect(out).toContain('&lt;b&gt;segfault&lt;/b&gt;')
+    expect(out).not.toContain('href="javascript')
+    expect(out).toContain('relevant_address')
   })
 
   it('reads tags as pairs or as an object', () => {

@@ -307,6 +307,73 @@ function crashedThreadStack(event: Json, exception: Json): Json | undefined {
   return arr(st?.['frames']).length > 0 ? st : undefined
 }
 
+/** A number as hex (Mach exception codes and subcodes are addresses or flag words). */
+const hex = (n: number): string => (n < 0 ? `-0x${(-n).toString(16)}` : `0x${n.toString(16)}`)
+
+/**
+ * What the operating system said of a native crash (`mechanism.meta`), one phrase per part:
+ * `signal SIGSEGV (11, SEGV_MAPERR)`, `errno ENOENT (2)`, `Mach exception EXC_BAD_ACCESS (1,
+ * code 0x1, subcode 0x8)`, `NSError NSCocoaErrorDomain 4`.
+ */
+export function osCause(meta: Json | undefined): string[] {
+  if (meta === undefined) return []
+  const out: string[] = []
+  const named = (word: string, name: string | undefined, nums: string[]) => {
+    const inner = nums.join(', ')
+    if (name === undefined && inner === '') return
+    out.push(`${word}${name === undefined ? '' : ` ${name}`}${inner === '' ? '' : ` (${inner})`}`)
+  }
+  const sig = obj(meta['signal'])
+  if (sig !== undefined) {
+    const n = num(sig['number'])
+    const code =
+      str(sig['code_name']) ??
+      (num(sig['code']) === undefined ? undefined : `code ${num(sig['code'])}`)
+    named(
+      'signal',
+      str(sig['name']),
+      [n === undefined ? '' : String(n), code ?? ''].filter((x) => x !== ''),
+    )
+  }
+  const errno = obj(meta['errno'])
+  if (errno !== undefined) {
+    const n = num(errno['number'])
+    named('errno', str(errno['name']), n === undefined ? [] : [String(n)])
+  }
+  const mach = obj(meta['mach_exception'])
+  if (mach !== undefined) {
+    const parts: string[] = []
+    const e = num(mach['exception'])
+    const code = num(mach['code'])
+    const sub = num(mach['subcode'])
+    if (e !== undefined) parts.push(String(e))
+    if (code !== undefined) parts.push(`code ${hex(code)}`)
+    if (sub !== undefined) parts.push(`subcode ${hex(sub)}`)
+    named('Mach exception', str(mach['name']), parts)
+  }
+  const ns = obj(meta['ns_error'])
+  if (ns !== undefined) {
+    const domain = str(ns['domain'])
+    const code = num(ns['code'])
+    if (domain !== undefined || code !== undefined)
+      out.push(
+        ['NSError', domain, code === undefined ? undefined : String(code)]
+          .filter((x) => x !== undefined)
+          .join(' '),
+      )
+  }
+  return out
+}
+
+/** A mechanism's description, help link (as text: a client's URL is never a link here) and data. */
+function mechanismDetails(mech: Json): SafeHtml | string {
+  const description = str(mech['description'])
+  const help = str(mech['help_link'])
+  const data = obj(mech['data'])
+  if (description === undefined && help === undefined && data === undefined) return ''
+  return html`${description === undefined ? '' : html`<p class="small">${truncate(description, 2000)}</p>`}${help === undefined ? '' : html`<p class="small muted">help: <span class="mono">${truncate(help, 500)}</span></p>`}${data === undefined ? '' : html`<div class="table-wrap">${kvTable(Object.entries(data).slice(0, 50))}</div>`}`
+}
+
 /** The exception chain: the one thrown first, then what caused it. */
 function exceptions(event: Json, images: readonly NativeImage[]): SafeHtml {
   const values = arr(obj(event['exception'])?.['values'])
@@ -325,7 +392,7 @@ function exceptions(event: Json, images: readonly NativeImage[]): SafeHtml {
     const value = str(v['value'])
     return html`<section class="exception">
 <h3>${i > 0 ? html`<span class="muted">Caused by </span>` : ''}${type ?? ''}${type !== undefined && value !== undefined ? ': ' : ''}${value ?? ''}</h3>
-${mech === undefined ? '' : html`<p class="small muted">mechanism ${str(mech['type']) ?? 'unknown'}${handled === false ? html` · <span class="badge error">unhandled</span>` : handled === true ? ' · handled' : ''}</p>`}
+${mech === undefined ? '' : html`<p class="small muted">mechanism ${str(mech['type']) ?? 'unknown'}${handled === false ? html` · <span class="badge error">unhandled</span>` : handled === true ? ' · handled' : ''}${osCause(obj(mech['meta'])).map((c) => ` · ${c}`)}</p>${mechanismDetails(mech)}`}
 ${
   borrowed === undefined
     ? stacktrace(v['stacktrace'], str(event['platform']), images)
