@@ -494,4 +494,42 @@ export const EVENT_SHAPES: Record<string, Record<string, unknown>> = {
       ],
     },
   },
+  'exception mechanisms: OS causes, exception groups, data, and their wrong shapes': {
+    platform: 'native',
+    exception: {
+      values: [
+        {
+          type: 'SIGSEGV',
+          value: 'Segfault',
+          thread_id: 'main',
+          mechanism: {
+            type: 'signalhandler',
+            handled: false,
+            synthetic: true,
+            help_link: 'javascript:alert(1)',
+            data: { relevant_address: '0x0', '<b>': ['<i>'] },
+            meta: {
+              signal: { number: 11, code: 0, name: '<SIGSEGV>', code_name: null },
+              errno: { number: 'x', name: 2 },
+              mach_exception: { exception: 1, code: -1, subcode: 2 ** 60, name: 'EXC_BAD_ACCESS' },
+              ns_error: { code: 1e308, domain: ['d'] },
+            },
+          },
+        },
+        {
+          type: 'ExceptionGroup',
+          value: 'many',
+          mechanism: {
+            type: 'chained',
+            source: 'exceptions[1]',
+            is_exception_group: 1,
+            exception_id: 2,
+            parent_id: '1',
+            data: 'not a mapping',
+            meta: 'not a mapping',
+          },
+        },
+      ],
+    },
+  },
 }
