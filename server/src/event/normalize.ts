@@ -200,43 +200,32 @@ const count = (v: unknown): number | undefined =>
 const whole = (v: unknown): number | undefined =>
   typeof v === 'number' && Number.isSafeInteger(v) ? v : undefined
 
+const name64 = (v: unknown): string | undefined => str(v, 64)
+
+/** The known fields of a mechanism's `meta` (types.ts `MechanismMeta`), each with its reader. */
+const META_FIELDS: Record<keyof MechanismMeta, Record<string, (v: unknown) => unknown>> = {
+  signal: { number: count, code: whole, name: name64, code_name: name64 },
+  errno: { number: whole, name: name64 },
+  mach_exception: { exception: whole, code: whole, subcode: whole, name: name64 },
+  ns_error: { code: whole, domain: (v) => str(v, 256) },
+}
+
 /** The known fields of a mechanism's `meta`; undefined when none is there. */
 function mechanismMeta(v: unknown): MechanismMeta | undefined {
   if (!isObj(v)) return undefined
-  const meta: MechanismMeta = {}
-  const sig = v['signal']
-  if (isObj(sig)) {
-    const o: NonNullable<MechanismMeta['signal']> = {}
-    put(o, 'number', count(sig['number']))
-    put(o, 'code', whole(sig['code']))
-    put(o, 'name', str(sig['name'], 64))
-    put(o, 'code_name', str(sig['code_name'], 64))
-    if (Object.keys(o).length > 0) meta.signal = o
+  const meta: Obj = {}
+  for (const [part, fields] of Object.entries(META_FIELDS)) {
+    const sent = v[part]
+    if (!isObj(sent)) continue
+    const o: Obj = {}
+    for (const [field, read] of Object.entries(fields)) {
+      const x = read(sent[field])
+      if (x !== undefined) o[field] = x
+    }
+    if (Object.keys(o).length > 0) meta[part] = o
   }
-  const errno = v['errno']
-  if (isObj(errno)) {
-    const o: NonNullable<MechanismMeta['errno']> = {}
-    put(o, 'number', whole(errno['number']))
-    put(o, 'name', str(errno['name'], 64))
-    if (Object.keys(o).length > 0) meta.errno = o
-  }
-  const mach = v['mach_exception']
-  if (isObj(mach)) {
-    const o: NonNullable<MechanismMeta['mach_exception']> = {}
-    put(o, 'exception', whole(mach['exception']))
-    put(o, 'code', whole(mach['code']))
-    put(o, 'subcode', whole(mach['subcode']))
-    put(o, 'name', str(mach['name'], 64))
-    if (Object.keys(o).length > 0) meta.mach_exception = o
-  }
-  const ns = v['ns_error']
-  if (isObj(ns)) {
-    const o: NonNullable<MechanismMeta['ns_error']> = {}
-    put(o, 'code', whole(ns['code']))
-    put(o, 'domain', str(ns['domain'], 256))
-    if (Object.keys(o).length > 0) meta.ns_error = o
-  }
-  return Object.keys(meta).length > 0 ? meta : undefined
+  // Built from META_FIELDS, whose readers give each field its declared type.
+  return Object.keys(meta).length > 0 ? (meta as MechanismMeta) : undefined
 }
 
 function exceptionValue(v: unknown, notes: TrimNotes): ExceptionValue | undefined {

@@ -340,6 +340,7 @@ describe('scrubEvent over every field', () => {
               'Content-Type': 'text/html',
             },
             cookies: { csrftoken: SECRET, theme: 'dark' },
+            auth_token: SECRET,
           },
           app: { app_name: 'shop' },
         },
@@ -368,6 +369,7 @@ describe('scrubEvent over every field', () => {
           'Content-Type': 'text/html',
         },
         cookies: { csrftoken: '[Filtered]', theme: 'dark' },
+        auth_token: '[Filtered]',
       },
       app: { app_name: 'shop' },
     })

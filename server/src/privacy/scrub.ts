@@ -527,65 +527,49 @@ function walkFrames(s: Scrubber, st: Stacktrace | undefined): void {
   path.pop()
 }
 
+/** Each own key of `o` (null and undefined left) through `each`, under `name` in the path. */
+function walkKeys(
+  s: Scrubber,
+  o: Obj,
+  name: string,
+  each: (k: string, v: unknown) => unknown,
+): Obj {
+  let next: Obj | undefined
+  s.path.push(name)
+  for (const k in o) {
+    if (!Object.hasOwn(o, k)) continue
+    const v = o[k]
+    if (v === undefined || v === null) continue
+    const x = each(k, v)
+    if (x !== v) {
+      next ??= { ...o }
+      next[k] = x
+    }
+  }
+  s.path.pop()
+  return next ?? o
+}
+
 /**
  * `contexts`: each by key, and the `response` context (Sentry's: the answer the failing request
- * got) with its `headers` and `cookies` read as a request's are, so a `Set-Cookie` session
- * cookie is filtered by its name.
+ * got) read as a request is, so a `Set-Cookie` session cookie is filtered by its name.
  */
 function walkContexts(s: Scrubber, contexts: Obj): Obj {
   const response = contexts['response']
   if (!isObj(response)) return s.objAt('contexts', contexts)
-  let next: Obj | undefined
-  s.path.push('contexts')
-  for (const k in contexts) {
-    if (!Object.hasOwn(contexts, k)) continue
-    const v = contexts[k]
-    const x = k === 'response' ? walkResponse(s, response) : s.entry(k, v)
-    if (x !== v) {
-      next ??= { ...contexts }
-      next[k] = x
-    }
-  }
-  s.path.pop()
-  return next ?? contexts
+  return walkKeys(s, contexts, 'contexts', (k, v) =>
+    k === 'response' ? walkHttp(s, response, k) : s.entry(k, v),
+  )
 }
 
-/** The response context: `headers` and `cookies` as a request's, the rest by key. */
-function walkResponse(s: Scrubber, res: Obj): Obj {
-  let next: Obj | undefined
-  s.path.push('response')
-  for (const k in res) {
-    if (!Object.hasOwn(res, k)) continue
-    const v = res[k]
-    if (v === undefined || v === null) continue
-    let x: unknown
-    if (k === 'headers' || k === 'cookies') {
-      s.path.push(k)
-      x =
-        k === 'headers'
-          ? s.headers(v)
-          : typeof v === 'string'
-            ? s.cookieString(v)
-            : s.pairs(v, true)
-      s.path.pop()
-    } else x = s.entry(k, v)
-    if (x !== v) {
-      next ??= { ...res }
-      next[k] = x
-    }
-  }
-  s.path.pop()
-  return next ?? res
-}
-
-/** `request`: headers, cookies, query and body each parsed as the SDKs send them. */
-function walkRequest(s: Scrubber, req: Obj): Obj {
-  let next: Obj | undefined
-  s.path.push('request')
-  for (const k in req) {
-    if (!Object.hasOwn(req, k)) continue
-    const v = req[k]
-    if (v === undefined || v === null) continue
+/**
+ * `request`, or the response context: headers, cookies, query and body each parsed as the SDKs
+ * send them.
+ */
+function walkHttp(s: Scrubber, o: Obj, name: string): Obj {
+  return walkKeys(s, o, name, (k, v) => {
+    // The rest (`url`, `method`, a response's `status_code`, unknown keys) by key, as a bag's.
+    if (!HTTP_PARTS.has(k)) return s.entry(k, v)
     s.path.push(k)
     let x: unknown
     switch (k) {
@@ -601,21 +585,22 @@ function walkRequest(s: Scrubber, req: Obj): Obj {
       case 'data':
         x = s.body(v)
         break
-      case 'env':
+      default: // env
         x = s.pairs(v)
-        break
-      default:
-        x = s.any(v)
     }
     s.path.pop()
-    if (x !== v) {
-      next ??= { ...req }
-      next[k] = x
-    }
-  }
-  s.path.pop()
-  return next ?? req
+    return x
+  })
 }
+
+/** The parts of a request (and a response context) read in their own way: see walkHttp. */
+const HTTP_PARTS: ReadonlySet<string> = new Set([
+  'headers',
+  'cookies',
+  'query_string',
+  'data',
+  'env',
+])
 
 /**
  * The parameters a log template puts right after a secret's name (`token=%s`, `password {}`):
@@ -776,7 +761,7 @@ function walkEvent(s: Scrubber, event: NormalizedEvent, unknownKeys: Obj): void 
   if (nextTags !== undefined) event.tags = nextTags
   if (event.fingerprint !== undefined)
     event.fingerprint = s.listAt('fingerprint', event.fingerprint) as string[]
-  if (event.request !== undefined) event.request = walkRequest(s, event.request)
+  if (event.request !== undefined) event.request = walkHttp(s, event.request, 'request')
   for (const k in unknownKeys) {
     if (!Object.hasOwn(unknownKeys, k) || k === 'debug_meta') continue
     const v = unknownKeys[k]
