@@ -134,3 +134,42 @@ describe('exception mechanism', () => {
     expect(e?.thread_id).toBeUndefined()
   })
 })
+
+describe('native frame fields', () => {
+  const frameOf = (f: Record<string, unknown>) =>
+    normalizeEvent({ stacktrace: { frames: [f] } }, { received: 1_700_000_000 }).stacktrace
+      ?.frames[0]
+
+  it('keeps symbols, image and symbol addresses, trust and the address mode; numbers as hex', () => {
+    expect(
+      frameOf({
+        function: 'main',
+        instruction_addr: 4096,
+        symbol: '_ZN4main17h1234E',
+        symbol_addr: '0xff0',
+        image_addr: 0,
+        addr_mode: 'rel:0',
+        trust: 'cfi',
+        stack_start: true,
+      }),
+    ).toEqual({
+      function: 'main',
+      instruction_addr: '0x1000',
+      symbol: '_ZN4main17h1234E',
+      symbol_addr: '0xff0',
+      image_addr: '0x0',
+      addr_mode: 'rel:0',
+      trust: 'cfi',
+      stack_start: true,
+    })
+  })
+
+  it('drops addresses that are no whole number and bounds their text', () => {
+    expect(
+      frameOf({ function: 'f', instruction_addr: -1, symbol_addr: 1.5, image_addr: { a: 1 } }),
+    ).toEqual({ function: 'f' })
+    expect(frameOf({ function: 'f', instruction_addr: 'x'.repeat(100) })?.instruction_addr).toBe(
+      'x'.repeat(64),
+    )
+  })
+})

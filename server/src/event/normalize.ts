@@ -110,6 +110,17 @@ export function normalizeLevel(v: unknown): Level {
  * rather than as a loop over names: it runs for every frame of every event, and a store with a
  * constant name is far cheaper than one with a name from a list.
  */
+/**
+ * A native address as sent: a string as it is (at most 64 characters), a whole number as hex
+ * (some SDKs send numbers; Relay reads both).
+ */
+const address = (v: unknown): string | undefined =>
+  typeof v === 'number'
+    ? Number.isSafeInteger(v) && v >= 0
+      ? `0x${v.toString(16)}`
+      : undefined
+    : str(v, 64)
+
 function frame(v: unknown, notes: TrimNotes): Frame | undefined {
   if (!isObj(v)) return undefined
   const f: Frame = {}
@@ -129,8 +140,13 @@ function frame(v: unknown, notes: TrimNotes): Frame | undefined {
   if (platform !== undefined) f.platform = platform
   const contextLine = str(v['context_line'], 1024)
   if (contextLine !== undefined) f.context_line = contextLine
-  const instructionAddr = str(v['instruction_addr'], 64)
-  if (instructionAddr !== undefined) f.instruction_addr = instructionAddr
+  put(f, 'instruction_addr', address(v['instruction_addr']))
+  put(f, 'symbol', str(v['symbol'], 1024))
+  put(f, 'symbol_addr', address(v['symbol_addr']))
+  put(f, 'image_addr', address(v['image_addr']))
+  put(f, 'addr_mode', str(v['addr_mode'], 64))
+  put(f, 'trust', str(v['trust'], 64))
+  put(f, 'stack_start', bool(v['stack_start']))
   const lineno = num(v['lineno'])
   if (lineno !== undefined) f.lineno = lineno
   const colno = num(v['colno'])

@@ -26,6 +26,15 @@ export interface Frame {
   post_context?: string[]
   vars?: Record<string, unknown>
   instruction_addr?: string
+  /** Native frames: the symbol and its address, the image's, how addresses are read. */
+  symbol?: string
+  symbol_addr?: string
+  image_addr?: string
+  addr_mode?: string
+  /** How the SDK found the frame when walking the stack (`cfi`, `scan`, `context`). */
+  trust?: string
+  /** Where an async stack begins (the JS SDKs mark the frame). */
+  stack_start?: boolean
   /** Processing notes (source maps: `symbolicated`, `sourcemap`, `sourcemap_error`). */
   data?: Record<string, unknown>
 }
