@@ -173,3 +173,23 @@ describe('native frame fields', () => {
     )
   })
 })
+
+describe('threads', () => {
+  it("keep the main thread's mark and a JVM thread's state", () => {
+    const threads = normalizeEvent(
+      {
+        threads: {
+          values: [
+            { id: 1, name: 'main', main: true, state: 'RUNNABLE', crashed: true },
+            { id: 2, main: 'yes', state: { s: 1 } },
+          ],
+        },
+      },
+      { received: 1_700_000_000 },
+    ).threads?.values
+    expect(threads).toEqual([
+      { id: 1, name: 'main', crashed: true, main: true, state: 'RUNNABLE' },
+      { id: 2 },
+    ])
+  })
+})

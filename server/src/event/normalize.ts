@@ -420,6 +420,8 @@ export function normalizeEvent(
           put(th, 'name', str(t['name'], 256))
           put(th, 'crashed', bool(t['crashed']))
           put(th, 'current', bool(t['current']))
+          put(th, 'main', bool(t['main']))
+          put(th, 'state', str(t['state'], 64))
           put(th, 'stacktrace', stacktrace(t['stacktrace'], notes))
           return th
         }),

@@ -135,6 +135,10 @@ export interface NormalizedEvent {
       name?: string
       crashed?: boolean
       current?: boolean
+      /** The process's main thread (mobile SDKs). */
+      main?: boolean
+      /** A JVM thread's state (`RUNNABLE`, `BLOCKED` …). */
+      state?: string
       stacktrace?: Stacktrace
     }[]
   }
@@ -145,6 +149,10 @@ export interface NormalizedEvent {
   contexts?: Record<string, unknown>
   breadcrumbs?: { values: Breadcrumb[] }
   request?: Record<string, unknown>
+  /**
+   * The SDK's name and version. Its integrations and packages are not kept: the Node SDK's lists
+   * alone made the bench's stored event 2.5 times larger (296 → 756 bytes).
+   */
   sdk?: { name?: string; version?: string }
   extra?: Record<string, unknown>
   /** What normalisation cut or dropped (Relay's processing errors); see event/bounds.ts. */
