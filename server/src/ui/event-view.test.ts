@@ -58,6 +58,15 @@ describe('event view', () => {
     expect(out).toContain('relevant_address')
   })
 
+  it("marks the main thread and shows a thread's state as text", () => {
+    const out = eventBody(
+      { threads: { values: [{ id: 1, name: 'main', main: true, state: '<BLOCKED>' }] } },
+      null,
+    ).value
+    expect(out).toContain('<span class="badge">main</span>')
+    expect(out).toContain('&lt;BLOCKED&gt;')
+  })
+
   it('reads tags as pairs or as an object', () => {
     expect(tagsOf({ tags: [['a', '1'], ['b', 2], 'junk'] })).toEqual([
       ['a', '1'],

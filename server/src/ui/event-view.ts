@@ -492,7 +492,7 @@ function threadsSection(event: Json, images: readonly NativeImage[]): SafeHtml {
     const frames = arr(obj(t['stacktrace'])?.['frames']).length
     const name = str(t['name'])
     const id = str(t['id'])
-    const label = html`${name ?? (id === undefined ? 'thread' : `thread ${id}`)}${name !== undefined && id !== undefined ? html` <span class="muted">#${truncate(id, 64)}</span>` : ''}${t['crashed'] === true ? html` <span class="badge error">crashed</span>` : ''}${t['current'] === true ? html` <span class="badge">current</span>` : ''} <span class="muted small">${frames === 0 ? 'no stack trace' : `${count(frames)} frame${frames === 1 ? '' : 's'}`}</span>`
+    const label = html`${name ?? (id === undefined ? 'thread' : `thread ${id}`)}${name !== undefined && id !== undefined ? html` <span class="muted">#${truncate(id, 64)}</span>` : ''}${t['crashed'] === true ? html` <span class="badge error">crashed</span>` : ''}${t['current'] === true ? html` <span class="badge">current</span>` : ''}${t['main'] === true ? html` <span class="badge">main</span>` : ''}${str(t['state']) === undefined ? '' : html` <span class="muted small">${truncate(str(t['state']) ?? '', 64)}</span>`} <span class="muted small">${frames === 0 ? 'no stack trace' : `${count(frames)} frame${frames === 1 ? '' : 's'}`}</span>`
     return frames === 0
       ? html`<div class="frame"><div class="head">${label}</div></div>`
       : html`<details class="thread"><summary>${label}</summary>${stacktrace(t['stacktrace'], str(event['platform']), images)}</details>`
