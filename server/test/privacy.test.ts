@@ -42,7 +42,7 @@ const SECRETS = {
   // A raw URL path as the transaction (a reset link's token), a client's culprit, a card's code.
   transaction: 'transaction-secret-9c4',
   culprit: 'culprit-secret-9c5',
-  cvv: '719',
+  cvv: 'cvv-secret-9c7',
   setCookie: 'set-cookie-secret-9c6',
   // A log parameter whose placeholder follows a secret's name (`token %s`).
   logParam: 'log-param-secret-9c3',
