@@ -58,6 +58,37 @@ describe('event view', () => {
     expect(out).toContain('relevant_address')
   })
 
+  it('shows the members of an exception group as such, not as causes', () => {
+    const mech = (id: number, parent?: number, group = false) => ({
+      type: 'chained',
+      exception_id: id,
+      ...(parent === undefined ? {} : { parent_id: parent, source: `exceptions[${id - 1}]` }),
+      ...(group ? { is_exception_group: true } : {}),
+    })
+    const out = eventBody(
+      {
+        exception: {
+          values: [
+            { type: 'OSError', value: 'disk', mechanism: mech(3, 2) },
+            { type: 'KeyError', value: 'k', mechanism: mech(2, 0) },
+            { type: 'ValueError', value: 'v', mechanism: mech(1, 0) },
+            {
+              type: 'ExceptionGroup',
+              value: 'many (2 sub-exceptions)',
+              mechanism: mech(0, undefined, true),
+            },
+          ],
+        },
+      },
+      null,
+    ).value
+    expect(out).toContain('exception group #0</span> ExceptionGroup: many')
+    expect(out).toContain('In exception group #0 (exceptions[0]): </span>ValueError: v')
+    expect(out).toContain('In exception group #0 (exceptions[1]): </span>KeyError: k')
+    // KeyError's own cause (parent 2 is no group) stays a cause.
+    expect(out).toContain('Caused by </span>OSError: disk')
+  })
+
   it("marks the main thread and shows a thread's state as text", () => {
     const out = eventBody(
       { threads: { values: [{ id: 1, name: 'main', main: true, state: '<BLOCKED>' }] } },

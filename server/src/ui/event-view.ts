@@ -374,6 +374,21 @@ function mechanismDetails(mech: Json): SafeHtml | string {
   return html`${description === undefined ? '' : html`<p class="small">${truncate(description, 2000)}</p>`}${help === undefined ? '' : html`<p class="small muted">help: <span class="mono">${truncate(help, 500)}</span></p>`}${data === undefined ? '' : html`<div class="table-wrap">${kvTable(Object.entries(data).slice(0, 50))}</div>`}`
 }
 
+/**
+ * The `exception_id`s of the chain's exception groups (Python's ExceptionGroup, JS's
+ * AggregateError): an exception whose `parent_id` is one of them is a member of that group,
+ * not its cause.
+ */
+function exceptionGroupIds(values: readonly Json[]): Set<number> {
+  const ids = new Set<number>()
+  for (const v of values) {
+    const mech = obj(v['mechanism'])
+    const id = num(mech?.['exception_id'])
+    if (mech?.['is_exception_group'] === true && id !== undefined) ids.add(id)
+  }
+  return ids
+}
+
 /** The exception chain: the one thrown first, then what caused it. */
 function exceptions(event: Json, images: readonly NativeImage[]): SafeHtml {
   const values = arr(obj(event['exception'])?.['values'])
@@ -385,13 +400,21 @@ function exceptions(event: Json, images: readonly NativeImage[]): SafeHtml {
     only !== undefined && arr(obj(only['stacktrace'])?.['frames']).length === 0
       ? crashedThreadStack(event, only)
       : undefined
+  const groups = exceptionGroupIds(values)
   return html`${[...values].reverse().map((v, i) => {
     const mech = obj(v['mechanism'])
     const handled = mech?.['handled']
     const type = str(v['type'])
     const value = str(v['value'])
+    const parent = num(mech?.['parent_id'])
+    const relation =
+      parent !== undefined && groups.has(parent)
+        ? `In exception group #${parent}${str(mech?.['source']) === undefined ? '' : ` (${truncate(str(mech?.['source']) ?? '', 64)})`}: `
+        : i > 0
+          ? 'Caused by '
+          : ''
     return html`<section class="exception">
-<h3>${i > 0 ? html`<span class="muted">Caused by </span>` : ''}${type ?? ''}${type !== undefined && value !== undefined ? ': ' : ''}${value ?? ''}</h3>
+<h3>${relation === '' ? '' : html`<span class="muted">${relation}</span>`}${mech?.['is_exception_group'] === true ? html`<span class="badge">exception group #${num(mech['exception_id']) ?? '?'}</span> ` : ''}${type ?? ''}${type !== undefined && value !== undefined ? ': ' : ''}${value ?? ''}</h3>
 ${mech === undefined ? '' : html`<p class="small muted">mechanism ${str(mech['type']) ?? 'unknown'}${handled === false ? html` · <span class="badge error">unhandled</span>` : handled === true ? ' · handled' : ''}${osCause(obj(mech['meta'])).map((c) => ` · ${c}`)}</p>${mechanismDetails(mech)}`}
 ${
   borrowed === undefined
