@@ -1,3 +1,55 @@
+/** The longest rendered message kept (the `formatted` bound of normalisation). */
+const MAX_FORMATTED = 8192
+
+// Bounded name and flags: an 8 KiB template of unclosed `%(` must not cost quadratic time.
+const PERCENT = /%(?:\(([^)]{0,128})\))?([-+ #0]{0,8})(\d{1,4})?(?:\.(\d{1,4}))?([a-zA-Z%])/g
+
+const CURLY = /\{\{|\}\}|\{([^{}]*)\}/g
+
+/**
+ * One mark of a template, from `at` to `end`: an escape that stands for `literal` (`%%`, `{{`,
+ * `}}`), or a placeholder taking parameter `arg` (a position in the list, or a name), with a
+ * printf conversion and precision.
+ */
+type Mark = { at: number; end: number } & (
+  | { literal: string }
+  | { arg: number | string; conv?: string | undefined; prec?: string | undefined }
+)
+
+/**
+ * The marks of a template, the one reading both rendering and the scrubber use: printf-style
+ * when it holds `%`, else curly-style when it holds `{`, else none. Positional placeholders
+ * take the parameters in order; `%(name)s` and `{name}` take a key, `{0}` an index.
+ */
+function marks(template: string): Mark[] | undefined {
+  const out: Mark[] = []
+  let next = 0
+  if (template.includes('%')) {
+    for (const m of template.matchAll(PERCENT)) {
+      const [text, name, , , prec, conv] = m
+      const at = m.index
+      const end = at + text.length
+      if (conv === '%') out.push({ at, end, literal: '%' })
+      else out.push({ at, end, arg: name !== undefined ? name : next++, conv, prec })
+    }
+    return out
+  }
+  if (template.includes('{')) {
+    for (const m of template.matchAll(CURLY)) {
+      const at = m.index
+      const end = at + m[0].length
+      if (m[0] === '{{' || m[0] === '}}') {
+        out.push({ at, end, literal: m[0][0] as string })
+        continue
+      }
+      const k = m[1] ?? ''
+      out.push({ at, end, arg: k === '' ? next++ : /^\d+$/.test(k) ? Number(k) : k })
+    }
+    return out
+  }
+  return undefined
+}
+
 /**
  * Renders a log message template with its parameters, for a `logentry` sent without
  * `formatted` (sentry-python 1.x's logging integration, raven clients, Java's `{}` templates,
@@ -7,73 +59,35 @@
  * unknown conversion) gives undefined, and the template is shown as it is, as in Relay.
  */
 export function formatLogMessage(template: string, params: unknown): string | undefined {
-  if (template.includes('%')) return formatPercent(template, params)
-  if (template.includes('{')) return formatCurly(template, params)
-  return undefined
-}
-
-/** The longest rendered message kept (the `formatted` bound of normalisation). */
-const MAX_FORMATTED = 8192
-
-// Bounded name and flags: an 8 KiB template of unclosed `%(` must not cost quadratic time.
-const PERCENT = /%(?:\(([^)]{0,128})\))?([-+ #0]{0,8})(\d{1,4})?(?:\.(\d{1,4}))?([a-zA-Z%])/g
-
-function formatPercent(template: string, params: unknown): string | undefined {
-  let next = 0
-  let failed = false
-  const out = template.replace(PERCENT, (_m, name: string | undefined, _f, _w, prec, conv) => {
-    if (conv === '%') return '%'
-    const arg = name !== undefined ? keyed(params, name) : indexed(params, next++)
-    const s = arg === undefined ? undefined : convert(arg.value, conv as string, prec)
-    if (s === undefined) failed = true
-    return s ?? ''
-  })
-  return failed ? undefined : out.slice(0, MAX_FORMATTED)
-}
-
-const CURLY = /\{\{|\}\}|\{([^{}]*)\}/g
-
-function formatCurly(template: string, params: unknown): string | undefined {
-  let next = 0
-  let failed = false
-  const out = template.replace(CURLY, (m, key: string | undefined) => {
-    if (m === '{{') return '{'
-    if (m === '}}') return '}'
-    const k = key ?? ''
-    const arg =
-      k === ''
-        ? indexed(params, next++)
-        : /^\d+$/.test(k)
-          ? indexed(params, Number(k))
-          : keyed(params, k)
-    if (arg === undefined) failed = true
-    return arg === undefined ? '' : display(arg.value)
-  })
-  return failed ? undefined : out.slice(0, MAX_FORMATTED)
+  const found = marks(template)
+  if (found === undefined) return undefined
+  let out = ''
+  let from = 0
+  for (const m of found) {
+    out += template.slice(from, m.at)
+    from = m.end
+    if ('literal' in m) {
+      out += m.literal
+      continue
+    }
+    const arg = typeof m.arg === 'string' ? keyed(params, m.arg) : indexed(params, m.arg)
+    if (arg === undefined) return undefined
+    const text = m.conv === undefined ? display(arg.value) : convert(arg.value, m.conv, m.prec)
+    if (text === undefined) return undefined
+    out += text
+  }
+  return (out + template.slice(from)).slice(0, MAX_FORMATTED)
 }
 
 /**
  * The parameters a template's placeholders take, in order, with where each placeholder starts
- * (the same reading as {@link formatLogMessage}: printf-style when the template holds `%`, else
- * curly-style): a position in the list, or a name. For the scrubber, which filters the
- * parameter a placeholder after a secret's name takes (`token=%s`).
+ * (the reading {@link formatLogMessage} renders with): a position in the list, or a name. For
+ * the scrubber, which filters the parameter a placeholder after a secret's name takes
+ * (`token=%s`).
  */
 export function placeholders(template: string): { at: number; arg: number | string }[] {
   const out: { at: number; arg: number | string }[] = []
-  if (template.includes('%')) {
-    let next = 0
-    for (const m of template.matchAll(PERCENT)) {
-      if (m[5] === '%') continue
-      out.push({ at: m.index, arg: m[1] !== undefined ? m[1] : next++ })
-    }
-  } else if (template.includes('{')) {
-    let next = 0
-    for (const m of template.matchAll(CURLY)) {
-      if (m[0] === '{{' || m[0] === '}}') continue
-      const k = m[1] ?? ''
-      out.push({ at: m.index, arg: k === '' ? next++ : /^\d+$/.test(k) ? Number(k) : k })
-    }
-  }
+  for (const m of marks(template) ?? []) if (!('literal' in m)) out.push({ at: m.at, arg: m.arg })
   return out
 }
 
