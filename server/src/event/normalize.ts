@@ -105,22 +105,22 @@ export function normalizeLevel(v: unknown): Level {
   return Object.hasOwn(LEVELS, key) ? (LEVELS[key] ?? 'error') : 'error'
 }
 
-/**
- * One frame, its fields in this order (the stored JSON keeps it). Written out field by field
- * rather than as a loop over names: it runs for every frame of every event, and a store with a
- * constant name is far cheaper than one with a name from a list.
- */
+/** A whole number from 0 to 2^53 as a hex address (`4096` → `0x1000`), else undefined. */
+const hexAddress = (n: number): string | undefined =>
+  Number.isSafeInteger(n) && n >= 0 ? `0x${n.toString(16)}` : undefined
+
 /**
  * A native address as sent: a string as it is (at most 64 characters), a whole number as hex
  * (some SDKs send numbers; Relay reads both).
  */
 const address = (v: unknown): string | undefined =>
-  typeof v === 'number'
-    ? Number.isSafeInteger(v) && v >= 0
-      ? `0x${v.toString(16)}`
-      : undefined
-    : str(v, 64)
+  typeof v === 'number' ? hexAddress(v) : str(v, 64)
 
+/**
+ * One frame, its fields in this order (the stored JSON keeps it). Written out field by field
+ * rather than as a loop over names: it runs for every frame of every event, and a store with a
+ * constant name is far cheaper than one with a name from a list.
+ */
 function frame(v: unknown, notes: TrimNotes): Frame | undefined {
   if (!isObj(v)) return undefined
   const f: Frame = {}
@@ -140,13 +140,20 @@ function frame(v: unknown, notes: TrimNotes): Frame | undefined {
   if (platform !== undefined) f.platform = platform
   const contextLine = str(v['context_line'], 1024)
   if (contextLine !== undefined) f.context_line = contextLine
-  put(f, 'instruction_addr', address(v['instruction_addr']))
-  put(f, 'symbol', str(v['symbol'], 1024))
-  put(f, 'symbol_addr', address(v['symbol_addr']))
-  put(f, 'image_addr', address(v['image_addr']))
-  put(f, 'addr_mode', str(v['addr_mode'], 64))
-  put(f, 'trust', str(v['trust'], 64))
-  put(f, 'stack_start', bool(v['stack_start']))
+  const instructionAddr = address(v['instruction_addr'])
+  if (instructionAddr !== undefined) f.instruction_addr = instructionAddr
+  const symbol = str(v['symbol'], 1024)
+  if (symbol !== undefined) f.symbol = symbol
+  const symbolAddr = address(v['symbol_addr'])
+  if (symbolAddr !== undefined) f.symbol_addr = symbolAddr
+  const imageAddr = address(v['image_addr'])
+  if (imageAddr !== undefined) f.image_addr = imageAddr
+  const addrMode = str(v['addr_mode'], 64)
+  if (addrMode !== undefined) f.addr_mode = addrMode
+  const trust = str(v['trust'], 64)
+  if (trust !== undefined) f.trust = trust
+  const stackStart = bool(v['stack_start'])
+  if (stackStart !== undefined) f.stack_start = stackStart
   const lineno = num(v['lineno'])
   if (lineno !== undefined) f.lineno = lineno
   const colno = num(v['colno'])
@@ -196,9 +203,7 @@ function registerValues(v: unknown): Record<string, string> | undefined {
     if (out.length >= MAX_REGISTERS) break
     const text =
       typeof value === 'number'
-        ? Number.isSafeInteger(value) && value >= 0
-          ? `0x${value.toString(16)}`
-          : undefined
+        ? hexAddress(value)
         : typeof value === 'string' && REGISTER_VALUE.test(value)
           ? value
           : undefined

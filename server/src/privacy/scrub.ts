@@ -351,25 +351,21 @@ class Scrubber {
    * cookie, `User-Agent` left as it is (filters need it).
    */
   headers(v: unknown): unknown {
+    const cookieAt = (at: string | number, c: string): string => {
+      this.path.push(at)
+      const x = this.cookieString(c)
+      this.path.pop()
+      return x
+    }
     const one = (k: string, value: unknown): unknown => {
       const lower = k.toLowerCase()
       if (lower === 'user-agent' || this.isSafe(k)) return value
       if ((lower === 'cookie' || lower === 'set-cookie') && this.keyRule(k) === undefined) {
+        if (typeof value === 'string') return cookieAt(k, value)
         // Node gives `Set-Cookie` as a list of strings, one per cookie.
-        if (typeof value === 'string') {
-          this.path.push(k)
-          const x = this.cookieString(value)
-          this.path.pop()
-          return x
-        }
         if (Array.isArray(value) && value.every((c) => typeof c === 'string')) {
           this.path.push(k)
-          const x = value.map((c: string, i) => {
-            this.path.push(i)
-            const out = this.cookieString(c)
-            this.path.pop()
-            return out
-          })
+          const x = value.map((c: string, i) => cookieAt(i, c))
           this.path.pop()
           return x.every((c, i) => c === value[i]) ? value : x
         }
@@ -682,19 +678,14 @@ function walkEvent(s: Scrubber, event: NormalizedEvent, unknownKeys: Obj): void 
       path.push(i)
       if (e.value !== undefined) e.value = s.strAt('value', e.value)
       const mech = e.mechanism
-      if (mech !== undefined && (mech.data !== undefined || mech.description !== undefined)) {
-        // The integration's free-form data and text: as any other databag.
+      if (mech !== undefined) {
+        // The integration's free-form data and text, as any other databag (the mechanism is
+        // normalisation's own copy, changed in place like the exception's value).
         path.push('mechanism')
-        const data = mech.data === undefined ? undefined : s.objAt('data', mech.data)
-        const description =
-          mech.description === undefined ? undefined : s.strAt('description', mech.description)
+        if (mech.data !== undefined) mech.data = s.objAt('data', mech.data)
+        if (mech.description !== undefined)
+          mech.description = s.strAt('description', mech.description)
         path.pop()
-        if (data !== mech.data || description !== mech.description)
-          e.mechanism = {
-            ...mech,
-            ...(data !== undefined ? { data } : {}),
-            ...(description !== undefined ? { description } : {}),
-          }
       }
       if (e.stacktrace !== undefined) {
         path.push('stacktrace')

@@ -325,15 +325,13 @@ export function osCause(meta: Json | undefined): string[] {
   }
   const sig = obj(meta['signal'])
   if (sig !== undefined) {
+    const parts: string[] = []
     const n = num(sig['number'])
-    const code =
-      str(sig['code_name']) ??
-      (num(sig['code']) === undefined ? undefined : `code ${num(sig['code'])}`)
-    named(
-      'signal',
-      str(sig['name']),
-      [n === undefined ? '' : String(n), code ?? ''].filter((x) => x !== ''),
-    )
+    const code = num(sig['code'])
+    if (n !== undefined) parts.push(String(n))
+    const codeName = str(sig['code_name']) ?? (code === undefined ? undefined : `code ${code}`)
+    if (codeName !== undefined) parts.push(codeName)
+    named('signal', str(sig['name']), parts)
   }
   const errno = obj(meta['errno'])
   if (errno !== undefined) {
