@@ -46,6 +46,8 @@ const SECRETS = {
   setCookie: 'set-cookie-secret-9c6',
   // A log parameter whose placeholder follows a secret's name (`token %s`).
   logParam: 'log-param-secret-9c3',
+  // An e-mail address in the log message's text (Relay's replace-only rule there).
+  email: 'mailbox-9c8@example.org',
   // Access tokens under keys that name no secret: found by their format (put together here,
   // so no scanner mistakes this file for a leak).
   githubToken: `${'ghp'}_${'Z9y8X7w6V5u4'.repeat(3)}`,
@@ -62,7 +64,7 @@ function secretEvent(id: string): Record<string, unknown> {
       message: 'login failed for %s with token %s',
       params: [{ password: SECRETS.param }, SECRETS.logParam],
     },
-    message: `login failed password=${SECRETS.message}`,
+    message: `login failed password=${SECRETS.message} for ${SECRETS.email}`,
     server_name: `web-1 password=${SECRETS.serverName}`,
     transaction: `/reset?token=${SECRETS.transaction}`,
     culprit: `app/login.js in login password=${SECRETS.culprit}`,
@@ -181,6 +183,8 @@ describe('server-side scrubbing', () => {
     expect(api.statusCode).toBe(200)
     expectNoSecret('the event API', api.body)
     const event = api.json<Record<string, unknown>>()
+    // The e-mail address is masked where it was, in the message's text.
+    expect(event['message']).toBe('login failed password=[Filtered] for [email]')
     // The remarks name the rule and the path, never the value.
     expect(event['_meta']).toMatchObject({
       request: {

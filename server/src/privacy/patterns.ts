@@ -333,6 +333,18 @@ export const DEFAULT_DETECTORS: readonly Detector[] = [
   { scan: byId('@apitoken').find, rules: [byId('@apitoken')] },
 ]
 
+/** The text that replaces an e-mail address in a log message (Relay's `@email:replace`). */
+export const EMAIL_MASK = '[email]'
+
+/**
+ * E-mail addresses, for the log message's text only (see `scrub.ts` `emailsInMessage`). The
+ * domain must end in a letters-only top-level label, so a package version (`@sentry/node@8.0.0`)
+ * or `git@host` is not taken for one; Relay's own pattern takes both. Linear: the local part can
+ * start only where a run of its characters starts (the lookbehind), and every part is bounded.
+ */
+export const EMAIL =
+  /(?<![\w.!#$%&'*+/=?^`{|}~-])[\w.!#$%&'*+/=?^`{|}~-]{1,64}@[a-zA-Z0-9-]{1,63}(?:\.[a-zA-Z0-9-]{1,63}){0,8}\.[a-zA-Z]{2,24}(?![\w-])/g
+
 /** IPv4 and IPv6 candidates, each confirmed with `net.isIP` (`std::io` is not an address). */
 export const IP_RULE: ValueRule = rule({
   id: '@ip',

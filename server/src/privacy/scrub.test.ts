@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { normalizeEvent } from '../event/normalize.ts'
-import { DEFAULT_DETECTORS, ibanValid, JOIN, keyBeforeSeparator, luhn } from './patterns.ts'
+import { DEFAULT_DETECTORS, EMAIL, ibanValid, JOIN, keyBeforeSeparator, luhn } from './patterns.ts'
 import { scrubEvent, scrubPolicy } from './scrub.ts'
 import { NEW_PROJECT_PRIVACY, type PrivacySettings } from './settings.ts'
 
@@ -530,6 +530,72 @@ describe('log template parameters', () => {
     expect(le?.params).toEqual(['INV-7', '[Filtered]'])
     expect(le?.formatted).toBe('invoice INV-7 failed: token=[Filtered]')
     expect(JSON.stringify(le)).not.toContain('t-5e6f7a')
+  })
+})
+
+describe('e-mail addresses in the log message', () => {
+  function scrubMessage(raw: Record<string, unknown>, over: Partial<PrivacySettings> = {}) {
+    const event = normalizeEvent(raw, { received: 1 })
+    const meta = scrubEvent(event, {}, policy(over))
+    return { event, meta: meta as Record<string, unknown> | undefined }
+  }
+
+  it("masks them in the rendered text (Relay's @email:replace), not in the parameters", () => {
+    const { event, meta } = scrubMessage({
+      logentry: {
+        message: 'password reset mailed to %s (ticket %s)',
+        params: ['jane.doe+billing@mail.example.co.uk', 'T-19'],
+        formatted: 'password reset mailed to jane.doe+billing@mail.example.co.uk (ticket T-19)',
+      },
+    })
+    expect(event.logentry?.formatted).toBe('password reset mailed to [email] (ticket T-19)')
+    expect(event.logentry?.message).toBe('password reset mailed to %s (ticket %s)')
+    expect(event.logentry?.params).toEqual(['jane.doe+billing@mail.example.co.uk', 'T-19'])
+    expect(meta).toEqual({ logentry: { formatted: { '': { rem: [['@email', 's']] } } } })
+  })
+
+  it('masks a plain message, sent as a string or as a template without parameters', () => {
+    const top = scrubMessage({ message: 'signup failed for bob@example.org, again' })
+    expect(top.event.logentry?.formatted).toBe('signup failed for [email], again')
+    const plain = scrubMessage({ logentry: { message: 'bounce from ops@example.io' } })
+    expect(plain.event.logentry?.message).toBe('bounce from [email]')
+    expect(plain.meta).toEqual({ logentry: { message: { '': { rem: [['@email', 's']] } } } })
+  })
+
+  it('keeps package versions, scoped names, hosts and addresses outside the message', () => {
+    const text = 'upgrade @sentry/node@8.0.0 via git@github.com:org/repo and user@localhost'
+    const { event, meta } = scrubMessage({
+      message: text,
+      user: { email: 'kept@example.com' },
+      exception: { values: [{ type: 'Error', value: 'no mailbox x@example.com' }] },
+    })
+    expect(event.logentry?.formatted).toBe(text.replace('git@github.com', '[email]'))
+    expect(event.user?.['email']).toBe('kept@example.com')
+    expect(event.exception?.values[0]?.value).toBe('no mailbox x@example.com')
+    expect(meta).toEqual({ logentry: { formatted: { '': { rem: [['@email', 's']] } } } })
+  })
+
+  it('keeps them when the default rules are off', () => {
+    const { event, meta } = scrubMessage(
+      { message: 'reply to a@example.com' },
+      { scrubDefaults: false },
+    )
+    expect(event.logentry?.formatted).toBe('reply to a@example.com')
+    expect(meta).toBeUndefined()
+  })
+
+  it('stays linear on long runs of address characters', () => {
+    const hostile = [
+      `${'a'.repeat(200_000)}@`,
+      'a@'.repeat(100_000),
+      `x@${'a-'.repeat(100_000)}`,
+      `x@${'a.'.repeat(100_000)}`,
+    ]
+    for (const input of hostile) {
+      const started = performance.now()
+      input.replace(EMAIL, '[email]')
+      expect(performance.now() - started).toBeLessThan(1_000)
+    }
   })
 })
 

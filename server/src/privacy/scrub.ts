@@ -3,6 +3,8 @@ import type { LogEntry, NormalizedEvent, Stacktrace } from '../event/types.ts'
 import {
   DEFAULT_DETECTORS,
   type Detector,
+  EMAIL,
+  EMAIL_MASK,
   FILTERED,
   IP_DETECTOR,
   JOIN,
@@ -650,11 +652,48 @@ function secretParams(s: Scrubber, le: LogEntry): LogEntry {
   return { ...le, params: filtered, ...(formatted !== undefined ? { formatted } : {}) }
 }
 
+/**
+ * E-mail addresses in the log message's rendered text become `[email]` (rule `@email`), as
+ * Relay's default scrubbing does to `logentry.formatted` (a replace-only rule there, since the
+ * message is what a user reads). A plain message (no template rendered, or one equal to its
+ * rendering) is that text too: Relay moves it into `formatted` before scrubbing. Elsewhere an
+ * address is kept, as in Relay (`user.email`, tags, `extra`, an exception's value). First walk
+ * only, like {@link secretParams}.
+ */
+function emailsInMessage(s: Scrubber, le: LogEntry): LogEntry {
+  const { formatted, message } = le
+  const plain = message !== undefined && (formatted === undefined || formatted === message)
+  const f = formatted === undefined ? undefined : maskEmails(s, 'formatted', formatted)
+  const m = plain ? maskEmails(s, 'message', message) : message
+  return f === formatted && m === message
+    ? le
+    : {
+        ...le,
+        ...(m !== undefined ? { message: m } : {}),
+        ...(f !== undefined ? { formatted: f } : {}),
+      }
+}
+
+/** `text` (at `logentry.<key>`) with its e-mail addresses masked, and the remark if any. */
+function maskEmails(s: Scrubber, key: string, text: string): string {
+  if (!text.includes('@')) return text
+  EMAIL.lastIndex = 0
+  const out = text.replace(EMAIL, EMAIL_MASK)
+  if (out !== text) {
+    s.path.push('logentry', key)
+    s.remarks.add(s.path, '@email', 's')
+    s.path.pop()
+    s.path.pop()
+  }
+  return out
+}
+
 /** One walk over every field of an event that carries client data (see {@link scrubEvent}). */
 function walkEvent(s: Scrubber, event: NormalizedEvent, unknownKeys: Obj): void {
   const path = s.path
   let le = event.logentry
-  if (le !== undefined && s.texts !== undefined && s.p.defaults) le = secretParams(s, le)
+  if (le !== undefined && s.texts !== undefined && s.p.defaults)
+    le = emailsInMessage(s, secretParams(s, le))
   if (le !== undefined) {
     path.push('logentry')
     const message = le.message === undefined ? undefined : s.strAt('message', le.message)

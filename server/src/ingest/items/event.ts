@@ -131,16 +131,23 @@ function digestWith(
     event.tags.push(['component', component])
   }
   // Unknown top-level keys are kept for display, trimmed like every other databag. A client's
-  // own `_meta` is not: remarks are the server's (below), never taken from the sender.
+  // own `_meta` is not: remarks are the server's (below), never taken from the sender. A
+  // top-level `message` keeps its place but not its value: the normaliser read it into
+  // `logentry`, and the stored `message` is that entry's scrubbed text (below).
   const extraNotes = new TrimNotes()
   const stored: Record<string, unknown> = {}
   for (const k in raw) {
-    if (Object.hasOwn(raw, k) && !(k in event) && k !== '_meta')
-      stored[k] = trimBag(raw[k], k, extraNotes, 1)
+    if (!Object.hasOwn(raw, k) || k in event || k === '_meta') continue
+    stored[k] = k === 'message' ? undefined : trimBag(raw[k], k, extraNotes, 1)
   }
   if (extraNotes.notes.length > 0) event.errors = [...(event.errors ?? []), ...extraNotes.list()]
   // Scrubbed before grouping: a secret can neither split an issue nor show in its title.
   const meta = scrubEvent(event, stored, policy.scrub)
+  if ('message' in stored) {
+    const text = event.logentry?.formatted ?? event.logentry?.message
+    if (text !== undefined) stored['message'] = text
+    else delete stored['message']
+  }
   const group = groupEvent(event)
   // The search fields, from the scrubbed event (a filtered value is never indexed); tags dropped
   // for their bounds are noted on the event, not refused.
