@@ -133,6 +133,7 @@ export async function buildApp(
       delayMs: config.commitDelayMs,
       maxInFlight: commitConcurrency(store, config),
       startAt: commitStartAt(store),
+      wave: store.dialect === 'postgres',
       observer: metrics,
     }),
     digests: new DigestPool(config.digestThreads),

@@ -51,6 +51,33 @@ describe('GroupCommitter', () => {
     await store.close()
   })
 
+  it('with wave, sends a group once as many units are in flight as lately at most', async () => {
+    const { store, project, key, groups, counting } = await countingStore('f'.repeat(32))
+    const unit = (i: number) => ({ events: [row(project.id, key.id, `w${i}`)], outcomes: [] })
+    // A delay no test waits out: only the wave can send these groups.
+    const waves = new GroupCommitter(counting, { delayMs: 60_000, maxInFlight: 4, wave: true })
+    // Four clients arrive one after another: each is a new most, so each goes at once.
+    await Promise.all([1, 2, 3, 4].map((i) => waves.write(unit(i))))
+    expect(groups).toEqual([1, 1, 1, 1])
+    // They come back after their answers: three are not yet all of them…
+    const back = [5, 6, 7].map((i) => waves.write(unit(i)))
+    expect(groups).toEqual([1, 1, 1, 1])
+    // …the fourth is, and the four go together from inside its write.
+    back.push(waves.write(unit(8)))
+    expect(groups).toEqual([1, 1, 1, 1, 4])
+    await Promise.all(back)
+
+    // Without it, the same clients wait for the delay (here: until flushed).
+    groups.length = 0
+    const plain = new GroupCommitter(counting, { delayMs: 60_000, maxInFlight: 4 })
+    const waiting = [9, 10, 11, 12].map((i) => plain.write(unit(i)))
+    expect(groups).toEqual([])
+    await plain.flush()
+    await Promise.all(waiting)
+    expect(groups).toEqual([4])
+    await store.close()
+  })
+
   it('after a commit, gathers the next group until its oldest unit waited the delay', async () => {
     const store = await openSqliteStore(':memory:')
     const { project, key } = await store.createProject('P', 'p', 'd'.repeat(32))

@@ -40,6 +40,14 @@ export class GroupCommitter {
   private readonly maxBatch: number
   private readonly maxInFlight: number
   private readonly startAt: number
+  /** Send a group once every unit seen in flight lately is back in the queue (`wave`). */
+  private readonly wave: boolean
+  /** Units of the groups being committed. */
+  private committing = 0
+  /** The most units queued and committing at once in this second and the one before. */
+  private peak = 0
+  private peakBefore = 0
+  private peakSince = 0
   private readonly observer: CommitObserver | undefined
 
   /**
@@ -49,6 +57,14 @@ export class GroupCommitter {
    * of requests while the main thread still reads the rest: 50 connections answered by one
    * commit otherwise come back together, and main thread and writer take turns instead of
    * working at once (open-store.ts `commitStartAt`).
+   *
+   * `wave`: a group also goes at once when the units queued and committing reach the most seen
+   * at once in the last one to two seconds. Clients that wait for their answer before sending
+   * again (a fixed set of connections: SDK transports, workers) come back together after the
+   * commit that answered them; once all of them are back, nobody else is on the way, and the
+   * rest of the delay would only idle (PostgreSQL, whose commit is two round trips: that wait
+   * had been a sixth of the cycle at 50 connections). Under a stream of new clients the count
+   * seldom reaches its recent peak, and the delay decides as before.
    */
   constructor(
     store: IngestStore,
@@ -57,6 +73,7 @@ export class GroupCommitter {
       maxBatch?: number | undefined
       maxInFlight?: number
       startAt?: number | undefined
+      wave?: boolean | undefined
       observer?: CommitObserver | undefined
     },
   ) {
@@ -66,6 +83,21 @@ export class GroupCommitter {
     this.maxBatch = opts.maxBatch ?? 500
     this.maxInFlight = Math.max(1, opts.maxInFlight ?? 1)
     this.startAt = Math.max(1, Math.min(opts.startAt ?? this.maxBatch, this.maxBatch))
+    this.wave = opts.wave === true
+  }
+
+  /** Whether the units in flight are as many as lately at most (see `wave`). */
+  private waveIn(): boolean {
+    if (!this.wave) return false
+    const now = performance.now()
+    const total = this.queue.length + this.committing
+    if (now - this.peakSince >= 1000) {
+      this.peakBefore = this.peak
+      this.peak = 0
+      this.peakSince = now
+    }
+    if (total > this.peak) this.peak = total
+    return total >= Math.max(this.peak, this.peakBefore)
   }
 
   /** Units waiting for a group (not those of groups being committed). */
@@ -77,7 +109,10 @@ export class GroupCommitter {
   write(unit: WriteUnit): Promise<WriteUnitResult> {
     return new Promise((resolve, reject) => {
       this.queue.push({ unit, resolve, reject, at: performance.now() })
-      if (this.queue.length >= this.startAt && this.inFlight.size < this.maxInFlight) {
+      if (
+        (this.queue.length >= this.startAt || this.waveIn()) &&
+        this.inFlight.size < this.maxInFlight
+      ) {
         if (this.timer !== undefined) clearTimeout(this.timer)
         this.timer = undefined
         void this.drain(false)
@@ -117,13 +152,15 @@ export class GroupCommitter {
       }
       const oldest = this.queue[0]?.at ?? 0
       const wait = this.delayMs - (performance.now() - oldest)
-      if (!now && !first && wait > 0 && this.queue.length < this.startAt) {
+      if (!now && !first && wait > 0 && this.queue.length < this.startAt && !this.waveIn()) {
         this.kick(Math.ceil(wait))
         return
       }
       first = false
       const batch = this.queue.splice(0, this.maxBatch)
+      this.committing += batch.length
       const commit: Promise<void> = this.commit(batch).finally(() => {
+        this.committing -= batch.length
         this.inFlight.delete(commit)
         // Several slots: this drain did not wait, so a freed slot restarts the queue.
         if (this.maxInFlight > 1 && this.queue.length > 0) this.kick(0)
