@@ -78,6 +78,19 @@ describe('GroupCommitter', () => {
     await store.close()
   })
 
+  it('with wave, forgets the peak of a busy second after a quiet one', async () => {
+    const { store, project, key, groups, counting } = await countingStore('a1'.repeat(16))
+    const unit = (i: number) => ({ events: [row(project.id, key.id, `q${i}`)], outcomes: [] })
+    const waves = new GroupCommitter(counting, { delayMs: 60_000, maxInFlight: 4, wave: true })
+    await Promise.all([1, 2, 3, 4].map((i) => waves.write(unit(i))))
+    expect(groups).toEqual([1, 1, 1, 1])
+    // Two quiet seconds: one client alone is then all there is, and goes at once.
+    await new Promise((resolve) => setTimeout(resolve, 2_100))
+    await waves.write(unit(5))
+    expect(groups).toEqual([1, 1, 1, 1, 1])
+    await store.close()
+  })
+
   it('after a commit, gathers the next group until its oldest unit waited the delay', async () => {
     const store = await openSqliteStore(':memory:')
     const { project, key } = await store.createProject('P', 'p', 'd'.repeat(32))

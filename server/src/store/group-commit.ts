@@ -92,7 +92,8 @@ export class GroupCommitter {
     const now = performance.now()
     const total = this.queue.length + this.committing
     if (now - this.peakSince >= 1000) {
-      this.peakBefore = this.peak
+      // The second before this one, or none after a quiet second.
+      this.peakBefore = now - this.peakSince < 2000 ? this.peak : 0
       this.peak = 0
       this.peakSince = now
     }
