@@ -133,7 +133,8 @@ export async function buildApp(
       delayMs: config.commitDelayMs,
       maxInFlight: commitConcurrency(store, config),
       startAt: commitStartAt(store),
-      wave: store.dialect === 'postgres',
+      // A group goes once every client lately in flight is back (group-commit.ts `wave`).
+      wave: true,
       observer: metrics,
     }),
     digests: new DigestPool(config.digestThreads),

@@ -62,9 +62,9 @@ export class GroupCommitter {
    * at once in the last one to two seconds. Clients that wait for their answer before sending
    * again (a fixed set of connections: SDK transports, workers) come back together after the
    * commit that answered them; once all of them are back, nobody else is on the way, and the
-   * rest of the delay would only idle (PostgreSQL, whose commit is two round trips: that wait
-   * had been a sixth of the cycle at 50 connections). Under a stream of new clients the count
-   * seldom reaches its recent peak, and the delay decides as before.
+   * rest of the delay would only idle (on PostgreSQL that wait had been a seventh of the cycle
+   * at 50 connections; on SQLite it left the writer waiting). Under a stream of new clients
+   * the count seldom reaches its recent peak, and the delay decides as before.
    */
   constructor(
     store: IngestStore,
