@@ -18,6 +18,19 @@ async function countingStore(apiKey: string) {
   return { store, project, key, groups, counting }
 }
 
+/**
+ * A committer with `wave` on, and a delay no test waits out (only the wave sends its groups),
+ * after four clients came in one after another: each a new most, so each went at once.
+ */
+async function fourClients(apiKey: string) {
+  const c = await countingStore(apiKey)
+  const unit = (i: number) => ({ events: [row(c.project.id, c.key.id, `w${i}`)], outcomes: [] })
+  const waves = new GroupCommitter(c.counting, { delayMs: 60_000, maxInFlight: 4, wave: true })
+  await Promise.all([1, 2, 3, 4].map((i) => waves.write(unit(i))))
+  expect(c.groups).toEqual([1, 1, 1, 1])
+  return { ...c, unit, waves }
+}
+
 describe('GroupCommitter', () => {
   it('writes units queued together in one store transaction and resolves each with its own result', async () => {
     const { store, project, key, groups: calls, counting } = await countingStore('b'.repeat(32))
@@ -52,13 +65,7 @@ describe('GroupCommitter', () => {
   })
 
   it('with wave, sends a group once as many units are in flight as lately at most', async () => {
-    const { store, project, key, groups, counting } = await countingStore('f'.repeat(32))
-    const unit = (i: number) => ({ events: [row(project.id, key.id, `w${i}`)], outcomes: [] })
-    // A delay no test waits out: only the wave can send these groups.
-    const waves = new GroupCommitter(counting, { delayMs: 60_000, maxInFlight: 4, wave: true })
-    // Four clients arrive one after another: each is a new most, so each goes at once.
-    await Promise.all([1, 2, 3, 4].map((i) => waves.write(unit(i))))
-    expect(groups).toEqual([1, 1, 1, 1])
+    const { store, groups, counting, unit, waves } = await fourClients('f'.repeat(32))
     // They come back after their answers: three are not yet all of them…
     const back = [5, 6, 7].map((i) => waves.write(unit(i)))
     expect(groups).toEqual([1, 1, 1, 1])
@@ -79,11 +86,7 @@ describe('GroupCommitter', () => {
   })
 
   it('with wave, forgets the peak of a busy second after a quiet one', async () => {
-    const { store, project, key, groups, counting } = await countingStore('a1'.repeat(16))
-    const unit = (i: number) => ({ events: [row(project.id, key.id, `q${i}`)], outcomes: [] })
-    const waves = new GroupCommitter(counting, { delayMs: 60_000, maxInFlight: 4, wave: true })
-    await Promise.all([1, 2, 3, 4].map((i) => waves.write(unit(i))))
-    expect(groups).toEqual([1, 1, 1, 1])
+    const { store, groups, unit, waves } = await fourClients('a1'.repeat(16))
     // Two quiet seconds: one client alone is then all there is, and goes at once.
     await new Promise((resolve) => setTimeout(resolve, 2_100))
     await waves.write(unit(5))
