@@ -677,7 +677,6 @@ function emailsInMessage(s: Scrubber, le: LogEntry): LogEntry {
 /** `text` (at `logentry.<key>`) with its e-mail addresses masked, and the remark if any. */
 function maskEmails(s: Scrubber, key: string, text: string): string {
   if (!text.includes('@')) return text
-  EMAIL.lastIndex = 0
   const out = text.replace(EMAIL, EMAIL_MASK)
   if (out !== text) {
     s.path.push('logentry', key)

@@ -86,10 +86,9 @@ export class GroupCommitter {
     this.wave = opts.wave === true
   }
 
-  /** Whether the units in flight are as many as lately at most (see `wave`). */
-  private waveIn(): boolean {
+  /** Whether the units in flight are as many as lately at most, at `now` (see `wave`). */
+  private waveIn(now: number): boolean {
     if (!this.wave) return false
-    const now = performance.now()
     const total = this.queue.length + this.committing
     if (now - this.peakSince >= 1000) {
       // The second before this one, or none after a quiet second.
@@ -109,9 +108,10 @@ export class GroupCommitter {
   /** Queues a unit; resolves with its results once committed. */
   write(unit: WriteUnit): Promise<WriteUnitResult> {
     return new Promise((resolve, reject) => {
-      this.queue.push({ unit, resolve, reject, at: performance.now() })
+      const at = performance.now()
+      this.queue.push({ unit, resolve, reject, at })
       if (
-        (this.queue.length >= this.startAt || this.waveIn()) &&
+        (this.queue.length >= this.startAt || this.waveIn(at)) &&
         this.inFlight.size < this.maxInFlight
       ) {
         if (this.timer !== undefined) clearTimeout(this.timer)
@@ -152,8 +152,9 @@ export class GroupCommitter {
         continue
       }
       const oldest = this.queue[0]?.at ?? 0
-      const wait = this.delayMs - (performance.now() - oldest)
-      if (!now && !first && wait > 0 && this.queue.length < this.startAt && !this.waveIn()) {
+      const at = performance.now()
+      const wait = this.delayMs - (at - oldest)
+      if (!now && !first && wait > 0 && this.queue.length < this.startAt && !this.waveIn(at)) {
         this.kick(Math.ceil(wait))
         return
       }
