@@ -33,6 +33,35 @@ def grouping():
     return groups
 
 
+def check(item):
+    # Every member of one kind raised from one line: identical stack traces.
+    if isinstance(item, str):
+        raise KeyError(item)
+    raise ValueError(f"bad item {item}")
+
+
+def batch(items):
+    errors = []
+    for item in items:
+        try:
+            check(item)
+        except Exception as error:  # noqa: BLE001 - collected into the group
+            errors.append(error)
+    raise ExceptionGroup("batch failed", errors)  # noqa: F821 - Python 3.11+
+
+
+def exception_groups():
+    """ExceptionGroups: two of copies of one error, then two of the same two errors in another
+    order and count."""
+    groups = {"same": [], "mixed": []}
+    for label, items in (("same", [1, 2]), ("same", [3]), ("mixed", [4, "sku"]), ("mixed", ["sku", 5, 6])):
+        try:
+            batch(items)
+        except Exception as group:  # noqa: BLE001 - the ExceptionGroup
+            groups[label].append(sentry_sdk.capture_exception(group))
+    return groups
+
+
 def large():
     """One message with ~50 KB of extra data (the transport compresses every body anyway)."""
     with forked_scope() as scope:
@@ -41,7 +70,7 @@ def large():
         return {"large": [sentry_sdk.capture_message("conformance large payload", level="info")]}
 
 
-SCENARIOS = {"grouping": grouping, "large": large}
+SCENARIOS = {"grouping": grouping, "large": large, "exception-groups": exception_groups}
 
 
 def main(argv):

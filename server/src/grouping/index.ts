@@ -6,7 +6,7 @@
 import type { NormalizedEvent } from '../event/types.ts'
 import { hashValues } from './hash.ts'
 import { labelEvent } from './title.ts'
-import { groupingValuesV1 } from './v1.ts'
+import { groupingValuesV1, hasExceptionGroup, mainExceptionV1 } from './v1.ts'
 
 /** What the store records for an event's group. */
 export interface GroupingResult {
@@ -15,6 +15,12 @@ export interface GroupingResult {
   title: string
   culprit: string
   metadata: { type?: string; value?: string }
+  /**
+   * The hash the event had before v1 reduced exception groups, when that differs from `hash`:
+   * the store joins the event to the issue found under it when `hash` has none yet, so
+   * issues stored before the change go on collecting their events.
+   */
+  previousHash?: string
 }
 
 /** The strategy new events are grouped with; stored with each hash. */
@@ -22,12 +28,17 @@ export const CURRENT_GROUPING_VERSION: string = 'v1'
 
 /** Computes the group hash, title and culprit of an event with the current strategy. */
 export function groupEvent(event: NormalizedEvent): GroupingResult {
-  const { title, culprit, metadata } = labelEvent(event)
-  return {
+  const { title, culprit, metadata } = labelEvent(event, mainExceptionV1(event))
+  const result: GroupingResult = {
     hash: hashValues(groupingValuesV1(event)),
     version: CURRENT_GROUPING_VERSION,
     title,
     culprit,
     metadata,
   }
+  if (hasExceptionGroup(event)) {
+    const previous = hashValues(groupingValuesV1(event, false))
+    if (previous !== result.hash) result.previousHash = previous
+  }
+  return result
 }

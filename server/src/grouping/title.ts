@@ -106,9 +106,13 @@ function culprit(event: NormalizedEvent): string {
   return nonBlank(frame?.function) ?? nonBlank(frame?.raw_function) ?? ''
 }
 
-/** Title, culprit and metadata of an event, taken from its primary (last) exception if any. */
-export function labelEvent(event: NormalizedEvent): EventLabels {
-  const primary = event.exception?.values.at(-1)
+/**
+ * Title, culprit and metadata of an event, taken from its primary exception if any: the one at
+ * `main` when the grouping names one (an exception group reduced to one member), else the last.
+ */
+export function labelEvent(event: NormalizedEvent, main?: number): EventLabels {
+  const values = event.exception?.values
+  const primary = (main === undefined ? undefined : values?.[main]) ?? values?.at(-1)
   const type = nonBlank(primary?.type)
   const value = nonBlank(primary?.value)
   const metadata: EventLabels['metadata'] = {}

@@ -4,6 +4,7 @@
  * values start with the name of what decided, so two strategies can never produce one hash.
  */
 import type { ExceptionValue, Frame, NormalizedEvent } from '../event/types.ts'
+import { reduceExceptionGroups } from './exception-groups.ts'
 import { planFingerprint } from './fingerprint.ts'
 import { type FrameKey, stackKeys, threadFrames } from './frames.ts'
 import { groupingMessage, nonBlank, normalizeMessage } from './message.ts'
@@ -79,27 +80,60 @@ function isCapturedMessage(chain: readonly ExceptionValue[]): boolean {
   return chain.every((e) => e.mechanism?.synthetic === true && nonBlank(e.type) === undefined)
 }
 
-function chainValues(event: NormalizedEvent): string[] | undefined {
+/**
+ * What each exception of the chain contributes (`pushExceptionValues`), under one variant for
+ * the whole chain: `app` if any in-app frame of the chain contributes, else `system`.
+ */
+function exceptionParts(event: NormalizedEvent, chain: readonly ExceptionValue[]): string[][] {
+  const stacks = chain.map((exception) => exception.stacktrace?.frames ?? [])
+  const appKeys = appKeysOf(stacks, event.platform)
+  const app = appKeys.some((keys) => keys.length > 0)
+  return chain.map((exception, i) => {
+    const keys = app ? appKeys[i] : stackKeys(stacks[i] ?? [], 'system', event.platform)
+    const part: string[] = []
+    pushExceptionValues(part, exception, keys ?? [])
+    return part
+  })
+}
+
+/** The chain's exception groups reduced (exception-groups.ts) over each exception's own values. */
+function reduceChain(parts: readonly string[][], chain: readonly ExceptionValue[]) {
+  return reduceExceptionGroups(chain, (i) => (parts[i] ?? []).join('\n'))
+}
+
+/** Whether the event's chain holds an exception group (only then can reducing change anything). */
+export function hasExceptionGroup(event: NormalizedEvent): boolean {
+  const chain = event.exception?.values ?? []
+  return chain.length > 1 && chain.some((e) => e.mechanism?.is_exception_group === true)
+}
+
+function chainValues(event: NormalizedEvent, reduce: boolean): string[] | undefined {
   const chain = event.exception?.values ?? []
   if (chain.length === 0) return undefined
   if (isCapturedMessage(chain)) {
     return messageValues(groupingMessage(event) ?? nonBlank(chain.at(-1)?.value))
   }
-  const stacks = chain.map((exception) => exception.stacktrace?.frames ?? [])
-  // `app` if any in-app frame of the chain contributes, else `system` (every frame).
-  const appKeys = appKeysOf(stacks, event.platform)
-  const app = appKeys.some((keys) => keys.length > 0)
+  const parts = exceptionParts(event, chain)
+  const order = (reduce ? reduceChain(parts, chain)?.order : undefined) ?? parts.keys()
   const values: string[] = []
-  chain.forEach((exception, i) => {
-    const keys = app ? appKeys[i] : stackKeys(stacks[i] ?? [], 'system', event.platform)
-    pushExceptionValues(values, exception, keys ?? [])
-  })
+  for (const i of order) values.push(...(parts[i] ?? []))
   return values.length === 0 ? undefined : values
 }
 
+/**
+ * The exception an issue is named after when the event's exception groups reduce to one
+ * distinct member (`reduceExceptionGroups`), whatever decides the group; else `undefined` (the
+ * chain's last exception names it).
+ */
+export function mainExceptionV1(event: NormalizedEvent): number | undefined {
+  if (!hasExceptionGroup(event)) return undefined
+  const chain = event.exception?.values ?? []
+  return reduceChain(exceptionParts(event, chain), chain)?.main
+}
+
 /** The values of the first strategy that contributes, else the shared fallback. */
-function defaultValues(event: NormalizedEvent): string[] {
-  const chain = chainValues(event)
+function defaultValues(event: NormalizedEvent, reduce: boolean): string[] {
+  const chain = chainValues(event, reduce)
   if (chain !== undefined) return chain
   const threads = threadFrames(event)
   return (
@@ -109,13 +143,17 @@ function defaultValues(event: NormalizedEvent): string[] {
   )
 }
 
-/** The ordered values whose hash is the group of `event` under v1 (exposed for tests/debugging). */
-export function groupingValuesV1(event: NormalizedEvent): string[] {
+/**
+ * The ordered values whose hash is the group of `event` under v1 (exposed for tests/debugging).
+ * `reduceGroups: false`: as v1 grouped before it reduced exception groups (exception-groups.ts),
+ * each exception of the chain in list order — the hash issues of such events were stored under.
+ */
+export function groupingValuesV1(event: NormalizedEvent, reduceGroups = true): string[] {
   const plan = planFingerprint(event)
   if (plan.kind === 'custom') {
     return ['fingerprint', ...plan.values.map((value) => `fingerprint:${value}`)]
   }
-  const values = defaultValues(event)
+  const values = defaultValues(event, reduceGroups)
   if (plan.kind === 'default') return values
   return ['hybrid', ...values, ...plan.extras.map((extra) => `fingerprint:${extra}`)]
 }

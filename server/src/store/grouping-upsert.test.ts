@@ -39,9 +39,19 @@ function memoryIo(issues: Map<string, FoundIssue>, claimedBy?: FoundIssue) {
   const touches: IssueTouch[] = []
   let nextId = 100
   const io: SyncGroupingIo = {
-    findHash: (e) => {
-      calls.push('find')
-      return issues.get(e.hash)
+    findHash: (e, hash) => {
+      calls.push(hash === e.hash ? 'find' : 'find previous')
+      return issues.get(hash)
+    },
+    claimHash: (e, issueId) => {
+      calls.push('claim')
+      if (claimedBy !== undefined) {
+        issues.set(e.hash, claimedBy)
+        return false
+      }
+      const found = [...issues.values()].find((i) => i.issueId === issueId)
+      if (found !== undefined) issues.set(e.hash, found)
+      return true
     },
     createIssue: (e) => {
       calls.push('create')
@@ -106,14 +116,59 @@ describe('upsertGroup', () => {
     const a = memoryIo(new Map(), winner)
     const asyncR = await upsertGroup(
       {
-        findHash: async (e) => a.io.findHash(e),
+        findHash: async (e, hash) => a.io.findHash(e, hash),
         createIssue: async (e) => a.io.createIssue(e),
+        claimHash: async (e, issueId) => a.io.claimHash(e, issueId),
         touchIssue: async (t) => a.io.touchIssue(t),
       },
       events,
     )
     expect(asyncR).toEqual(r)
     expect(a.calls).toEqual(m.calls)
+  })
+})
+
+describe('upsertGroup with a previous hash', () => {
+  const stored: FoundIssue = {
+    issueId: 7,
+    status: 'unresolved',
+    forReview: false,
+    ignoreUntil: null,
+    ignoreUntilSeen: null,
+    timesSeen: 3,
+  }
+  const withPrevious = (id: string, previousHash: string) => ({ ...ev(id, 'new'), previousHash })
+
+  it("joins the previous hash's issue and claims the new hash for it", () => {
+    const issues = new Map([['old', stored]])
+    const m = memoryIo(issues)
+    const r = upsertGroupSync(m.io, [withPrevious('a', 'old'), withPrevious('b', 'old')])
+    expect(m.calls).toEqual(['find', 'find previous', 'claim', 'touch'])
+    expect(r.map((x) => [x.issueId, x.issueCreated])).toEqual([
+      [7, false],
+      [7, false],
+    ])
+    expect(m.touches[0]).toMatchObject({ issueId: 7, count: 2 })
+    expect(issues.get('new')?.issueId).toBe(7)
+    // The next event finds the new hash itself.
+    const again = memoryIo(issues)
+    upsertGroupSync(again.io, [withPrevious('c', 'old')])
+    expect(again.calls).toEqual(['find', 'touch'])
+  })
+
+  it('creates an issue when the previous hash has none either', () => {
+    const m = memoryIo(new Map())
+    const r = upsertGroupSync(m.io, [withPrevious('a', 'old')])
+    expect(m.calls).toEqual(['find', 'find previous', 'create'])
+    expect(r[0]?.issueCreated).toBe(true)
+  })
+
+  it('joins the winner when another writer claimed the new hash first', () => {
+    const winner = { ...stored, issueId: 9 }
+    const m = memoryIo(new Map([['old', stored]]), winner)
+    const r = upsertGroupSync(m.io, [withPrevious('a', 'old')])
+    expect(m.calls).toEqual(['find', 'find previous', 'claim', 'find', 'touch'])
+    expect(r[0]?.issueId).toBe(9)
   })
 })
 

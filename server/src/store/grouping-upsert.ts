@@ -50,10 +50,18 @@ export const issueTouchParams = (
 
 /** The storage steps of the grouping rule, as PostgreSQL runs them (each a statement). */
 export interface GroupingIo {
-  /** The issue the (project, hash) belongs to, locked for update where the backend locks. */
-  findHash(e: EventToWrite): Promise<FoundIssue | undefined>
+  /**
+   * The issue the (project, `hash`) belongs to, locked for update where the backend locks;
+   * `hash` is the event's own, or its `previousHash`.
+   */
+  findHash(e: EventToWrite, hash: string): Promise<FoundIssue | undefined>
   /** Creates the issue of a new hash; undefined when another writer claimed the hash first. */
   createIssue(e: EventToWrite): Promise<number | undefined>
+  /**
+   * Records the event's hash for an existing issue (the one its `previousHash` found); false
+   * when another writer claimed the hash first.
+   */
+  claimHash(e: EventToWrite, issueId: number): Promise<boolean>
   /** Writes what a run of events did to an existing issue. */
   touchIssue(t: IssueTouch): Promise<void>
 }
@@ -64,8 +72,9 @@ export interface GroupingIo {
  * statement (better-sqlite3 is synchronous).
  */
 export interface SyncGroupingIo {
-  findHash(e: EventToWrite): FoundIssue | undefined
+  findHash(e: EventToWrite, hash: string): FoundIssue | undefined
   createIssue(e: EventToWrite): number | undefined
+  claimHash(e: EventToWrite, issueId: number): boolean
   touchIssue(t: IssueTouch): void
 }
 
@@ -78,14 +87,16 @@ export interface GroupingResult {
 
 /** One storage step the rule asks the backend for. */
 type GroupingStep =
-  | { op: 'find'; e: EventToWrite }
+  | { op: 'find'; e: EventToWrite; hash: string }
   | { op: 'create'; e: EventToWrite }
+  | { op: 'claim'; e: EventToWrite; issueId: number }
   | { op: 'touch'; touch: IssueTouch }
 
 /** The backend's answer to the last step: `found` after a find, `created` after a create. */
 interface GroupingAnswer {
   found?: FoundIssue | undefined
   created?: number | undefined
+  claimed?: boolean
 }
 
 /** The triage state of an issue its first event just created (the schema's defaults). */
@@ -108,6 +119,11 @@ const NEW_ISSUE: IssueOnEvent = {
  * events join the winner's issue, so one hash never gets two issues and no request fails for
  * it. The events joining an existing issue are folded into one touch (`foldOnIssue`): exactly
  * what writing them one by one gives, with one `UPDATE` per hash instead of one per event.
+ *
+ * A hash without an issue whose first event carries a `previousHash` (what an earlier grouping
+ * rule gave it) with an issue is claimed for that issue instead of creating one: an issue
+ * stored before a grouping change keeps its events. Losing that claim to another writer (who
+ * created or claimed the hash meanwhile) reads the hash again, as after a lost creation.
  */
 function* groupingSteps(
   run: readonly EventToWrite[],
@@ -116,7 +132,14 @@ function* groupingSteps(
   if (first === undefined) return []
   const results: GroupingResult[] = []
   let rest = run
-  let found = (yield { op: 'find', e: first }).found
+  let found = (yield { op: 'find', e: first, hash: first.hash }).found
+  if (found === undefined && first.previousHash !== undefined) {
+    const before = (yield { op: 'find', e: first, hash: first.previousHash }).found
+    if (before !== undefined) {
+      const claimed = (yield { op: 'claim', e: first, issueId: before.issueId }).claimed
+      found = claimed === true ? before : (yield { op: 'find', e: first, hash: first.hash }).found
+    }
+  }
   if (found === undefined) {
     const created = (yield { op: 'create', e: first }).created
     if (created !== undefined) {
@@ -124,7 +147,7 @@ function* groupingSteps(
       found = { ...NEW_ISSUE, issueId: created }
       rest = run.slice(1)
     } else {
-      found = (yield { op: 'find', e: first }).found
+      found = (yield { op: 'find', e: first, hash: first.hash }).found
       if (found === undefined)
         throw new Error(`grouping hash ${first.hash} claimed but not readable`)
     }
@@ -152,8 +175,9 @@ export async function upsertGroup(
   let step = steps.next({})
   while (step.done !== true) {
     const s = step.value
-    if (s.op === 'find') step = steps.next({ found: await io.findHash(s.e) })
+    if (s.op === 'find') step = steps.next({ found: await io.findHash(s.e, s.hash) })
     else if (s.op === 'create') step = steps.next({ created: await io.createIssue(s.e) })
+    else if (s.op === 'claim') step = steps.next({ claimed: await io.claimHash(s.e, s.issueId) })
     else {
       await io.touchIssue(s.touch)
       step = steps.next({})
@@ -171,8 +195,9 @@ export function upsertGroupSync(
   let step = steps.next({})
   while (step.done !== true) {
     const s = step.value
-    if (s.op === 'find') step = steps.next({ found: io.findHash(s.e) })
+    if (s.op === 'find') step = steps.next({ found: io.findHash(s.e, s.hash) })
     else if (s.op === 'create') step = steps.next({ created: io.createIssue(s.e) })
+    else if (s.op === 'claim') step = steps.next({ claimed: io.claimHash(s.e, s.issueId) })
     else {
       io.touchIssue(s.touch)
       step = steps.next({})

@@ -75,6 +75,12 @@ export interface EventToWrite {
   hash: string
   groupingVersion: string
   /**
+   * The hash an earlier grouping rule gave the event, when it differs (grouping/index.ts): an
+   * event whose `hash` has no issue yet joins the issue of this one, and `hash` is recorded
+   * for that issue.
+   */
+  previousHash?: string
+  /**
    * The normalised event JSON as text, or already in its stored form (store/payload-codec.ts)
    * as the digest threads hand it over, passed on to the store as it is.
    */

@@ -92,6 +92,34 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
       await store.close()
     })
 
+    it("joins a new hash to the issue of the event's previous hash, then finds it by the new one", async () => {
+      const { store, project, key } = await setup()
+      // Stored before the grouping change: the issue knows only the old hash.
+      const [before] = await store.write([
+        { events: [row(project.id, key.id, 'old')], outcomes: [] },
+      ])
+      const issueId = before?.events[0]?.issueId ?? 0
+      await store.setIssueStatus(issueId, 'resolved')
+      const next = () => row(project.id, key.id, 'new', { previousHash: 'old' })
+      const [after] = await store.write([{ events: [next(), next()], outcomes: [] }])
+      expect(after?.events.map((e) => [e.issueId, e.issueCreated, e.regressed])).toEqual([
+        [issueId, false, true],
+        [issueId, false, false],
+      ])
+      // The new hash is the issue's now: found without the previous one.
+      const [later] = await store.write([
+        { events: [row(project.id, key.id, 'new')], outcomes: [] },
+      ])
+      expect(later?.events[0]).toMatchObject({ issueId, issueCreated: false })
+      // A previous hash no issue has: a new issue, as without one.
+      const [fresh] = await store.write([
+        { events: [row(project.id, key.id, 'other', { previousHash: 'none' })], outcomes: [] },
+      ])
+      expect(fresh?.events[0]).toMatchObject({ issueCreated: true })
+      expect((await store.getIssue(issueId))?.timesSeen).toBe(4)
+      await store.close()
+    })
+
     it('reopens a resolved issue as a regression', async () => {
       const { store, project, key } = await setup()
       const [first] = await store.write([

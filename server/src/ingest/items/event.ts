@@ -160,7 +160,7 @@ function digestWith(
   stored['culprit'] = group.culprit
   if (meta !== undefined) stored['_meta'] = meta
   const payload = JSON.stringify(stored)
-  return {
+  const digested: { row: EventToWrite; event: NormalizedEvent } = {
     event,
     row: {
       projectId: ctx.project.id,
@@ -183,6 +183,8 @@ function digestWith(
       text: search.text,
     },
   }
+  if (group.previousHash !== undefined) digested.row.previousHash = group.previousHash
+  return digested
 }
 
 /** The JS SDKs' `sdk.settings.infer_ip` ("auto" | "never"), when sent. */

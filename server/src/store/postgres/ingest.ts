@@ -39,21 +39,26 @@ const byHash = (a: { projectId: number; hash: string }, b: { projectId: number; 
  * group commits wait for each other. A resolved or ignored one is read again locked for
  * update, and its change is written to the row in this transaction (`locked`).
  */
-async function findHash(c: Db, ev: EventToWrite, g: GroupState): Promise<FoundIssue | undefined> {
+async function findHash(
+  c: Db,
+  ev: EventToWrite,
+  hash: string,
+  g: GroupState,
+): Promise<FoundIssue | undefined> {
   const q = `SELECT ${HASHED_ISSUE_COLUMNS}
            FROM grouphashes g JOIN issues i ON i.id = g.issue_id
            WHERE g.project_id = $1 AND g.hash = $2`
   // The group's lookup (prefetchHashes) answers a hash's first read; a second read (after a
   // lost claim) asks again.
-  const key = hashKey(ev)
+  const key = hashKey({ projectId: ev.projectId, hash })
   const pre = g.found.get(key)
   g.found.delete(key)
   const h =
     pre === undefined
-      ? await first<HashedIssueRow>(c, q, [ev.projectId, ev.hash], 'ingest_find_hash')
+      ? await first<HashedIssueRow>(c, q, [ev.projectId, hash], 'ingest_find_hash')
       : (pre ?? undefined)
   if (h === undefined || h.status === 'unresolved') return toFoundIssue(h)
-  const l = await first<HashedIssueRow>(c, `${q} FOR UPDATE OF i`, [ev.projectId, ev.hash])
+  const l = await first<HashedIssueRow>(c, `${q} FOR UPDATE OF i`, [ev.projectId, hash])
   if (l !== undefined) g.locked.add(Number(l.issue_id))
   return toFoundIssue(l)
 }
@@ -125,8 +130,15 @@ interface GroupState {
 
 /** The grouping rule's storage steps (grouping-upsert.ts) on the open transaction `c`. */
 const groupingIo = (c: Db, g: GroupState): GroupingIo => ({
-  findHash: (ev) => findHash(c, ev, g),
+  findHash: (ev, hash) => findHash(c, ev, hash, g),
   createIssue: (ev) => createIssue(c, ev),
+  claimHash: async (ev, issueId) =>
+    (await run(
+      c,
+      `INSERT INTO grouphashes (project_id, hash, grouping_version, issue_id)
+       VALUES ($1, $2, $3, $4) ON CONFLICT (project_id, hash) DO NOTHING`,
+      [ev.projectId, ev.hash, ev.groupingVersion, issueId],
+    )) === 1,
   touchIssue: async (t) => {
     if (!g.locked.has(t.issueId)) {
       // Only counters change: added up with the group's other counters.

@@ -68,10 +68,7 @@ export function sqliteIngest(db: Database.Database): IngestStore {
   )
 
   const grouping: SyncGroupingIo = {
-    findHash: (e) => {
-      const h = findHash.get(e.projectId, e.hash)
-      return toFoundIssue(h)
-    },
+    findHash: (e, hash) => toFoundIssue(findHash.get(e.projectId, hash)),
     // One writer: the hash cannot have been claimed since findHash, so this always creates.
     createIssue: (e) => {
       const row = insertIssue.get(
@@ -91,6 +88,11 @@ export function sqliteIngest(db: Database.Database): IngestStore {
     },
     touchIssue: (t) => {
       touchIssue.run(...issueTouchParams(t))
+    },
+    // One writer: nobody claimed the hash since findHash missed it.
+    claimHash: (e, issueId) => {
+      insertHash.run(e.projectId, e.hash, e.groupingVersion, issueId)
+      return true
     },
   }
 
