@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import type { ExceptionValue, Frame, NormalizedEvent } from '../event/types.ts'
+import { normalizedEvent } from '../../test/support/normalized-event.ts'
+import type { ExceptionValue, Frame } from '../event/types.ts'
 import { reduceExceptionGroups } from './exception-groups.ts'
 import { groupEvent } from './index.ts'
 import { groupingValuesV1 } from './v1.ts'
@@ -32,16 +33,7 @@ function exc(
   }
 }
 
-function event(values: ExceptionValue[]): NormalizedEvent {
-  return {
-    event_id: 'a'.repeat(32),
-    timestamp: 1,
-    platform: 'python',
-    level: 'error',
-    tags: [],
-    exception: { values },
-  }
-}
+const event = (values: ExceptionValue[]) => normalizedEvent({ exception: { values } })
 
 /** As SDKs list them: the thrown group last, its members before it in reverse order. */
 const group = (...members: ExceptionValue[]): ExceptionValue[] => [

@@ -1,17 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import type { NormalizedEvent } from '../event/types.ts'
+import { normalizedEvent } from '../../test/support/normalized-event.ts'
 import { planFingerprint, resolveEntry, resolveVariable } from './fingerprint.ts'
 
-function event(fields: Partial<NormalizedEvent>): NormalizedEvent {
-  return {
-    event_id: 'a'.repeat(32),
-    timestamp: 1,
-    platform: 'python',
-    level: 'error',
-    tags: [],
-    ...fields,
-  }
-}
+const event = normalizedEvent
 
 /** A Python error raised in `shop.views.checkout`, with a transaction, logger and tags. */
 const pythonError = event({

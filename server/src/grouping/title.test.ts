@@ -1,17 +1,9 @@
 import { describe, expect, it } from 'vitest'
+import { normalizedEvent } from '../../test/support/normalized-event.ts'
 import type { ExceptionValue, Frame, NormalizedEvent } from '../event/types.ts'
 import { labelEvent } from './title.ts'
 
-function event(fields: Partial<NormalizedEvent>): NormalizedEvent {
-  return {
-    event_id: 'a'.repeat(32),
-    timestamp: 1,
-    platform: 'python',
-    level: 'error',
-    tags: [],
-    ...fields,
-  }
-}
+const event = normalizedEvent
 
 function withException(...values: ExceptionValue[]): NormalizedEvent {
   return event({ exception: { values } })
