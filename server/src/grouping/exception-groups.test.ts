@@ -141,6 +141,24 @@ describe('exception groups in the v1 grouping and the issue title', () => {
     expect(groupEvent(event(mixed)).title).toBe('ExceptionGroup: batch failed')
   })
 
+  it('carries the hash of the chain as it was grouped before the reduction, when it differs', () => {
+    const chain = group(exc('ValueError', 1, 0), exc('ValueError', 2, 0))
+    const grouped = groupEvent(event(chain))
+    // Without the group flag nothing is reduced: the hash v1 gave the chain before.
+    const unflagged = chain.map((e) => {
+      const mechanism = { ...e.mechanism }
+      delete mechanism.is_exception_group
+      return { ...e, mechanism }
+    })
+    expect(grouped.previousHash).toBe(groupEvent(event(unflagged)).hash)
+    expect(grouped.previousHash).not.toBe(grouped.hash)
+    // Reduced to what the list held already (one of each member, the group last): none.
+    const kept = group(exc('KeyError', 1, 0), exc('ValueError', 2, 0))
+    expect(kept.map((e) => e.type)).toEqual(['ValueError', 'KeyError', 'ExceptionGroup'])
+    expect(groupEvent(event(kept)).previousHash).toBeUndefined()
+    expect(groupEvent(event(unflagged)).previousHash).toBeUndefined()
+  })
+
   it('leaves a chain without groups in list order', () => {
     const chain = [exc('KeyError', 1, 0), exc('ValueError', 0)]
     const values = groupingValuesV1(event(chain))

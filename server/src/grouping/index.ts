@@ -6,7 +6,7 @@
 import type { NormalizedEvent } from '../event/types.ts'
 import { hashValues } from './hash.ts'
 import { labelEvent } from './title.ts'
-import { groupingValuesV1, hasExceptionGroup, mainExceptionV1 } from './v1.ts'
+import { groupingV1 } from './v1.ts'
 
 /** What the store records for an event's group. */
 export interface GroupingResult {
@@ -28,16 +28,17 @@ export const CURRENT_GROUPING_VERSION: string = 'v1'
 
 /** Computes the group hash, title and culprit of an event with the current strategy. */
 export function groupEvent(event: NormalizedEvent): GroupingResult {
-  const { title, culprit, metadata } = labelEvent(event, mainExceptionV1(event))
+  const v1 = groupingV1(event)
+  const { title, culprit, metadata } = labelEvent(event, v1.main)
   const result: GroupingResult = {
-    hash: hashValues(groupingValuesV1(event)),
+    hash: hashValues(v1.values),
     version: CURRENT_GROUPING_VERSION,
     title,
     culprit,
     metadata,
   }
-  if (hasExceptionGroup(event)) {
-    const previous = hashValues(groupingValuesV1(event, false))
+  if (v1.previousValues !== undefined) {
+    const previous = hashValues(v1.previousValues)
     if (previous !== result.hash) result.previousHash = previous
   }
   return result

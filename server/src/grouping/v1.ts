@@ -96,44 +96,44 @@ function exceptionParts(event: NormalizedEvent, chain: readonly ExceptionValue[]
   })
 }
 
-/** The chain's exception groups reduced (exception-groups.ts) over each exception's own values. */
-function reduceChain(parts: readonly string[][], chain: readonly ExceptionValue[]) {
-  return reduceExceptionGroups(chain, (i) => (parts[i] ?? []).join('\n'))
-}
-
 /** Whether the event's chain holds an exception group (only then can reducing change anything). */
-export function hasExceptionGroup(event: NormalizedEvent): boolean {
-  const chain = event.exception?.values ?? []
+function hasExceptionGroup(chain: readonly ExceptionValue[]): boolean {
   return chain.length > 1 && chain.some((e) => e.mechanism?.is_exception_group === true)
 }
 
-function chainValues(event: NormalizedEvent, reduce: boolean): string[] | undefined {
+/**
+ * The exception chain's part of v1: its values (none when nothing in it contributes), the
+ * values v1 gave it before it reduced exception groups when the reduction applied
+ * (`unreduced`: every exception in list order), and the exception that names the issue when
+ * the groups reduced to one distinct member (`main`).
+ */
+interface ChainGrouping {
+  values: string[] | undefined
+  unreduced?: string[] | undefined
+  main?: number | undefined
+}
+
+function chainGrouping(event: NormalizedEvent): ChainGrouping {
   const chain = event.exception?.values ?? []
-  if (chain.length === 0) return undefined
+  if (chain.length === 0) return { values: undefined }
   if (isCapturedMessage(chain)) {
-    return messageValues(groupingMessage(event) ?? nonBlank(chain.at(-1)?.value))
+    return { values: messageValues(groupingMessage(event) ?? nonBlank(chain.at(-1)?.value)) }
   }
   const parts = exceptionParts(event, chain)
-  const order = (reduce ? reduceChain(parts, chain)?.order : undefined) ?? parts.keys()
-  const values: string[] = []
-  for (const i of order) values.push(...(parts[i] ?? []))
-  return values.length === 0 ? undefined : values
+  const flat = (order: Iterable<number>): string[] | undefined => {
+    const values: string[] = []
+    for (const i of order) values.push(...(parts[i] ?? []))
+    return values.length === 0 ? undefined : values
+  }
+  const reduced = hasExceptionGroup(chain)
+    ? reduceExceptionGroups(chain, (i) => (parts[i] ?? []).join('\n'))
+    : undefined
+  if (reduced === undefined) return { values: flat(parts.keys()) }
+  return { values: flat(reduced.order), unreduced: flat(parts.keys()), main: reduced.main }
 }
 
-/**
- * The exception an issue is named after when the event's exception groups reduce to one
- * distinct member (`reduceExceptionGroups`), whatever decides the group; else `undefined` (the
- * chain's last exception names it).
- */
-export function mainExceptionV1(event: NormalizedEvent): number | undefined {
-  if (!hasExceptionGroup(event)) return undefined
-  const chain = event.exception?.values ?? []
-  return reduceChain(exceptionParts(event, chain), chain)?.main
-}
-
-/** The values of the first strategy that contributes, else the shared fallback. */
-function defaultValues(event: NormalizedEvent, reduce: boolean): string[] {
-  const chain = chainValues(event, reduce)
+/** The values of the first strategy that contributes (`chain`: the chain's), else the fallback. */
+function defaultValues(event: NormalizedEvent, chain: string[] | undefined): string[] {
   if (chain !== undefined) return chain
   const threads = threadFrames(event)
   return (
@@ -143,17 +143,41 @@ function defaultValues(event: NormalizedEvent, reduce: boolean): string[] {
   )
 }
 
-/**
- * The ordered values whose hash is the group of `event` under v1 (exposed for tests/debugging).
- * `reduceGroups: false`: as v1 grouped before it reduced exception groups (exception-groups.ts),
- * each exception of the chain in list order — the hash issues of such events were stored under.
- */
-export function groupingValuesV1(event: NormalizedEvent, reduceGroups = true): string[] {
+/** What v1 makes of an event: the values hashed for its group, and what names its issue. */
+export interface GroupingV1 {
+  /** The ordered values whose hash is the event's group. */
+  values: string[]
+  /**
+   * The values v1 hashed before it reduced exception groups (exception-groups.ts), when the
+   * reduction applied: the hash issues of such events were stored under.
+   */
+  previousValues?: string[]
+  /** The exception of the chain that names the issue, when not the last one. */
+  main?: number
+}
+
+/** Groups an event under v1 (fingerprint, else chain, threads, stack trace, message). */
+export function groupingV1(event: NormalizedEvent): GroupingV1 {
   const plan = planFingerprint(event)
   if (plan.kind === 'custom') {
-    return ['fingerprint', ...plan.values.map((value) => `fingerprint:${value}`)]
+    const values = ['fingerprint', ...plan.values.map((value) => `fingerprint:${value}`)]
+    // The chain decides nothing here, but a lone member of a group still names the issue.
+    const chain = event.exception?.values ?? []
+    const main = hasExceptionGroup(chain) ? chainGrouping(event).main : undefined
+    return main === undefined ? { values } : { values, main }
   }
-  const values = defaultValues(event, reduceGroups)
-  if (plan.kind === 'default') return values
-  return ['hybrid', ...values, ...plan.extras.map((extra) => `fingerprint:${extra}`)]
+  const extras = plan.kind === 'hybrid' ? plan.extras.map((extra) => `fingerprint:${extra}`) : []
+  const wrap = (values: string[]) =>
+    plan.kind === 'default' ? values : ['hybrid', ...values, ...extras]
+  const chain = chainGrouping(event)
+  const out: GroupingV1 = { values: wrap(defaultValues(event, chain.values)) }
+  if (chain.unreduced !== undefined)
+    out.previousValues = wrap(defaultValues(event, chain.unreduced))
+  if (chain.main !== undefined) out.main = chain.main
+  return out
+}
+
+/** The ordered values whose hash is the group of `event` under v1 (exposed for tests/debugging). */
+export function groupingValuesV1(event: NormalizedEvent): string[] {
+  return groupingV1(event).values
 }
