@@ -6,6 +6,8 @@
 // Scenarios:
 //
 //	grouping         the same error twice from one code path, two messages differing in a number
+//	exception-groups errors.Join of copies of one error (two, then one), then of the same two
+//	                 different errors in another order and count
 //	crons interval   a job on a 10-minute interval schedule (margin 2), 1.5 s long, reported ok
 //	quota ratelimit  quota 3 per 4 s: 3 events, a 4th (answered 429), 3 more the SDK must hold
 //	                 back, then after the announced time one more (it carries the client report)
@@ -18,6 +20,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -67,6 +70,45 @@ func grouping() map[string]any {
 		flush()
 	}
 	return eventFields("grouping", groups)
+}
+
+// ItemError and SkuError are the two kinds of error one batch item can fail with.
+type ItemError struct{ item int }
+
+func (e *ItemError) Error() string { return fmt.Sprintf("bad item %d", e.item) }
+
+type SkuError struct{ sku string }
+
+func (e *SkuError) Error() string { return "unknown sku " + e.sku }
+
+// batch fails on every item, joining their errors (the SDK sends an exception group).
+func batch(items ...any) error {
+	var errs []error
+	for _, item := range items {
+		if sku, ok := item.(string); ok {
+			errs = append(errs, &SkuError{sku: sku})
+		} else {
+			errs = append(errs, &ItemError{item: item.(int)})
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func exceptionGroups() map[string]any {
+	groups := map[string][]string{"same": {}, "mixed": {}}
+	for _, c := range []struct {
+		label string
+		items []any
+	}{
+		{"same", []any{1, 2}},
+		{"same", []any{3}},
+		{"mixed", []any{4, "widget"}},
+		{"mixed", []any{"widget", 5, 6}},
+	} {
+		groups[c.label] = append(groups[c.label], id(sentry.CaptureException(batch(c.items...))))
+		flush()
+	}
+	return eventFields("exception-groups", groups)
 }
 
 func ratelimit() map[string]any {
@@ -127,7 +169,7 @@ func interval(slug string) map[string]any {
 
 func eventFields(scenario string, groups map[string][]string) map[string]any {
 	ids := []string{}
-	for _, label := range []string{"exception", "message", "event", "accepted", "refused", "held_back", "after_window"} {
+	for _, label := range []string{"exception", "message", "event", "accepted", "refused", "held_back", "after_window", "same", "mixed"} {
 		ids = append(ids, groups[label]...)
 	}
 	return map[string]any{"scenario": scenario, "event_ids": ids, "groups": groups}
@@ -172,6 +214,8 @@ func main() {
 	switch scenario {
 	case "grouping":
 		fields = grouping()
+	case "exception-groups":
+		fields = exceptionGroups()
 	case "ratelimit":
 		fields = ratelimit()
 	case "unsupported":
@@ -183,7 +227,7 @@ func main() {
 		}
 		fields = interval(slug)
 	default:
-		fmt.Fprintf(os.Stderr, "usage: conformance-go [crons|quota] <grouping|ratelimit|unsupported|interval> [--slug s]; got %q\n", scenario)
+		fmt.Fprintf(os.Stderr, "usage: conformance-go [crons|quota] <grouping|exception-groups|ratelimit|unsupported|interval> [--slug s]; got %q\n", scenario)
 		os.Exit(2)
 	}
 	flush()
