@@ -2,7 +2,10 @@
  * Events land and group: every driver's `grouping` scenario captures the same exception twice
  * from one code path and two messages differing only in a number. The two scenarios share one
  * driver run per row and check one half each; `compressed` sends a body large enough that SDKs
- * which compress only big bodies (the Node transport: above 32 KiB) compress it.
+ * which compress only big bodies (the Node transport: above 32 KiB) compress it. The drivers'
+ * `exception-groups` scenario sends the SDK's exception groups (Python's `ExceptionGroup`,
+ * JavaScript's `AggregateError`, Go's `errors.Join`): two of copies of one error, then the same
+ * two different errors in another order and count.
  */
 import type { Issue } from '../../harness/api.ts'
 import type { DriverOutput } from '../../harness/drivers.ts'
@@ -29,15 +32,18 @@ interface Grouped {
   issueOf: Map<string, string>
 }
 
-/** One `grouping` run per row, shared by both scenarios; waits for two issues of two events. */
-async function grouped(ctx: CellContext): Promise<Grouped> {
+/**
+ * One run of the driver's `run` scenario per row, shared by the cells that check it; waits for
+ * two issues of two events.
+ */
+async function grouped(ctx: CellContext, run: string): Promise<Grouped> {
   // The project first, so a failing run still has its requests in both cells' evidence.
-  const project = await ctx.state.shared(`${ctx.row.id}:grouping project`, () =>
-    ctx.createProject('grouping'),
+  const project = await ctx.state.shared(`${ctx.row.id}:${run} project`, () =>
+    ctx.createProject(run),
   )
   ctx.track(project)
-  return ctx.state.shared(`${ctx.row.id}:grouping`, async () => {
-    const report = await ctx.runEvents('grouping', project.dsn)
+  return ctx.state.shared(`${ctx.row.id}:${run}`, async () => {
+    const report = await ctx.runEvents(run, project.dsn)
     const issues = await waitFor(
       async () => {
         const list = await ctx.api.issues(project.id)
@@ -57,10 +63,10 @@ async function grouped(ctx: CellContext): Promise<Grouped> {
   })
 }
 
-/** Checks that the events of one label are stored, in one issue of their own. */
-async function checkGroup(ctx: CellContext, label: string): Promise<Issue> {
+/** Checks that the events of one label of `run` are stored, in one issue of their own. */
+async function checkGroup(ctx: CellContext, label: string, run = 'grouping'): Promise<Issue> {
   const { expect } = ctx
-  const g = await grouped(ctx)
+  const g = await grouped(ctx, run)
   ctx.track(g.project)
   ctx.evidence.sdk = g.report.sdk
   ctx.note('issues', g.issues)
@@ -102,6 +108,30 @@ export const messagesGroup: Scenario = {
     const issue = await checkGroup(ctx, 'message')
     ctx.expect(issue.title).toMatch(/conformance order \S+ failed/)
     ctx.expect(issue.level).toBe('info')
+  },
+}
+
+/** Per driver runtime: the type of the lone member, then the group's type, as titled. */
+const GROUP_TITLES: Record<string, { member: RegExp; group: RegExp }> = {
+  python: { member: /^ValueError: bad item \d/, group: /^ExceptionGroup: batch failed/ },
+  go: { member: /^\*main\.ItemError: bad item \d/, group: /^\*errors\.joinError: / },
+  node: { member: /^RangeError: bad item \d/, group: /^AggregateError: batch failed/ },
+}
+
+/**
+ * Exception groups group by their distinct members: groups of one error's copies (two, then
+ * one) make one issue named after that error; groups of the same two different errors in
+ * another order and count make one issue named after the group.
+ */
+export const exceptionGroups: Scenario = {
+  id: 'exception-groups',
+  async run(ctx) {
+    const titles = GROUP_TITLES[ctx.driver.runtime]
+    ctx.expect(titles, `titles known for runtime ${ctx.driver.runtime}`).toBeDefined()
+    const same = await checkGroup(ctx, 'same', 'exception-groups')
+    ctx.expect(same.title).toMatch(titles?.member ?? /^$/)
+    const mixed = await checkGroup(ctx, 'mixed', 'exception-groups')
+    ctx.expect(mixed.title).toMatch(titles?.group ?? /^$/)
   },
 }
 

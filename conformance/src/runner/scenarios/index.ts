@@ -1,6 +1,6 @@
 /** Every scenario implementation by id: the matrix's columns must all be here. */
 import { checkIn, missedRun } from './crons.ts'
-import { compressed, landsAndGroups, messagesGroup } from './events.ts'
+import { compressed, exceptionGroups, landsAndGroups, messagesGroup } from './events.ts'
 import { sessions } from './health.ts'
 import { otlpLogs } from './otlp.ts'
 import { backOff, clientReports, partialResend, unsupportedItems } from './quota.ts'
@@ -13,6 +13,7 @@ export const SCENARIOS: ReadonlyMap<string, Scenario> = new Map(
   [
     landsAndGroups,
     messagesGroup,
+    exceptionGroups,
     sessions,
     checkIn,
     missedRun,
