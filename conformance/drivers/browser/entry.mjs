@@ -81,6 +81,39 @@ const scenarios = {
     }
     return groups
   },
+  // AggregateErrors: two of copies of one error, then two of the same two errors in another
+  // order and count. One synchronous loop, so every member's stack is the same per kind.
+  async 'exception-groups'() {
+    const check = (item) => {
+      if (typeof item === 'string') throw new TypeError(`unknown sku ${item}`)
+      throw new RangeError(`bad item ${item}`)
+    }
+    const batch = (items) => {
+      const errors = []
+      for (const item of items) {
+        try {
+          check(item)
+        } catch (error) {
+          errors.push(error)
+        }
+      }
+      throw new AggregateError(errors, 'batch failed')
+    }
+    const groups = { same: [], mixed: [] }
+    for (const [label, items] of [
+      ['same', [1, 2]],
+      ['same', [3]],
+      ['mixed', [4, 'a']],
+      ['mixed', ['a', 5, 6]],
+    ]) {
+      try {
+        batch(items)
+      } catch (error) {
+        groups[label].push(Sentry.captureException(error))
+      }
+    }
+    return groups
+  },
   // An uncaught error: the global handler reports it and the page session ends as
   // `unhandled` (v11) or `crashed` (v10).
   async crash() {

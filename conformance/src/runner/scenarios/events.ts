@@ -116,6 +116,7 @@ const GROUP_TITLES: Record<string, { member: RegExp; group: RegExp }> = {
   python: { member: /^ValueError: bad item \d/, group: /^ExceptionGroup: batch failed/ },
   go: { member: /^\*main\.ItemError: bad item \d/, group: /^\*errors\.joinError: / },
   node: { member: /^RangeError: bad item \d/, group: /^AggregateError: batch failed/ },
+  chromium: { member: /^RangeError: bad item \d/, group: /^AggregateError: batch failed/ },
 }
 
 /**
