@@ -4,6 +4,7 @@
 // v10). A scenario that needs other SDK options says so in OPTIONS; a new scenario (e.g. source
 // maps) is one entry in `scenarios` and, if needed, one in OPTIONS.
 import * as Sentry from '@sentry/browser'
+import { captureBatches } from '../aggregate-errors.mjs'
 
 const params = new URLSearchParams(window.location.search)
 const scenario = params.get('scenario') ?? ''
@@ -81,38 +82,10 @@ const scenarios = {
     }
     return groups
   },
-  // AggregateErrors: two of copies of one error, then two of the same two errors in another
-  // order and count. One synchronous loop, so every member's stack is the same per kind.
+  // AggregateErrors (aggregate-errors.mjs): two of copies of one error, then two of the same
+  // two errors in another order and count.
   async 'exception-groups'() {
-    const check = (item) => {
-      if (typeof item === 'string') throw new TypeError(`unknown sku ${item}`)
-      throw new RangeError(`bad item ${item}`)
-    }
-    const batch = (items) => {
-      const errors = []
-      for (const item of items) {
-        try {
-          check(item)
-        } catch (error) {
-          errors.push(error)
-        }
-      }
-      throw new AggregateError(errors, 'batch failed')
-    }
-    const groups = { same: [], mixed: [] }
-    for (const [label, items] of [
-      ['same', [1, 2]],
-      ['same', [3]],
-      ['mixed', [4, 'a']],
-      ['mixed', ['a', 5, 6]],
-    ]) {
-      try {
-        batch(items)
-      } catch (error) {
-        groups[label].push(Sentry.captureException(error))
-      }
-    }
-    return groups
+    return captureBatches((error) => Sentry.captureException(error))
   },
   // An uncaught error: the global handler reports it and the page session ends as
   // `unhandled` (v11) or `crashed` (v10).

@@ -9,6 +9,7 @@
 // "groups"} where groups maps an expected-issue label to the event ids that belong to it.
 // Exit code 0 only if the SDK reports a complete flush.
 
+import { captureBatches } from '../aggregate-errors.mjs'
 import { eventFields, flushAndReport, parseArgs, scenarioOf, startSdk } from './common.mjs'
 
 const USAGE = 'usage: send.mjs <scenario> [--sdk <package>]'
@@ -39,40 +40,10 @@ const scenarios = {
     return groups
   },
 
-  // AggregateErrors (the SDK's linked-errors integration sends their members with
-  // exception_id/parent_id): two of copies of one error, then two of the same two errors in
-  // another order and count. Each member is thrown from one line per kind: identical stacks.
+  // AggregateErrors (aggregate-errors.mjs): two of copies of one error, then two of the same
+  // two errors in another order and count.
   async 'exception-groups'(Sentry) {
-    const check = (item) => {
-      if (typeof item === 'string') throw new TypeError(`unknown sku ${item}`)
-      throw new RangeError(`bad item ${item}`)
-    }
-    const batch = (items) => {
-      const errors = []
-      for (const item of items) {
-        try {
-          check(item)
-        } catch (error) {
-          errors.push(error)
-        }
-      }
-      throw new AggregateError(errors, 'batch failed')
-    }
-    const groups = { same: [], mixed: [] }
-    for (const [label, items] of [
-      ['same', [1, 2]],
-      ['same', [3]],
-      ['mixed', [4, 'a']],
-      ['mixed', ['b', 5, 6]],
-    ]) {
-      try {
-        batch(items)
-      } catch (error) {
-        groups[label].push(Sentry.captureException(error))
-      }
-      await Sentry.flush(5000)
-    }
-    return groups
+    return captureBatches((error) => Sentry.captureException(error))
   },
 
   // One message with ~50 KB of extra data: the Node transport gzips bodies above 32 KiB
