@@ -47,6 +47,33 @@ export function releaseHealthContract(name: string, open: () => Promise<Store>):
       await store.close()
     })
 
+    it('counts a new session once when its first updates arrive in concurrent writes', async () => {
+      const { store, project, update } = await setup()
+      // Several writes at once, each the first the store sees of the session: on PostgreSQL
+      // they run on separate connections and none finds a row to lock.
+      for (let round = 0; round < 5; round++) {
+        const sid = `race-${round}`
+        await Promise.all(
+          Array.from({ length: 6 }, (_, i) =>
+            store.write([
+              {
+                events: [],
+                outcomes: [],
+                sessions: [
+                  i === 0
+                    ? update({ sid, status: 'crashed', category: 'crashed' })
+                    : update({ sid, status: 'ok' }),
+                ],
+              },
+            ]),
+          ),
+        )
+      }
+      const [r] = await store.listReleaseHealth(project.id, RANGE)
+      expect(r?.counts.sessions).toMatchObject({ total: 5, crashed: 5, healthy: 0 })
+      await store.close()
+    })
+
     it('adds aggregate buckets and serves hourly series for a range and environment', async () => {
       const { store, project, update } = await setup()
       const counts = { healthy: 3, errored: 1, unhandled: 0, abnormal: 0, crashed: 1 }

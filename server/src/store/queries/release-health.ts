@@ -81,20 +81,34 @@ function* writeUpdate(
   sums: HealthHourSums | undefined,
 ): Steps<void> {
   // PostgreSQL: two nodes folding one session serialise on its row.
-  const old = yield* step.first<StoredSession>(
-    sql`SELECT release, environment, hour, did, category, status, errors, updated
-        FROM health_sessions WHERE project_id = ${s.projectId} AND sid = ${s.sid}
-        ${raw(dialect === 'postgres' ? 'FOR UPDATE' : '')}`,
-  )
-  const { row, newSessions, moved } = foldSession(old, s)
-  if (old === undefined)
-    yield* step.run(
+  const read = () =>
+    step.first<StoredSession>(
+      sql`SELECT release, environment, hour, did, category, status, errors, updated
+          FROM health_sessions WHERE project_id = ${s.projectId} AND sid = ${s.sid}
+          ${raw(dialect === 'postgres' ? 'FOR UPDATE' : '')}`,
+    )
+  let old = yield* read()
+  let fold = foldSession(old, s)
+  if (old === undefined) {
+    // A session no row holds yet: two PostgreSQL transactions may both find none (there is no
+    // row to lock). The one whose insert comes second waits for the first to commit, inserts
+    // nothing, and folds its update into the row the first wrote, as if it had come later.
+    const r = fold.row
+    const inserted = yield* step.run(
       sql`INSERT INTO health_sessions (project_id, sid, release, environment, hour, did, category,
             status, errors, started, updated)
-          VALUES (${s.projectId}, ${s.sid}, ${row.release}, ${row.environment}, ${row.hour}, ${row.did},
-            ${row.category}, ${row.status}, ${row.errors}, ${s.started}, ${row.updated})`,
+          VALUES (${s.projectId}, ${s.sid}, ${r.release}, ${r.environment}, ${r.hour}, ${r.did},
+            ${r.category}, ${r.status}, ${r.errors}, ${s.started}, ${r.updated})
+          ON CONFLICT (project_id, sid) DO NOTHING`,
     )
-  else
+    if (inserted === 0) {
+      old = yield* read()
+      if (old === undefined) throw new Error(`session ${s.sid} neither inserted nor found`)
+      fold = foldSession(old, s)
+    }
+  }
+  const { row, newSessions, moved } = fold
+  if (old !== undefined)
     yield* step.run(
       sql`UPDATE health_sessions SET category = ${row.category}, errors = ${row.errors},
             status = ${row.status}, did = ${row.did}, updated = ${row.updated}
