@@ -19,6 +19,13 @@ const isGroup = (e: ExceptionValue | undefined): boolean =>
   e?.mechanism?.is_exception_group === true
 
 /**
+ * Whether a chain holds an exception group: only then can `reduceExceptionGroups` change it, so
+ * callers skip the rest (every other event pays this one scan).
+ */
+export const hasExceptionGroup = (chain: readonly ExceptionValue[]): boolean =>
+  chain.length > 1 && chain.some(isGroup)
+
+/**
  * The reduced chain, or `undefined` when the chain is grouped as it is: fewer than two
  * exceptions, none an exception group, or a tree that cannot be rebuilt (an exception without an
  * `exception_id`, one id used twice, no root with id 0). The tree comes from `parent_id`; a
@@ -34,7 +41,7 @@ export function reduceExceptionGroups(
   chain: readonly ExceptionValue[],
   keyOf: (index: number) => string,
 ): ReducedChain | undefined {
-  if (chain.length < 2 || !chain.some(isGroup)) return undefined
+  if (!hasExceptionGroup(chain)) return undefined
   const byId = new Map<number, number>()
   const children = new Map<number, number[]>()
   for (let i = chain.length - 1; i >= 0; i--) {

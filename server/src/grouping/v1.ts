@@ -4,7 +4,7 @@
  * values start with the name of what decided, so two strategies can never produce one hash.
  */
 import type { ExceptionValue, Frame, NormalizedEvent } from '../event/types.ts'
-import { reduceExceptionGroups } from './exception-groups.ts'
+import { hasExceptionGroup, reduceExceptionGroups } from './exception-groups.ts'
 import { planFingerprint } from './fingerprint.ts'
 import { type FrameKey, stackKeys, threadFrames } from './frames.ts'
 import { groupingMessage, nonBlank, normalizeMessage } from './message.ts'
@@ -96,11 +96,6 @@ function exceptionParts(event: NormalizedEvent, chain: readonly ExceptionValue[]
   })
 }
 
-/** Whether the event's chain holds an exception group (only then can reducing change anything). */
-function hasExceptionGroup(chain: readonly ExceptionValue[]): boolean {
-  return chain.length > 1 && chain.some((e) => e.mechanism?.is_exception_group === true)
-}
-
 /**
  * The exception chain's part of v1: its values (none when nothing in it contributes), the
  * values v1 gave it before it reduced exception groups when the reduction applied
@@ -125,9 +120,7 @@ function chainGrouping(event: NormalizedEvent): ChainGrouping {
     for (const i of order) values.push(...(parts[i] ?? []))
     return values.length === 0 ? undefined : values
   }
-  const reduced = hasExceptionGroup(chain)
-    ? reduceExceptionGroups(chain, (i) => (parts[i] ?? []).join('\n'))
-    : undefined
+  const reduced = reduceExceptionGroups(chain, (i) => (parts[i] ?? []).join('\n'))
   if (reduced === undefined) return { values: flat(parts.keys()) }
   return { values: flat(reduced.order), unreduced: flat(parts.keys()), main: reduced.main }
 }
