@@ -78,7 +78,15 @@ window.__send = async () => {
     authToken: team.token,
     url: base,
     telemetry: false,
-    release: { create: false, finalize: false, inject: false },
+    // The plugins' release management as they run it by default (create, set commits,
+    // finalize) plus a deploy: any failing call throws through `errorHandler`.
+    release: {
+      name: `shop@${name}`,
+      create: true,
+      finalize: true,
+      inject: false,
+      deploy: { env: 'production' },
+    },
     sourcemaps: { assets: [join(out, '**')] },
     errorHandler: (err: Error) => {
       throw err
@@ -196,6 +204,19 @@ describe('a minified browser app', () => {
       expect(top?.['context_line']).toBe("  throw new Error('checkout failed: ' + reason)")
       expect(frames.at(-2)?.['function']).toBe('middleLayer')
       issues.push(event.issue_id)
+      if (uploader.startsWith('@sentry/')) {
+        const release = await app.inject({
+          url: `/api/0/organizations/${team.org}/releases/shop@${name}/`,
+          headers: ADMIN,
+        })
+        expect(release.statusCode, release.body).toBe(200)
+        expect(release.json()).toMatchObject({
+          projects: [{ slug: team.projectSlug }],
+          dateReleased: expect.any(String),
+          deployCount: 1,
+          lastDeploy: { environment: 'production' },
+        })
+      }
       const page = await app.inject({
         url: `/issues/${event.issue_id}?event=${event.event_id}`,
         headers: ADMIN,

@@ -12,6 +12,7 @@ import type { Services } from '../services.ts'
 import { triageRoutes } from '../triage/routes.ts'
 import { issueRoutes } from './issues.ts'
 import { monitorRoutes } from './monitors.ts'
+import { orgReleaseRoutes } from './org-releases.ts'
 import { outcomeRoutes } from './outcomes.ts'
 import { privacyRoutes } from './privacy.ts'
 import { projectRoutes } from './projects.ts'
@@ -54,4 +55,5 @@ export async function apiRoutes(
   await auditRoutes(app, services)
   await teamRoutes(app, services)
   await artifactRoutes(app, services)
+  await orgReleaseRoutes(app, services)
 }

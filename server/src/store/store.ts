@@ -16,6 +16,7 @@ import type { PrivacyStore } from './privacy-types.ts'
 import type { ProjectStore } from './project-store.ts'
 import type { OutcomeStore, QuotaStore } from './quota-store.ts'
 import type { ReleaseHealthStore } from './release-health-types.ts'
+import type { ReleaseStore } from './release-types.ts'
 import type { RetentionStore } from './retention-store.ts'
 import type { IssueSearchStore, SearchBackfillStore } from './search-types.ts'
 import type { TeamStore } from './team-types.ts'
@@ -46,7 +47,8 @@ export interface Store
     PrivacyStore,
     IssueSearchStore,
     SearchBackfillStore,
-    ArtifactStore {
+    ArtifactStore,
+    ReleaseStore {
   readonly dialect: 'sqlite' | 'postgres'
   /** Configuration changes of every node, for the caches (change-feed.ts). */
   readonly changes: ChangeFeed

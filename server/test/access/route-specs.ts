@@ -41,6 +41,8 @@ export const idsOf = (t: TeamObjects): Ids => ({
   eventId: t.eventId,
   slug: t.slug,
   release: t.release,
+  version: t.release,
+  project: t.projectSlug,
   keyId: t.keyId,
   ruleId: t.ruleId,
   teamId: t.teamId,
@@ -59,6 +61,8 @@ export const MISSING: Ids = {
   eventId: 'f'.repeat(32),
   slug: 'no-such-monitor',
   release: 'no-such@0',
+  version: 'no-such@0',
+  project: 'no-such-project',
   keyId: 999_999_999,
   ruleId: 999_999_999,
   teamId: 999_999_999,
@@ -95,6 +99,17 @@ async function freshRule(app: FastifyInstance, t: TeamObjects): Promise<Ids> {
     },
   })
   return { ruleId: res.json<{ id: number }>().id }
+}
+
+async function freshRelease(app: FastifyInstance, t: TeamObjects): Promise<Ids> {
+  const version = `fresh-${next()}`
+  await app.inject({
+    method: 'POST',
+    url: `/api/0/organizations/${t.org}/releases/`,
+    headers: ADMIN,
+    payload: { version, projects: [t.projectSlug] },
+  })
+  return { version }
 }
 
 async function freshMember(app: FastifyInstance, t: TeamObjects): Promise<Ids> {
@@ -221,6 +236,29 @@ export const SPECS: Record<string, RouteSpec> = {
       chunks: [],
       projects: [ids['projectSlug']],
     }),
+  },
+  'POST /api/0/organizations/:org/releases/': {
+    // The body names projects: another team's answers as a missing one.
+    objectIds: ['projectSlug'],
+    body: (ids) => ({ version: `access-${next()}`, projects: [ids['projectSlug']] }),
+  },
+  'POST /api/0/projects/:org/:project/releases/': {
+    body: () => ({ version: `access-${next()}` }),
+  },
+  'PUT /api/0/organizations/:org/releases/:version/': {
+    body: () => ({ dateReleased: '2026-11-27T00:00:00Z' }),
+  },
+  'PUT /api/0/projects/:org/:project/releases/:version/': {
+    body: () => ({ dateReleased: '2026-11-27T00:00:00Z' }),
+  },
+  'DELETE /api/0/organizations/:org/releases/:version/': {
+    fresh: (app, t) => freshRelease(app, t),
+  },
+  'DELETE /api/0/projects/:org/:project/releases/:version/': {
+    fresh: (app, t) => freshRelease(app, t),
+  },
+  'POST /api/0/organizations/:org/releases/:version/deploys/': {
+    body: () => ({ environment: 'production' }),
   },
   'GET /ui/live': { query: (ids) => `project=${ids['projectId']}`, stream: true },
   'POST /logout': { noTeamObject: 'ends the caller’s own session; run last in the role pass' },

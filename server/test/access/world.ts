@@ -141,6 +141,11 @@ export async function buildTeam(
       channel: { type: 'webhook', url: 'http://127.0.0.1:9/hook' },
     })
   ).json<{ id: number }>().id
+  // The same version recorded through the release API (sentry-cli `releases new`).
+  await api(app, 'POST', `/api/0/organizations/${team.slug}/releases/`, {
+    version: release,
+    projects: [p.slug],
+  })
   const email = `${name}-owner@example.com`
   const userId = await makeUser(app, email)
   await api(app, 'PUT', `/api/0/teams/${team.id}/members/`, { email, role: 'admin' })

@@ -132,14 +132,19 @@ export async function bundleApp(
   return { dir, out: outdir }
 }
 
-/** Runs a stock sentry-cli against the server; returns its output (throws on a non-zero exit). */
+/**
+ * Runs a stock sentry-cli against the server (in `cwd`, for the commands that read a git
+ * checkout); returns its output (throws on a non-zero exit).
+ */
 export async function sentryCli(
   major: 2 | 3,
   args: string[],
   env: { url: string; token: string },
+  cwd?: string,
 ): Promise<string> {
   try {
     const r = await run(SENTRY_CLI[major], args, {
+      ...(cwd === undefined ? {} : { cwd }),
       env: {
         PATH: process.env['PATH'] ?? '',
         HOME: tmpdir(),

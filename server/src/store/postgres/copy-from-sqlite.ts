@@ -48,6 +48,9 @@ const TABLES: readonly {
   { name: 'clock_leases', identity: false },
   { name: 'alert_rules', identity: true },
   { name: 'alert_deliveries', identity: true },
+  { name: 'releases', identity: true },
+  { name: 'release_projects', identity: false },
+  { name: 'release_deploys', identity: true },
 ]
 
 /** PostgreSQL accepts at most 65 535 bind parameters per statement. */

@@ -13,6 +13,7 @@ import { privacyQueries } from './project-privacy.ts'
 import { projectQueries } from './projects.ts'
 import { quotaQueries } from './quotas.ts'
 import { releaseHealthQueries } from './release-health.ts'
+import { releaseQueries } from './releases.ts'
 import { searchBackfillQueries } from './search-backfill.ts'
 import { teamQueries } from './teams.ts'
 import { triageQueries } from './triage.ts'
@@ -47,5 +48,6 @@ export function sharedStorage(port: SqlPort) {
     ...issueQueries(port),
     ...searchBackfillQueries(port),
     ...artifactQueries(port),
+    ...releaseQueries(port),
   }
 }

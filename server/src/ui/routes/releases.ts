@@ -7,6 +7,7 @@ import {
   SESSION_CATEGORIES,
   type SessionCategory,
 } from '../../store/release-health-types.ts'
+import type { ReleaseRecord } from '../../store/release-types.ts'
 import {
   type BarColumn,
   barChart,
@@ -63,6 +64,30 @@ function addInto(into: HealthCounts, c: HealthCounts): void {
   }
 }
 
+const when = (ms: number | null) => (ms === null ? '—' : `${isoTime(ms).slice(0, 16)} UTC`)
+
+/**
+ * The releases sentry-cli or a bundler plugin recorded for the project (`releases new`,
+ * `finalize`, `set-commits`, `deploys new`): when each was created and released, its commits
+ * and its last deploy. Nothing when none were recorded.
+ */
+function recordedReleases(list: readonly ReleaseRecord[]) {
+  if (list.length === 0) return ''
+  const rows = list.map(
+    (
+      r,
+    ) => html`<tr><td class="break"><b>${truncate(r.version, 80)}</b>${r.status === 'archived' ? html` <span class="muted small">archived</span>` : ''}</td>
+<td class="nowrap small">${when(r.dateCreated)}</td><td class="nowrap small">${when(r.dateReleased)}</td>
+<td class="num">${count(r.commitCount)}</td><td class="small">${r.lastCommit === null ? '—' : r.lastCommit.slice(0, 12)}</td>
+<td class="small">${r.lastDeploy === null ? '—' : html`${truncate(r.lastDeploy.environment, 40)}${r.lastDeploy.name === null ? '' : html` (${truncate(r.lastDeploy.name, 60)})`}, ${when(r.lastDeploy.dateFinished)}`}</td>
+<td class="num">${count(r.deployCount)}</td></tr>`,
+  )
+  return html`<div class="card"><h2>Recorded releases</h2>
+<p class="muted small">Created by sentry-cli or a bundler plugin: newest first.</p>
+<div class="table-wrap"><table><thead><tr><th>Release</th><th>Created</th><th>Released</th><th class="num">Commits</th><th>Last commit</th><th>Last deploy</th><th class="num">Deploys</th></tr></thead>
+<tbody>${rows}</tbody></table></div></div>`
+}
+
 /**
  * The Releases view (the session rollups): crash-free session and user rates per release in the
  * chosen range and environment, and for one release a chart of its rates and sessions over time.
@@ -79,10 +104,11 @@ export async function releaseRoutes(app: FastifyInstance, deps: UiDeps): Promise
       const r = RANGES[q.range]
       const { since, until } = rangeWindow(r, Date.now())
       const env = q.environment === '' ? undefined : q.environment
-      const [ctx, releases, allEnvs] = await Promise.all([
+      const [ctx, releases, allEnvs, recorded] = await Promise.all([
         pageContext(deps, req, 'releases', project),
         store.listReleaseHealth(project.id, { since, until, environment: env }),
         store.listReleaseHealth(project.id, { since: until - 90 * DAY, until }),
+        store.listReleases(project.teamId, project.id, 20),
       ])
       const environments = [...new Set(allEnvs.flatMap((x) => x.environments))]
         .filter((e) => e !== '')
@@ -167,7 +193,8 @@ ${legend(lines.map((l) => ({ key: l.label, label: l.label, color: l.color })))}
       )}</span></form>
 <div class="table-wrap"><table><thead><tr><th>Release</th><th>Environments</th><th class="num">Crash-free sessions</th><th class="num">Sessions</th><th class="num">Crash-free users</th><th class="num">Users</th><th>Last active hour</th></tr></thead>
 <tbody>${rows.length === 0 ? html`<tr><td colspan="7" class="empty">No sessions in this range. SDKs send sessions when a release is set.</td></tr>` : rows}</tbody></table></div>
-<div class="card">${chart}</div>`
+<div class="card">${chart}</div>
+${recordedReleases(recorded)}`
       return sendPage(reply, layout(ctx, `${project.name} releases`, body))
     },
   )
