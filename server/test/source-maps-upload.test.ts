@@ -119,8 +119,16 @@ describe.each([2, 3] as const)('sentry-cli %i', (major) => {
     expect(frames.map((f) => f.function).join(' ')).not.toContain('explodeWithOriginalName')
     expect(frames.length).toBeGreaterThanOrEqual(3)
 
-    await send(alpha, errorEvent(major * 100 + 1, frames, built.debugId, url))
+    // Local variables as an SDK with them on sends (@sentry/node `includeLocalVariables`).
+    const withVars = frames.map((f) => ({
+      ...f,
+      vars: { password: 'hunter2-frame', card: '4111 1111 1111 1111' },
+    }))
+    await send(alpha, errorEvent(major * 100 + 1, withVars, built.debugId, url))
     const stored = await storedEvent(alpha.projectId, eid(major * 100 + 1))
+    // Scrubbed in the mapped frames and in the frames kept as they came alike.
+    expect(JSON.stringify(stored)).not.toContain('hunter2-frame')
+    expect(JSON.stringify(stored)).not.toContain('4111 1111')
     const value = stored.exception.values[0]
     const top = value?.stacktrace.frames.at(-1)
     expect(top?.['function']).toBe('explodeWithOriginalName')

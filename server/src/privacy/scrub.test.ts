@@ -189,6 +189,17 @@ describe('scrubEvent over every field', () => {
               },
             ],
           },
+          // The minified frames a source map replaced, kept as sent: the same rules.
+          raw_stacktrace: {
+            frames: [
+              {
+                filename: 'app.min.js',
+                function: 'n',
+                vars: { password: SECRET, card: '4111111111111111' },
+                context_line: 'n("Bearer hunter2")',
+              },
+            ],
+          },
         },
       ],
     },

@@ -730,6 +730,13 @@ function walkEvent(s: Scrubber, event: NormalizedEvent, unknownKeys: Obj): void 
         walkFrames(s, e.stacktrace)
         path.pop()
       }
+      // The frames as the client sent them, kept beside source-mapped ones (or sent by the
+      // client): the same variables and source lines, so the same rules.
+      if (e.raw_stacktrace !== undefined) {
+        path.push('raw_stacktrace')
+        walkFrames(s, e.raw_stacktrace)
+        path.pop()
+      }
       path.pop()
     }
     path.length -= 2
