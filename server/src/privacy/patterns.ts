@@ -130,6 +130,7 @@ const PASSWORD_WORDS = [
   'api-key',
   'token',
   'auth',
+  'authorization',
 ]
 
 /** Whether `text` ends at `end` (exclusive) with `word`, ASCII letters compared caselessly. */
@@ -266,9 +267,12 @@ export const DEFAULT_VALUE_RULES: readonly ValueRule[] = [
     order: 5,
     id: '@password',
     find: keyBeforeSeparator,
-    re: /\b(password|passwd|secret|api[-_]?key|access[-_]?token|token|auth)(["']?\s{0,3}[:=]\s{0,3}["']?)([^\s"'&;,]{1,400})/gi,
-    replace: (_m, key, sep, value) =>
-      value.startsWith(FILTERED) ? undefined : `${key}${sep}${FILTERED}`,
+    // The key word may end a longer name (`db_password=`, `refresh_token=`, `client_secret:`),
+    // as Relay's key rule matches it anywhere in a key; only the value is replaced. After
+    // `Authorization:` the scheme (`Basic`, `Digest`, …) stays and the credentials go.
+    re: /(password|passwd|secret|api[-_]?key|token|authorization|auth)(["']?\s{0,3}[:=]\s{0,3}["']?)((?:basic|bearer|digest|negotiate|ntlm|token)\s+)?([^\s"'&;,]{1,400})/gi,
+    replace: (_m, key, sep, scheme, value) =>
+      value.startsWith(FILTERED) ? undefined : `${key}${sep}${scheme}${FILTERED}`,
   }),
   rule({
     order: 6,

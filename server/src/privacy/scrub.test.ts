@@ -53,6 +53,19 @@ describe('value rules', () => {
       '@password',
     ],
     ['token in query', 'GET /cb?token=abc123&x=1', 'GET /cb?token=[Filtered]&x=1', '@password'],
+    [
+      'key word ending a longer name',
+      'GET /cb?refresh_token=r1&client_secret=c2&x=1 db_password: p3',
+      'GET /cb?refresh_token=[Filtered]&client_secret=[Filtered]&x=1 db_password: [Filtered]',
+      '@password',
+    ],
+    [
+      'basic credentials',
+      'Authorization: Basic dXNlcjpwYXNz',
+      'Authorization: Basic [Filtered]',
+      '@password',
+    ],
+    ['key word inside a word', 'author=bob max_tokens=100', 'author=bob max_tokens=100', undefined],
     ['plain text', 'nothing secret here', 'nothing secret here', undefined],
     // Test tokens are put together here, so no scanner mistakes this file for a leak.
     [
@@ -165,6 +178,22 @@ describe('key rules', () => {
     expect(
       scrubExtra({ token_count: 3, auth_mode: 'oauth' }, { safeFields: ['auth_mode'] }).value,
     ).toEqual({ token_count: '[Filtered]', auth_mode: 'oauth' })
+  })
+})
+
+describe('cookie headers under their own name', () => {
+  it.each(['http.request.header.cookie', 'http.response.header.set-cookie', 'Cookie'])(
+    '%s is read cookie by cookie',
+    (key) => {
+      const { value } = scrubExtra({ [key]: 'sessionid=s3cr3t; theme=dark' })
+      expect(value).toEqual({ [key]: 'sessionid=[Filtered]; theme=dark' })
+    },
+  )
+
+  it('leaves a key that only contains the word', () => {
+    expect(scrubExtra({ cookie_policy: 'sessionid=x' }).value).toEqual({
+      cookie_policy: 'sessionid=x',
+    })
   })
 })
 

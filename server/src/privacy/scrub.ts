@@ -70,6 +70,9 @@ export function scrubPolicy(s: PrivacySettings): ScrubPolicy {
 }
 
 /** Keys seen before and whether the default key rule filters them: keys repeat across events. */
+/** A key naming a cookie header: `Cookie`, `Set-Cookie`, or an attribute ending in either. */
+const COOKIE_KEY = /(?:^|[._-])(?:set-)?cookie$/i
+
 const keyVerdicts = new Map<string, boolean>()
 
 function defaultKeyRule(key: string): boolean {
@@ -175,7 +178,9 @@ class Scrubber {
       rule.re.lastIndex = 0
       let hit = false
       out = out.replace(rule.re, (m: string, ...rest: unknown[]) => {
-        const groups = rest.filter((g): g is string => typeof g === 'string')
+        // The groups come before the match's offset (a number); one that took no part is ''.
+        const end = rest.findIndex((g) => typeof g === 'number')
+        const groups = rest.slice(0, end).map((g) => (typeof g === 'string' ? g : ''))
         const r = rule.replace(m, ...groups)
         if (r === undefined) return m
         hit = true
@@ -249,10 +254,15 @@ class Scrubber {
       cookies && this.p.defaults && SESSION_COOKIES.has(k.toLowerCase())
         ? '@cookie'
         : this.keyRule(k)
-    if (rule === undefined && typeof value === 'string' && this.collected(value)) return value
+    // A cookie header under its own name anywhere (an OpenTelemetry attribute such as
+    // `http.request.header.cookie`, a `Cookie` key in a bag): read cookie by cookie.
+    const cookie = rule === undefined && typeof value === 'string' && COOKIE_KEY.test(k)
+    if (rule === undefined && !cookie && typeof value === 'string' && this.collected(value))
+      return value
     this.path.push(k)
     try {
       if (rule !== undefined) return this.filtered(rule)
+      if (cookie) return this.cookieString(value as string)
       return this.any(value)
     } finally {
       this.path.pop()
