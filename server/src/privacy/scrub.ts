@@ -72,6 +72,9 @@ export function scrubPolicy(s: PrivacySettings): ScrubPolicy {
 /** Keys seen before and whether the default key rule filters them: keys repeat across events. */
 /** A key naming a cookie header: `Cookie`, `Set-Cookie`, or an attribute ending in either. */
 const COOKIE_KEY = /(?:^|[._-])(?:set-)?cookie$/i
+/** {@link COOKIE_KEY}, with the regex run only on keys whose sixth-last letter is a `c`. */
+const isCookieKey = (k: string): boolean =>
+  k.length >= 6 && (k.charCodeAt(k.length - 6) | 0x20) === 99 && COOKIE_KEY.test(k)
 
 const keyVerdicts = new Map<string, boolean>()
 
@@ -256,7 +259,7 @@ class Scrubber {
         : this.keyRule(k)
     // A cookie header under its own name anywhere (an OpenTelemetry attribute such as
     // `http.request.header.cookie`, a `Cookie` key in a bag): read cookie by cookie.
-    const cookie = rule === undefined && typeof value === 'string' && COOKIE_KEY.test(k)
+    const cookie = rule === undefined && typeof value === 'string' && isCookieKey(k)
     if (rule === undefined && !cookie && typeof value === 'string' && this.collected(value))
       return value
     this.path.push(k)
