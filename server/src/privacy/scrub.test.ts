@@ -218,6 +218,7 @@ describe('scrubEvent over every field', () => {
               },
             ],
           },
+          mechanism: { type: 'generic', help_link: 'https://docs.example.com/?password=hunter2' },
           // The minified frames a source map replaced, kept as sent: the same rules.
           raw_stacktrace: {
             frames: [

@@ -736,6 +736,7 @@ function walkEvent(s: Scrubber, event: NormalizedEvent, unknownKeys: Obj): void 
         if (mech.data !== undefined) mech.data = s.objAt('data', mech.data)
         if (mech.description !== undefined)
           mech.description = s.strAt('description', mech.description)
+        if (mech.help_link !== undefined) mech.help_link = s.strAt('help_link', mech.help_link)
         path.pop()
       }
       if (e.stacktrace !== undefined) {
