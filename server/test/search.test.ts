@@ -71,6 +71,18 @@ describe('search through the API', () => {
     ])
   })
 
+  it('finds a tag named like an Object.prototype member from its tag link', async () => {
+    await sendEvent(app, p.id, p.key, 'prototype tags', {
+      tags: { constructor: '-24h', ['__proto__']: '+7d' },
+    })
+    expect(await titles('constructor:"-24h"')).toEqual(['prototype tags'])
+    expect(await titles('__proto__:+7d')).toEqual(['prototype tags'])
+    const page = await ui.get(
+      `/projects/${p.id}/issues?query=${encodeURIComponent('constructor:-24h')}`,
+    )
+    expect(page.statusCode).toBe(200)
+  })
+
   it('answers 400 with the position and token of a query that does not parse', async () => {
     const res = await call(
       app,

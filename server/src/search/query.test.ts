@@ -104,6 +104,18 @@ describe('parseQuery', () => {
     expect(e.message).toContain(`at position ${position}`)
   })
 
+  it('reads keys named like Object.prototype members as tags', () => {
+    // They once found Object.prototype through an object literal and reached SQL as a column.
+    for (const key of ['constructor', '__proto__', 'toString', 'hasOwnProperty']) {
+      expect(parseQuery(`${key}:-24h`, NOW).terms).toEqual([
+        { kind: 'tag', key, values: ['-24h'], negated: false },
+      ])
+      expect(parseQuery(`${key}:[a,b]`, NOW).terms).toEqual([
+        { kind: 'tag', key, values: ['a', 'b'], negated: false },
+      ])
+    }
+  })
+
   it('refuses a query over the length bound without reading it', () => {
     expect(() => parseQuery('x'.repeat(1001), NOW)).toThrow(/longer than 1000/)
   })

@@ -55,19 +55,27 @@ export const MAX_KEY_LENGTH = 32
 export const MAX_VALUE_LENGTH = 200
 
 const KEY = /^[A-Za-z0-9_.-]+$/
-const UNITS: Record<string, number> = { s: 1e3, m: 60e3, h: 3600e3, d: 86400e3, w: 604800e3 }
-const TIME_FIELDS: Record<string, 'first_seen' | 'last_seen'> = {
-  firstseen: 'first_seen',
-  first_seen: 'first_seen',
-  age: 'first_seen',
-  lastseen: 'last_seen',
-  last_seen: 'last_seen',
-}
-const COUNT_FIELDS: Record<string, 'times_seen' | 'users'> = {
-  times_seen: 'times_seen',
-  timesseen: 'times_seen',
-  users: 'users',
-}
+const UNITS = new Map([
+  ['s', 1e3],
+  ['m', 60e3],
+  ['h', 3600e3],
+  ['d', 86400e3],
+  ['w', 604800e3],
+])
+// Maps, not object literals: a key typed by the user (`constructor:`, `__proto__:`) must not
+// find Object.prototype's members.
+const TIME_FIELDS = new Map<string, 'first_seen' | 'last_seen'>([
+  ['firstseen', 'first_seen'],
+  ['first_seen', 'first_seen'],
+  ['age', 'first_seen'],
+  ['lastseen', 'last_seen'],
+  ['last_seen', 'last_seen'],
+])
+const COUNT_FIELDS = new Map<string, 'times_seen' | 'users'>([
+  ['times_seen', 'times_seen'],
+  ['timesseen', 'times_seen'],
+  ['users', 'users'],
+])
 
 /** A value as read: its text, whether it was quoted, where it started. */
 interface Value {
@@ -174,7 +182,7 @@ function list(r: Reader): string[] {
 function timeTerm(r: Reader, field: 'first_seen' | 'last_seen', v: Value, now: number): SearchTerm {
   const rel = /^([-+])(\d{1,6})([smhdw])$/.exec(v.text)
   if (rel !== null) {
-    const ms = Number(rel[2]) * (UNITS[rel[3] as string] as number)
+    const ms = Number(rel[2]) * (UNITS.get(rel[3] as string) ?? 0)
     return rel[1] === '-'
       ? { kind: 'time', field, op: '>=', at: now - ms }
       : { kind: 'time', field, op: '<=', at: now - ms }
@@ -202,7 +210,7 @@ function keyed(r: Reader, key: string, keyAt: number, negated: boolean, now: num
   const lower = key.toLowerCase()
   if (r.done || /\s/.test(r.peek())) r.fail(`expected a value after '${key}:'`, keyAt)
   if (r.peek() === '[') {
-    if (lower === 'is' || lower === 'has' || lower in TIME_FIELDS || lower in COUNT_FIELDS)
+    if (lower === 'is' || lower === 'has' || TIME_FIELDS.has(lower) || COUNT_FIELDS.has(lower))
       r.fail(`'${key}:' takes one value, not a list`, r.i)
     return { kind: 'tag', key, values: list(r), negated }
   }
@@ -220,12 +228,12 @@ function keyed(r: Reader, key: string, keyAt: number, negated: boolean, now: num
     if (!KEY.test(text) || text.length > MAX_KEY_LENGTH) r.fail('expected a tag key', v.at)
     return { kind: 'has', key: text, negated }
   }
-  const time = TIME_FIELDS[lower]
+  const time = TIME_FIELDS.get(lower)
   if (time !== undefined) {
     if (negated) r.fail(`'!' does not apply to '${key}:'`, keyAt - 1)
     return timeTerm(r, time, v, now)
   }
-  const count = COUNT_FIELDS[lower]
+  const count = COUNT_FIELDS.get(lower)
   if (count !== undefined) {
     if (negated) r.fail(`'!' does not apply to '${key}:'`, keyAt - 1)
     return countTerm(r, count, v, keyAt)
