@@ -302,6 +302,18 @@ describe('sessions and the rest of the server', () => {
     expect(r.body.version).toBe('web/app 1.0+build')
   })
 
+  it('lists a release named with a lone surrogate as the name its health answers to', async () => {
+    await sendSessions(session({ attrs: { release: 'x\udc00y', environment: 'e\ud800' } }))
+    const list = await releasesOf(app, project.id, '')
+    expect(list.map((r) => r.version)).toEqual(['x\ufffdy'])
+    const r = await adminGet<{ version: string }>(
+      app,
+      `/api/0/projects/${project.id}/releases/${encodeURIComponent('x\ufffdy')}/health/?environment=${encodeURIComponent('e\ufffd')}`,
+    )
+    expect(r.status).toBe(200)
+    expect(r.body.version).toBe('x\ufffdy')
+  })
+
   it('costs no quota and counts sessions as accepted outcomes', async () => {
     const put = await app.inject({
       method: 'PUT',

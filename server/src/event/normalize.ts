@@ -12,6 +12,7 @@ import type {
   NormalizedEvent,
   Stacktrace,
 } from './types.ts'
+import { wellFormed } from './well-formed.ts'
 
 type Obj = Record<string, unknown>
 
@@ -20,6 +21,11 @@ export const isObj = (v: unknown): v is Obj =>
   v !== null && typeof v === 'object' && !Array.isArray(v)
 const str = (v: unknown, max = 8192): string | undefined =>
   typeof v === 'string' ? v.slice(0, max) : typeof v === 'number' ? String(v) : undefined
+/** A name events are found by (release, dist, environment): bounded and well-formed text. */
+const nameOf = (v: unknown): string | undefined => {
+  const s = str(v, 256)
+  return s === undefined ? undefined : wellFormed(s)
+}
 const num = (v: unknown): number | undefined =>
   typeof v === 'number' && Number.isFinite(v) ? v : undefined
 const bool = (v: unknown): boolean | undefined => (typeof v === 'boolean' ? v : undefined)
@@ -399,9 +405,9 @@ export function normalizeEvent(
   put(event, 'culprit', str(raw['culprit'], 200))
   put(event, 'transaction', str(raw['transaction'], 200))
   put(event, 'server_name', str(raw['server_name'], 256))
-  put(event, 'release', str(raw['release'], 256))
-  put(event, 'dist', str(raw['dist'], 256))
-  put(event, 'environment', str(raw['environment'], 256))
+  put(event, 'release', nameOf(raw['release']))
+  put(event, 'dist', nameOf(raw['dist']))
+  put(event, 'environment', nameOf(raw['environment']))
   put(event, 'logentry', logentry(raw, notes))
   put(event, 'exception', exceptions(raw['exception'], notes))
   put(event, 'stacktrace', stacktrace(raw['stacktrace'], notes))

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { z } from 'zod'
 import { ApiError } from '../../errors.ts'
 import { normalizeEventId } from '../../event/normalize.ts'
+import { wellFormed } from '../../event/well-formed.ts'
 import { failureEvent } from '../../schedule/failure-event.ts'
 import { derivedId, ZERO_ID } from '../../schedule/ids.ts'
 import { parseMonitorConfig } from '../../schedule/schedule.ts'
@@ -21,8 +22,8 @@ const CheckIn = z.looseObject({
   monitor_slug: z.string().max(512),
   status: z.string().max(32),
   duration: z.number().nonnegative().nullish(),
-  environment: z.string().max(512).nullish(),
-  release: z.string().max(250).nullish(),
+  environment: z.string().max(512).transform(wellFormed).nullish(),
+  release: z.string().max(250).transform(wellFormed).nullish(),
   monitor_config: z.unknown().optional(),
   contexts: z.unknown().optional(),
 })

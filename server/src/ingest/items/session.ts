@@ -2,6 +2,7 @@ import { createHash, randomUUID } from 'node:crypto'
 import { z } from 'zod'
 import { ApiError } from '../../errors.ts'
 import { parseTimestamp } from '../../event/normalize.ts'
+import { wellFormed } from '../../event/well-formed.ts'
 import type { SessionBucket, SessionCategory } from '../../store/release-health-types.ts'
 import type { IngestContext } from '../context.ts'
 
@@ -22,8 +23,8 @@ const did = z
 
 /** `attrs`: release is required (Relay drops sessions without one), environment optional. */
 const Attrs = z.looseObject({
-  release: z.string().trim().min(1).max(250),
-  environment: z.string().max(64).nullish(),
+  release: z.string().trim().min(1).max(250).transform(wellFormed),
+  environment: z.string().max(64).transform(wellFormed).nullish(),
 })
 
 /** A `session` item (protocol.md §6.2); unknown keys are ignored. */
