@@ -80,10 +80,31 @@ async function uploadBundle(bundle: Buffer, extra: object = {}) {
 }
 
 describe('chunks', () => {
-  it('answers the options with a relative URL and the limits', async () => {
+  it('answers the options with the upload URL relative for sentry-cli, else absolute', async () => {
+    const path = `/api/0/organizations/${team.org}/chunk-upload/`
+    const urlFor = async (userAgent: string | undefined) =>
+      (
+        await app.inject({
+          url: path,
+          headers: {
+            ...auth(),
+            host: 'uploads.example:8443',
+            ...(userAgent === undefined ? {} : { 'user-agent': userAgent }),
+          },
+        })
+      ).json<{ url: string }>().url
+    // The Rust CLI joins a relative URL onto its own base (sentry-cli 1.70.1 and later).
+    expect(await urlFor('sentry-cli/2.58.6')).toBe(path)
+    expect(await urlFor('sentry-cli/3.8.0 (linux-x86_64)')).toBe(path)
+    // The JavaScript `sentry` CLI (0.x, run by the bundler plugins) and others fetch it as is.
+    expect(await urlFor('sentry-cli/0.45.0 (linux-x64)')).toBe(`http://uploads.example:8443${path}`)
+    expect(await urlFor(undefined)).toBe(`http://uploads.example:8443${path}`)
+  })
+
+  it('answers the options with the limits', async () => {
     const res = await app.inject({
       url: `/api/0/organizations/${team.org}/chunk-upload/`,
-      headers: auth(),
+      headers: { ...auth(), 'user-agent': 'sentry-cli/2.58.6' },
     })
     expect(res.statusCode).toBe(200)
     expect(res.json()).toEqual({

@@ -54,6 +54,6 @@ export async function apiRoutes(
   await userRoutes(app, services)
   await auditRoutes(app, services)
   await teamRoutes(app, services)
-  await artifactRoutes(app, services)
+  await artifactRoutes(app, { ...services, publicUrl: services.config.publicUrl })
   await orgReleaseRoutes(app, services)
 }

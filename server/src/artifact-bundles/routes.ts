@@ -65,6 +65,21 @@ const SENTRY_SCOPES = {
 } as const
 
 /**
+ * Where the chunks go, as the client can use it. Stock sentry-cli (the Rust CLI, 1.70.1 and
+ * later) joins a relative URL onto its own `--url`, so it gets the path: a server behind a
+ * proxy or reached under another name is never sent a wrong host (Bugsink #262). Every other
+ * client, such as the JavaScript `sentry` CLI that the bundler plugins (@sentry/nextjs 11) run,
+ * may fetch the URL as given, so it gets it absolute: under `PUBLIC_URL` when set, else under
+ * the host the request was sent to. Sentry decides the same way by the `User-Agent`.
+ */
+export function chunkUploadUrl(path: string, userAgent: string | undefined, origin: string) {
+  const m = /^sentry-cli\/(\d+)\.(\d+)\.(\d+)/.exec(userAgent ?? '')
+  const v = m === null ? [0, 0, 0] : [Number(m[1]), Number(m[2]), Number(m[3])]
+  const joinsRelative = (v[0] ?? 0) * 1e6 + (v[1] ?? 0) * 1e3 + (v[2] ?? 0) >= 1_070_001
+  return joinsRelative ? path : `${origin.replace(/\/+$/, '')}${path}`
+}
+
+/**
  * Serialises assembles on this node: each holds a whole bundle (up to 64 MiB) and its files in
  * memory while it is read, so two at once are the most a node should do.
  */
@@ -83,7 +98,7 @@ function oneAtATime<T>(job: () => Promise<T>): Promise<T> {
  */
 export async function artifactRoutes(
   app: ApiScope,
-  deps: { store: Store; sourceMaps: SourceMapResolver },
+  deps: { store: Store; sourceMaps: SourceMapResolver; publicUrl?: string | undefined },
 ): Promise<void> {
   const { store, sourceMaps } = deps
 
@@ -123,7 +138,11 @@ export async function artifactRoutes(
       },
     },
     async (req) => ({
-      url: `/api/0/organizations/${encodeURIComponent(req.params.org)}/chunk-upload/`,
+      url: chunkUploadUrl(
+        `/api/0/organizations/${encodeURIComponent(req.params.org)}/chunk-upload/`,
+        req.headers['user-agent'],
+        deps.publicUrl ?? `${req.protocol}://${req.host}`,
+      ),
       chunkSize: ARTIFACT_LIMITS.chunkSize,
       chunksPerRequest: ARTIFACT_LIMITS.chunksPerRequest,
       maxRequestSize: ARTIFACT_LIMITS.maxRequestSize,
