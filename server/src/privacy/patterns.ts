@@ -120,6 +120,9 @@ function rule(
   return { ...r, find: find instanceof RegExp ? (t) => find.test(t) : find }
 }
 
+/** A log template's placeholder: `{}`, `{0}`, `{name}`, `%s`, `%d`, `%(name)s`, `%1$s`. */
+const PLACEHOLDER = /^(?:\{\w*\}|%(?:\(\w+\))?[-+ #0-9.$]*[a-zA-Z])$/
+
 /** The key words of the `@password` value rule, lowercase ({@link keyBeforeSeparator}). */
 const PASSWORD_WORDS = [
   'password',
@@ -271,8 +274,12 @@ export const DEFAULT_VALUE_RULES: readonly ValueRule[] = [
     // as Relay's key rule matches it anywhere in a key; only the value is replaced. After
     // `Authorization:` the scheme (`Basic`, `Digest`, …) stays and the credentials go.
     re: /(password|passwd|secret|api[-_]?key|token|authorization|auth)(["']?\s{0,3}[:=]\s{0,3}["']?)((?:basic|bearer|digest|negotiate|ntlm|token)\s+)?([^\s"'&;,]{1,400})/gi,
+    // A log template's placeholder (`password={}`, `token=%s`) is no secret: the template,
+    // which grouping reads, stays as sent (its parameter is judged by `secretParams`).
     replace: (_m, key, sep, scheme, value) =>
-      value.startsWith(FILTERED) ? undefined : `${key}${sep}${scheme}${FILTERED}`,
+      value.startsWith(FILTERED) || PLACEHOLDER.test(value)
+        ? undefined
+        : `${key}${sep}${scheme}${FILTERED}`,
   }),
   rule({
     order: 6,

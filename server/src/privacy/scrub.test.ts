@@ -66,6 +66,12 @@ describe('value rules', () => {
       '@password',
     ],
     ['key word inside a word', 'author=bob max_tokens=100', 'author=bob max_tokens=100', undefined],
+    [
+      'log template placeholders',
+      'login failed password={} token=%s api_key=%(key)s',
+      'login failed password={} token=%s api_key=%(key)s',
+      undefined,
+    ],
     ['plain text', 'nothing secret here', 'nothing secret here', undefined],
     // Test tokens are put together here, so no scanner mistakes this file for a leak.
     [
@@ -550,6 +556,18 @@ describe('log template parameters', () => {
     })
     expect(le?.params).toEqual(['billing', '[Filtered]'])
     expect(le?.formatted).toBe('calling "billing" with api_key: [Filtered]')
+  })
+
+  it("keeps a Java template's password={} and token={} as sent, filtering the parameters", () => {
+    // sentry-logback: SLF4J's `{}` right after `=`, which the in-string rule would take.
+    const { le } = scrubLog({
+      message: 'login failed for {} password={} token={}',
+      params: ['bob', 'hunter2', 't-1234'],
+      formatted: 'login failed for bob password=hunter2 token=t-1234',
+    })
+    expect(le?.message).toBe('login failed for {} password={} token={}')
+    expect(le?.params).toEqual(['bob', '[Filtered]', '[Filtered]'])
+    expect(le?.formatted).toBe('login failed for bob password=[Filtered] token=[Filtered]')
   })
 
   it('leaves parameters whose placeholder follows no secret name', () => {
