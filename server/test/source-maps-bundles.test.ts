@@ -349,5 +349,25 @@ describe('release + URL', () => {
     // Another release has no bundle: the frame says so.
     const other = (await read(902)).exception.values[0]?.stacktrace.frames.at(-1)
     expect(other?.['data']).toEqual({ sourcemap_error: 'no_release_artifact' })
+    // Plain Node code (files on disk, Node's own) is not said to lack a source map.
+    const nodeFrames = [
+      { abs_path: 'node:internal/process/task_queues', function: 'process', lineno: 95, colno: 5 },
+      { abs_path: '/srv/shop/app.mjs', filename: 'app.mjs', function: 'pay', lineno: 23, colno: 9 },
+    ]
+    await sendItems(app, { id: team.projectId, key: team.dsnKey }, [
+      [
+        'event',
+        {
+          event_id: eid(903),
+          platform: 'node',
+          release: 'shop@9.9.9',
+          exception: {
+            values: [{ type: 'Error', value: 'declined', stacktrace: { frames: nodeFrames } }],
+          },
+        },
+      ],
+    ])
+    for (const f of (await read(903)).exception.values[0]?.stacktrace.frames ?? [])
+      expect(f['data']).toBeUndefined()
   }, 60_000)
 })

@@ -146,12 +146,19 @@ export function sourceMapNeeds(event: Json): SourceMapNeeds | undefined {
   return any ? needs : undefined
 }
 
-/** The path shown for an original source: `webpack://app/`, `./` and leading `../` dropped. */
-function shownSource(source: string): string {
-  return source
-    .replace(/^webpack:\/\/[^/]*\//, '')
-    .replace(/^(\.\.?\/)+/, '')
-    .slice(0, 1024)
+/**
+ * The path shown for an original source: `webpack://app/`, `turbopack:///[project]/`, `./` and
+ * leading `../` dropped (exported for its test).
+ */
+export function shownSource(source: string): string {
+  return (
+    source
+      .replace(/^webpack:\/\/[^/]*\//, '')
+      // Turbopack (Next.js 15+): `turbopack:///[project]/app/page.tsx`.
+      .replace(/^turbopack:\/\/\/(?:\[[^\]/]*\]\/)?/, '')
+      .replace(/^(\.\.?\/)+/, '')
+      .slice(0, 1024)
+  )
 }
 
 const absCache = new Map<string, string>()
@@ -176,6 +183,17 @@ function absSourceOf(source: string, minifiedPath: string): string {
     return shownSource(source)
   }
 }
+
+/**
+ * Whether a frame's file was served under a URL (`https://…/app.min.js`, `app:///dist/…`), the
+ * files a browser or a bundled app runs and a source map is uploaded for. A file on the
+ * server's disk (`/srv/app/index.js`, `file://…`) or Node's own (`node:internal/…`) is what
+ * plain Node code runs as written: without a debug ID it is not said to lack a source map
+ * (the advice to upload one would be wrong), though a map uploaded under its path is used.
+ * Exported for its test.
+ */
+export const servedFile = (path: string): boolean =>
+  /^[a-z][a-z0-9+.-]*:\/\//i.test(path) && !/^file:/i.test(path)
 
 interface FrameResult {
   map: ParsedMap | undefined
@@ -202,9 +220,14 @@ function lookupFrame(
       return { map, pos: undefined, error: { code: 'missing_source_map', debugId: id } }
   } else if (needs.release !== null) {
     map = maps.byUrl.get(path) ?? undefined
-    if (map === undefined) return { map, pos: undefined, error: { code: 'no_release_artifact' } }
+    if (map === undefined)
+      return servedFile(path)
+        ? { map, pos: undefined, error: { code: 'no_release_artifact' } }
+        : undefined
   } else {
-    return { map: undefined, pos: undefined, error: { code: 'no_debug_id' } }
+    return servedFile(path)
+      ? { map: undefined, pos: undefined, error: { code: 'no_debug_id' } }
+      : undefined
   }
   const pos = map.lookup(line, col)
   if (pos === undefined) return { map, pos: undefined, error: { code: 'position_outside_map' } }

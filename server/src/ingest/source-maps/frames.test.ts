@@ -1,0 +1,25 @@
+import { describe, expect, it } from 'vitest'
+import { servedFile, shownSource } from './frames.ts'
+
+describe('shownSource', () => {
+  it.each([
+    ['webpack://shop/./src/app.ts', 'src/app.ts'],
+    ['turbopack:///[project]/app/api/boom/route.ts', 'app/api/boom/route.ts'],
+    ['turbopack:///app/page.tsx', 'app/page.tsx'],
+    ['../../src/cart.js', 'src/cart.js'],
+    ['https://cdn.example/app.js', 'https://cdn.example/app.js'],
+  ])('%s is shown as %s', (source, shown) => {
+    expect(shownSource(source)).toBe(shown)
+  })
+})
+
+describe('servedFile', () => {
+  it('is true for files served under a URL, false for files on disk and Node internals', () => {
+    expect(servedFile('https://shop.example/static/app.min.js')).toBe(true)
+    expect(servedFile('app:///dist/index.js')).toBe(true)
+    expect(servedFile('/srv/shop/app.mjs')).toBe(false)
+    expect(servedFile('file:///srv/shop/app.mjs')).toBe(false)
+    expect(servedFile('node:internal/process/task_queues')).toBe(false)
+    expect(servedFile('C:\\shop\\app.js')).toBe(false)
+  })
+})
