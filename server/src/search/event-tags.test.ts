@@ -72,6 +72,23 @@ describe('eventSearchFields', () => {
     expect(f.dropped).toEqual([])
   })
 
+  it('tags the logger, the URL without its query, and an OS version without blanks', () => {
+    const { tags } = eventSearchFields(
+      event({
+        logger: 'billing.service',
+        request: { url: 'https://shop.example/pay?order=7#top' },
+        contexts: { os: { name: 'Debian', version: '12.11\n' } },
+      }),
+    )
+    expect(tags).toEqual(
+      expect.arrayContaining([
+        ['logger', 'billing.service'],
+        ['url', 'https://shop.example/pay'],
+        ['os', 'Debian 12.11'],
+      ]),
+    )
+  })
+
   it('never indexes a scrubbed value, and drops over-long or surplus tags with a note', () => {
     const many = Object.fromEntries(Array.from({ length: 60 }, (_, i) => [`t${i}`, 'v']))
     const e = event({

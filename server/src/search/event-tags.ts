@@ -43,12 +43,25 @@ const obj = (v: unknown): Record<string, unknown> | undefined =>
     ? (v as Record<string, unknown>)
     : undefined
 
-/** "Name Version" of a browser/os/runtime context, as Sentry's `browser` tag. */
+/**
+ * "Name Version" of a browser/os/runtime context, as Sentry's `browser` tag; blanks around
+ * either left out (an OS version read from a file ends in a newline).
+ */
 const nameVersion = (c: Record<string, unknown> | undefined): string | undefined => {
-  const name = str(c?.['name'])
-  if (name === undefined) return undefined
-  const version = str(c?.['version'])
-  return version === undefined ? name : `${name} ${version}`
+  const name = str(c?.['name'])?.trim()
+  if (name === undefined || name === '') return undefined
+  const version = str(c?.['version'])?.trim()
+  return version === undefined || version === '' ? name : `${name} ${version}`
+}
+
+/**
+ * The `url` tag: the request's URL without its query and fragment, as Relay keeps them apart
+ * (`query_string`), so one route is one tag value, not one per query.
+ */
+const urlTag = (url: string | undefined): string | undefined => {
+  if (url === undefined) return undefined
+  const end = url.search(/[?#]/)
+  return end < 0 ? url : url.slice(0, end)
 }
 
 /** The `user` tag: id, email, username or IP, the first present, prefixed as Sentry's. */
@@ -76,12 +89,13 @@ function promoted(e: NormalizedEvent, add: (key: string, value: string | undefin
   const mechanism = exceptions?.[exceptions.length - 1]?.mechanism
   const user = obj(e.user)
   add('level', e.level)
+  add('logger', e.logger)
   add('release', e.release)
   add('dist', e.dist)
   add('environment', e.environment)
   add('transaction', e.transaction)
   add('server_name', e.server_name)
-  add('url', str(obj(e.request)?.['url']))
+  add('url', urlTag(str(obj(e.request)?.['url'])))
   add('browser', nameVersion(browser))
   add('browser.name', str(browser?.['name']))
   add('os', nameVersion(os))
