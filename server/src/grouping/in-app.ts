@@ -44,3 +44,14 @@ export function looksInApp(frame: Frame): boolean {
 export function isInApp(frame: Frame): boolean {
   return frame.in_app ?? looksInApp(frame)
 }
+
+/**
+ * Which frames of a stack the culprit is read from: when the SDK marked any frame `in_app: true`
+ * (sentry-java's `inAppIncludes`, sentry-python's `in_app_include`), it knows the app, and a
+ * frame it left unmarked is library code (a logging appender, a parser); otherwise each frame
+ * by {@link isInApp}. Only the culprit reads it: grouping keeps {@link isInApp}, so the issues
+ * events already have are not split.
+ */
+export function culpritInApp(frames: readonly Frame[]): (frame: Frame) => boolean {
+  return frames.some((f) => f.in_app === true) ? (f) => f.in_app === true : isInApp
+}

@@ -71,6 +71,20 @@ describe('culprit', () => {
     )
   })
 
+  it('reads a frame the SDK left unmarked as library code when it marked the app (sentry-java)', () => {
+    const app: Frame = { module: 'shop.LibFail', function: 'parseQuota', in_app: true }
+    const logback: Frame = { module: 'ch.qos.logback.core.util.FileSize', function: 'valueOf' }
+    const stacktrace = { frames: [app, logback] }
+    expect(labelEvent(withException({ type: 'E', stacktrace })).culprit).toBe(
+      'shop.LibFail in parseQuota',
+    )
+    // With no frame marked, an unmarked frame is guessed as before (app code unless it looks
+    // like a library).
+    expect(
+      labelEvent(withException({ type: 'E', stacktrace: { frames: [logback] } })).culprit,
+    ).toBe('ch.qos.logback.core.util.FileSize in valueOf')
+  })
+
   it('uses the filename when the frame has no module', () => {
     const stacktrace = { frames: [viewFrame, helperFrame] }
     expect(labelEvent(withException({ type: 'E', stacktrace })).culprit).toBe(

@@ -1,6 +1,6 @@
 import type { Frame, NormalizedEvent } from '../event/types.ts'
 import { crashFrame, primaryFrames } from './frames.ts'
-import { isInApp } from './in-app.ts'
+import { culpritInApp } from './in-app.ts'
 import { displayMessage, eachLine, nonBlank } from './message.ts'
 
 /** How an issue is labelled in lists: independent of the grouping version. */
@@ -61,13 +61,14 @@ function frameCulprit(frame: Frame, eventPlatform: string): string {
 
 /**
  * The newest in-app frame that says where it is, else the newest library frame: Sentry's
- * `get_stacktrace_culprit`.
+ * `get_stacktrace_culprit` (in-app as {@link culpritInApp} reads it).
  */
 function stackCulprit(frames: readonly Frame[], platform: string): string {
   let library: string | undefined
+  const inApp = culpritInApp(frames)
   for (let i = frames.length - 1; i >= 0; i--) {
     const frame = frames[i] as Frame
-    if (isInApp(frame)) {
+    if (inApp(frame)) {
       const here = frameCulprit(frame, platform)
       if (here !== '') return here
     } else if (library === undefined) library = frameCulprit(frame, platform)
