@@ -114,6 +114,9 @@ describe.each([2, 3] as const)('sentry-cli %i', (major) => {
       chunkPost,
       assemble,
     ])
+    // The map comes with its minified file, whose function scopes name the frames.
+    const map = await app.services.store.sourceMapByDebugId(alpha.projectId, built.debugId)
+    expect(map?.minified?.length).toBeGreaterThan(0)
     const frames = await framesOfRun(built.file, url, 'shop')
     // The minifier renamed the functions: the raw frames do not carry the original names.
     expect(frames.map((f) => f.function).join(' ')).not.toContain('explodeWithOriginalName')

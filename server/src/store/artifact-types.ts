@@ -39,7 +39,15 @@ export interface StoredSourceMap {
   bundleId: number
   url: string
   data: Buffer
+  /**
+   * The minified file the map is for (deflated), when the bundle has it and it is at most
+   * {@link MAX_SCOPED_MINIFIED} bytes: its function scopes name the frames.
+   */
+  minified?: Buffer
 }
+
+/** Largest minified file (uncompressed bytes) whose scopes are read to name frames. */
+export const MAX_SCOPED_MINIFIED = 2 * 1024 * 1024
 
 /** What the maintenance job removed. */
 export interface ArtifactPruneResult {

@@ -276,7 +276,12 @@ export function rewriteFrames(
       mapped = true
       bundles.add(r.map.bundleId)
       const path = pathOf(f) ?? ''
-      const caller = i > 0 ? results[i - 1]?.pos?.name : undefined
+      // The function's own scope name in the minified file, else the name the caller called.
+      const own = r.map.scopeName(
+        f['lineno'] as number,
+        typeof f['colno'] === 'number' ? f['colno'] : 1,
+      )
+      const caller = own ?? (i > 0 ? results[i - 1]?.pos?.name : undefined)
       f['abs_path'] = absSource(r.pos.source, path)
       f['filename'] = shownSource(r.pos.source)
       f['lineno'] = r.pos.line

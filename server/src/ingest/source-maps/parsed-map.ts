@@ -1,6 +1,7 @@
 import { inflateRawSync } from 'node:zlib'
 import { AnyMap, type TraceMap, traceSegment } from '@jridgewell/trace-mapping'
 import type { StoredSourceMap } from '../../store/artifact-types.ts'
+import { FunctionScopes } from './function-scopes.ts'
 
 /** Longest context line kept, in characters around the column (minified sources are one line). */
 const MAX_CONTEXT_LINE = 300
@@ -40,15 +41,62 @@ export class ParsedMap {
   readonly #map: TraceMap
   readonly #lines = new Map<number, string[]>()
   readonly #seen = new Map<number, OriginalPosition | null>()
+  /** The minified file (deflated), read for its function scopes on first use. */
+  readonly #minified: Buffer | undefined
+  /** Its scopes: undefined until read, null when it did not parse. */
+  #scopes: FunctionScopes | null | undefined
 
   constructor(stored: StoredSourceMap) {
     const text = inflateRawSync(stored.data).toString('utf8')
     this.bundleId = stored.bundleId
     this.url = stored.url
     this.#map = new AnyMap(text)
+    this.#minified = stored.minified
     // The JSON text once more for the decoded mappings and split lines (measured: the decoded
-    // segments of an esbuild map take about as much as its text).
-    this.bytes = text.length * 2 + 1024
+    // segments of an esbuild map take about as much as its text), and the minified file with
+    // its scope index (about four times its deflated bytes, held until the map is dropped).
+    this.bytes = text.length * 2 + 1024 + (stored.minified?.length ?? 0) * 4
+  }
+
+  /**
+   * The original name of the function a minified position is in (Sentry's scope names): the
+   * token naming the innermost function around it in the minified file, mapped through the map
+   * (its `names` entry there). A property or method key (`onClick: () =>`, which minifiers
+   * keep) is its own name; a binding the map names nothing for is kept only when the original
+   * source has that very identifier there. Undefined when the bundle has no minified file, the
+   * position is in no named function, or nothing names it: the caller falls back.
+   */
+  scopeName(line: number, column: number): string | undefined {
+    if (this.#minified === undefined) return undefined
+    if (this.#scopes === undefined) {
+      try {
+        this.#scopes = FunctionScopes.of(inflateRawSync(this.#minified).toString('utf8')) ?? null
+      } catch {
+        this.#scopes = null
+      }
+    }
+    const token = this.#scopes?.at(line, column)
+    if (token === undefined) return undefined
+    const seg = traceSegment(this.#map, token.line - 1, token.column - 1)
+    if (seg !== null && seg.length === 5) {
+      const name = this.#map.names[seg[4]]
+      if (name !== undefined && name !== '') return name
+    }
+    if (!token.binding) return token.name
+    if (seg === null || seg.length === 1) return undefined
+    const original = this.#sourceLines(seg[1])?.[seg[2]]
+    return original?.startsWith(token.name, seg[3]) === true ? token.name : undefined
+  }
+
+  #sourceLines(sourceIndex: number): string[] | undefined {
+    let lines = this.#lines.get(sourceIndex)
+    if (lines === undefined) {
+      const content = this.#map.sourcesContent?.[sourceIndex]
+      if (typeof content !== 'string') return undefined
+      lines = content.split(/\r?\n/)
+      this.#lines.set(sourceIndex, lines)
+    }
+    return lines
   }
 
   /**
@@ -83,13 +131,8 @@ export class ParsedMap {
   }
 
   #context(sourceIndex: number, line0: number, col0: number): OriginalPosition['context'] {
-    let lines = this.#lines.get(sourceIndex)
-    if (lines === undefined) {
-      const content = this.#map.sourcesContent?.[sourceIndex]
-      if (typeof content !== 'string') return undefined
-      lines = content.split(/\r?\n/)
-      this.#lines.set(sourceIndex, lines)
-    }
+    const lines = this.#sourceLines(sourceIndex)
+    if (lines === undefined) return undefined
     const at = lines[line0]
     if (at === undefined) return undefined
     return {

@@ -1,4 +1,9 @@
-import type { ArtifactBundleToStore, ArtifactStore, StoredSourceMap } from '../artifact-types.ts'
+import {
+  type ArtifactBundleToStore,
+  type ArtifactStore,
+  MAX_SCOPED_MINIFIED,
+  type StoredSourceMap,
+} from '../artifact-types.ts'
 import { type SqlPort, type Steps, step } from '../sql/port.ts'
 import { join, sql } from '../sql/statement.ts'
 
@@ -6,16 +11,17 @@ interface MapRow {
   bundle_id: number
   url: string
   data: Buffer | Uint8Array
+  minified: Buffer | Uint8Array | null
 }
 
-const toMap = (r: MapRow | undefined): StoredSourceMap | undefined =>
-  r === undefined
-    ? undefined
-    : {
-        bundleId: r.bundle_id,
-        url: r.url,
-        data: Buffer.from(r.data.buffer, r.data.byteOffset, r.data.byteLength),
-      }
+const bytes = (b: Buffer | Uint8Array) => Buffer.from(b.buffer, b.byteOffset, b.byteLength)
+
+const toMap = (r: MapRow | undefined): StoredSourceMap | undefined => {
+  if (r === undefined) return undefined
+  const map: StoredSourceMap = { bundleId: r.bundle_id, url: r.url, data: bytes(r.data) }
+  if (r.minified !== null) map.minified = bytes(r.minified)
+  return map
+}
 
 const list = (values: readonly unknown[]) =>
   join(
@@ -78,7 +84,11 @@ export function artifactQueries(db: SqlPort): ArtifactStore {
     sourceMapByDebugId: async (projectId, debugId) =>
       toMap(
         await db.first<MapRow>(
-          sql`SELECT f.bundle_id, f.url, f.data FROM artifact_files f
+          sql`SELECT f.bundle_id, f.url, f.data,
+                (SELECT s.data FROM artifact_files s WHERE s.bundle_id = f.bundle_id
+                  AND s.debug_id = f.debug_id AND s.file_type = 'minified_source'
+                  AND s.size <= ${MAX_SCOPED_MINIFIED} LIMIT 1) AS minified
+              FROM artifact_files f
               JOIN artifact_links l ON l.bundle_id = f.bundle_id AND l.project_id = ${projectId}
               WHERE f.debug_id = ${debugId} AND f.file_type = 'source_map'
               ORDER BY f.bundle_id DESC LIMIT 1`,
@@ -88,7 +98,9 @@ export function artifactQueries(db: SqlPort): ArtifactStore {
       if (urls.length === 0) return undefined
       return toMap(
         await db.first<MapRow>(
-          sql`SELECT m.bundle_id, m.url, m.data FROM artifact_files s
+          sql`SELECT m.bundle_id, m.url, m.data,
+                CASE WHEN s.size <= ${MAX_SCOPED_MINIFIED} THEN s.data END AS minified
+              FROM artifact_files s
               JOIN artifact_links l ON l.bundle_id = s.bundle_id AND l.project_id = ${projectId}
                 AND l.release = ${release} AND l.dist = ${dist}
               JOIN artifact_files m ON m.bundle_id = s.bundle_id AND m.file_type = 'source_map'
