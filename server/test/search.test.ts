@@ -65,6 +65,9 @@ describe('search through the API', () => {
     expect(await titles('handled:no mechanism:express')).toEqual([checkout])
     expect(await titles('is:unresolved environment:staging')).toEqual(['queue stalled'])
     expect(await titles('nothing-matches-this')).toEqual([])
+    // Sentry's text fields read as free text.
+    expect(await titles('error.type:TypeError')).toEqual([checkout])
+    expect(await titles('message:"queue stalled"')).toEqual(['queue stalled'])
     // The separate filters from before the language still work.
     expect((await listIssues(app, p.id, '?environment=staging')).map((i) => i.title)).toEqual([
       'queue stalled',

@@ -104,6 +104,16 @@ describe('parseQuery', () => {
     expect(e.message).toContain(`at position ${position}`)
   })
 
+  it("reads Sentry's text fields as free text, one value, not negated", () => {
+    expect(parseQuery('message:"failed to sync" error.type:KeyError', NOW).terms).toEqual([
+      { kind: 'text', text: 'failed to sync' },
+      { kind: 'text', text: 'KeyError' },
+    ])
+    expect(parseQuery('title:*timeout*', NOW).terms).toEqual([{ kind: 'text', text: 'timeout' }])
+    expect(() => parseQuery('!message:x', NOW)).toThrow(QuerySyntaxError)
+    expect(() => parseQuery('error.value:[a,b]', NOW)).toThrow(QuerySyntaxError)
+  })
+
   it('reads keys named like Object.prototype members as tags', () => {
     // They once found Object.prototype through an object literal and reached SQL as a column.
     for (const key of ['constructor', '__proto__', 'toString', 'hasOwnProperty']) {

@@ -62,6 +62,11 @@ const UNITS = new Map([
   ['d', 86400e3],
   ['w', 604800e3],
 ])
+/**
+ * Sentry's fields of the event's text (`message:`, `title:`, `error.type:`, `error.value:`):
+ * read as free text, which holds the message, the exception types and values and the title.
+ */
+const TEXT_FIELDS = new Set(['message', 'title', 'error.type', 'error.value'])
 // Maps, not object literals: a key typed by the user (`constructor:`, `__proto__:`) must not
 // find Object.prototype's members.
 const TIME_FIELDS = new Map<string, 'first_seen' | 'last_seen'>([
@@ -210,7 +215,13 @@ function keyed(r: Reader, key: string, keyAt: number, negated: boolean, now: num
   const lower = key.toLowerCase()
   if (r.done || /\s/.test(r.peek())) r.fail(`expected a value after '${key}:'`, keyAt)
   if (r.peek() === '[') {
-    if (lower === 'is' || lower === 'has' || TIME_FIELDS.has(lower) || COUNT_FIELDS.has(lower))
+    if (
+      lower === 'is' ||
+      lower === 'has' ||
+      TIME_FIELDS.has(lower) ||
+      COUNT_FIELDS.has(lower) ||
+      TEXT_FIELDS.has(lower)
+    )
       r.fail(`'${key}:' takes one value, not a list`, r.i)
     return { kind: 'tag', key, values: list(r), negated }
   }
@@ -239,6 +250,13 @@ function keyed(r: Reader, key: string, keyAt: number, negated: boolean, now: num
     return countTerm(r, count, v, keyAt)
   }
   if (text === '' && !v.quoted) r.fail(`expected a value after '${key}:'`, keyAt)
+  if (TEXT_FIELDS.has(lower)) {
+    if (negated) r.fail(`'!' does not apply to '${key}:'`, keyAt - 1)
+    // Sentry's `message:*failed*` wildcards: a substring of the text either way.
+    const bare = text.replace(/^\*+|\*+$/g, '')
+    if (bare === '') r.fail(`expected a value after '${key}:'`, keyAt)
+    return { kind: 'text', text: bare }
+  }
   return { kind: 'tag', key, values: [text], negated }
 }
 
