@@ -74,6 +74,21 @@ describe('search through the API', () => {
     ])
   })
 
+  it("finds a browser SDK's event by the browser its User-Agent names", async () => {
+    await sendEvent(app, p.id, p.key, 'page crashed', {
+      platform: 'javascript',
+      request: {
+        url: 'https://shop.example/cart',
+        headers: {
+          'User-Agent':
+            'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.1 Safari/605.1.15',
+        },
+      },
+    })
+    expect(await titles('browser.name:Safari')).toEqual(['page crashed'])
+    expect(await titles('os.name:macOS')).toEqual(['page crashed'])
+  })
+
   it('finds a tag named like an Object.prototype member from its tag link', async () => {
     await sendEvent(app, p.id, p.key, 'prototype tags', {
       tags: { constructor: '-24h', ['__proto__']: '+7d' },

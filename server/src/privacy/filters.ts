@@ -1,4 +1,5 @@
 import { BlockList, isIP } from 'node:net'
+import { requestHeader } from '../event/request-header.ts'
 import type { NormalizedEvent } from '../event/types.ts'
 import { compileGlobs } from './glob.ts'
 import type { InboundFilterSettings } from './settings.ts'
@@ -127,7 +128,7 @@ function localHost(host: string): boolean {
 export function isLocalhost(event: NormalizedEvent): boolean {
   const ip = event.user?.['ip_address']
   if (typeof ip === 'string' && LOCAL_IPS.has(ip)) return true
-  const forwarded = header(event, 'x-forwarded-for')
+  const forwarded = requestHeader(event, 'x-forwarded-for')
   if (forwarded !== undefined && LOCAL_IPS.has(forwarded.trim())) return true
   const url = event.request?.['url']
   if (typeof url === 'string' && url !== '') {
@@ -139,27 +140,11 @@ export function isLocalhost(event: NormalizedEvent): boolean {
     }
     return u.protocol === 'file:' || localHost(u.hostname)
   }
-  const host = header(event, 'x-forwarded-host') ?? header(event, 'host')
+  const host = requestHeader(event, 'x-forwarded-host') ?? requestHeader(event, 'host')
   return host !== undefined && localHost(host)
 }
 
-/** A request header's value by name, case-insensitively (headers as an object or as pairs). */
-export function header(event: NormalizedEvent, name: string): string | undefined {
-  const h = event.request?.['headers']
-  if (Array.isArray(h)) {
-    for (const pair of h)
-      if (Array.isArray(pair) && typeof pair[0] === 'string' && pair[0].toLowerCase() === name) {
-        return typeof pair[1] === 'string' ? pair[1] : undefined
-      }
-    return undefined
-  }
-  if (h === null || typeof h !== 'object') return undefined
-  for (const [k, v] of Object.entries(h))
-    if (k.toLowerCase() === name) return typeof v === 'string' ? v : undefined
-  return undefined
-}
-
-const userAgent = (event: NormalizedEvent): string | undefined => header(event, 'user-agent')
+const userAgent = (event: NormalizedEvent): string | undefined => requestHeader(event, 'user-agent')
 
 const EXTENSION_MESSAGES = new RegExp(
   [

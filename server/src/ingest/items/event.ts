@@ -5,6 +5,7 @@ import { resolveLegacyAliases } from '../../event/legacy-aliases.ts'
 import { repairNonFiniteJson } from '../../event/non-finite-json.ts'
 import { normalizeEvent, normalizeEventId } from '../../event/normalize.ts'
 import type { NormalizedEvent } from '../../event/types.ts'
+import { fillUserAgentContexts } from '../../event/user-agent-contexts.ts'
 import { groupEvent } from '../../grouping/index.ts'
 import { type FilterReason, inboundFilter } from '../../privacy/filters.ts'
 import { policyOf } from '../../privacy/policy.ts'
@@ -126,6 +127,8 @@ function digestWith(
     const filtered = inboundFilter(event, ctx.clientIp, policy.filters)
     if (filtered !== undefined) return { filtered }
   }
+  // The browser and OS a browser SDK's User-Agent names (Relay fills them the same way).
+  fillUserAgentContexts(event)
   const component = ctx.key.component
   if (component !== null && !event.tags.some(([k]) => k === 'component')) {
     event.tags.push(['component', component])
