@@ -7,6 +7,11 @@ describe('shownSource', () => {
     ['turbopack:///[project]/app/api/boom/route.ts', 'app/api/boom/route.ts'],
     ['turbopack:///app/page.tsx', 'app/page.tsx'],
     ['../../src/cart.js', 'src/cart.js'],
+    [
+      'turbopack:///[project]/node_modules/%40sentry/core/src/x.ts',
+      'node_modules/@sentry/core/src/x.ts',
+    ],
+    ['bad%escape.js', 'bad%escape.js'],
     ['https://cdn.example/app.js', 'https://cdn.example/app.js'],
   ])('%s is shown as %s', (source, shown) => {
     expect(shownSource(source)).toBe(shown)

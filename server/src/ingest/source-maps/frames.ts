@@ -146,13 +146,23 @@ export function sourceMapNeeds(event: Json): SourceMapNeeds | undefined {
   return any ? needs : undefined
 }
 
+/** A path's percent-escapes decoded (`%40sentry` → `@sentry`, as Turbopack writes them). */
+function decodePath(p: string): string {
+  if (!p.includes('%')) return p
+  try {
+    return decodeURIComponent(p)
+  } catch {
+    return p
+  }
+}
+
 /**
- * The path shown for an original source: `webpack://app/`, `turbopack:///[project]/`, `./` and
- * leading `../` dropped (exported for its test).
+ * The path shown for an original source: percent-escapes decoded, `webpack://app/`,
+ * `turbopack:///[project]/`, `./` and leading `../` dropped (exported for its test).
  */
 export function shownSource(source: string): string {
   return (
-    source
+    decodePath(source)
       .replace(/^webpack:\/\/[^/]*\//, '')
       // Turbopack (Next.js 15+): `turbopack:///[project]/app/page.tsx`.
       .replace(/^turbopack:\/\/\/(?:\[[^\]/]*\]\/)?/, '')
