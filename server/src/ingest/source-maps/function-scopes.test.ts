@@ -57,6 +57,29 @@ describe('scope names of minified frames', () => {
     expect(parsed.scopeName(1, 1)).toBeUndefined()
   })
 
+  it("names a function inlined as an unnamed expression by the map's name at its keyword", () => {
+    // Turbopack: `async function fetchDashboard() {…}` called in place as `function(){…}()`,
+    // the map naming the `function` keyword (column 7) `fetchDashboard`.
+    const code = 'let a=function(){throw Error("x")}(),b=[1].map(e=>{throw 1});'
+    const parsed = new ParsedMap({
+      bundleId: 1,
+      url: '~/page.js.map',
+      data: deflateRawSync(
+        JSON.stringify({
+          version: 3,
+          sources: ['page.tsx'],
+          names: ['fetchDashboard'],
+          mappings: 'MAASA',
+          sourcesContent: ['async function fetchDashboard() {}'],
+        }),
+      ),
+      minified: deflateRawSync(code),
+    })
+    expect(parsed.scopeName(1, code.indexOf('throw') + 1)).toBe('fetchDashboard')
+    // An unnamed arrow function is not named from the map (its first token is a parameter).
+    expect(parsed.scopeName(1, code.lastIndexOf('throw') + 1)).toBeUndefined()
+  })
+
   it('has no scope names without the minified file or when it does not parse', async () => {
     const { code, map } = await minified()
     const noFile = new ParsedMap({ bundleId: 1, url: 'm', data: deflateRawSync(map) })

@@ -12,6 +12,11 @@ interface Scope {
    * rather than a property or method key (which it keeps).
    */
   binding: boolean
+  /**
+   * An unnamed `function` expression (a bundler's inlined function called in place): `nameAt`
+   * is its `function` keyword, which only the map's `names` entry there can name.
+   */
+  anonymous?: true
 }
 
 /** The token that names the function around a position, as found in the minified file. */
@@ -21,6 +26,8 @@ export interface ScopeToken {
   column: number
   name: string
   binding: boolean
+  /** Set for an unnamed `function` expression: only the map may name it. */
+  anonymous?: true
 }
 
 type AnyNode = Node & Record<string, unknown>
@@ -66,7 +73,12 @@ function nameOf(fn: AnyNode, parent: AnyNode | undefined): Omit<Scope, 'start' |
       if (parent['value'] === fn) found = key(parent['key'], parent['computed'], false)
       break
   }
-  return found ?? { nameAt: -1, name: '', binding: false }
+  if (found !== undefined) return found
+  // `function(){…}` with no name anywhere: its keyword, which a bundler that inlined a named
+  // function maps to that function's original name.
+  if (fn.type === 'FunctionExpression')
+    return { nameAt: fn.start, name: '', binding: true, anonymous: true }
+  return { nameAt: -1, name: '', binding: false }
 }
 
 /**
@@ -151,7 +163,9 @@ export class FunctionScopes {
       const s = this.#scopes[i] as Scope
       if (s.end <= offset) continue
       if (s.nameAt < 0) return undefined
-      return { ...this.#position(s.nameAt), name: s.name, binding: s.binding }
+      const token: ScopeToken = { ...this.#position(s.nameAt), name: s.name, binding: s.binding }
+      if (s.anonymous) token.anonymous = true
+      return token
     }
     return undefined
   }

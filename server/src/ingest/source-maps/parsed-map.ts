@@ -83,7 +83,7 @@ export class ParsedMap {
       if (name !== undefined && name !== '') return name
     }
     if (!token.binding) return token.name
-    if (seg === null || seg.length === 1) return undefined
+    if (token.anonymous || seg === null || seg.length === 1) return undefined
     const original = this.#sourceLines(seg[1])?.[seg[2]]
     return original?.startsWith(token.name, seg[3]) === true ? token.name : undefined
   }
