@@ -170,6 +170,14 @@ describe('release API', () => {
       payload,
     })
 
+  it('shortens a commit SHA to 12 characters and a package@version to its version', async () => {
+    const sha = '099963d22d91795c371944e801a7f1d87cc8da53'
+    const res = await post(alpha, '', { version: sha, projects: [alpha.projectSlug] })
+    expect(res.json<{ shortVersion: string }>().shortVersion).toBe('099963d22d91')
+    const pkg = await post(alpha, '', { version: 'shop@2.1.7', projects: [alpha.projectSlug] })
+    expect(pkg.json<{ shortVersion: string }>().shortVersion).toBe('2.1.7')
+  })
+
   it('answers 201 once, then 208, and adds projects and dates on the second create', async () => {
     const first = await post(alpha, '', { version: 'api-1', projects: [alpha.projectSlug] })
     expect(first.statusCode, first.body).toBe(201)

@@ -118,10 +118,19 @@ const deployJson = (d: Deploy): z.infer<typeof DeployJson> => ({
   dateFinished: iso(d.dateFinished) ?? '',
 })
 
+/**
+ * A release's short name, as Sentry shows it: the version after a `package@`, and a commit
+ * SHA (what the bundler plugins name a release by default) cut to 12 characters.
+ */
+export function shortVersion(version: string): string {
+  const v = version.slice(version.lastIndexOf('@') + 1) || version
+  return /^[0-9a-f]{40}$/i.test(v) ? v.slice(0, 12) : v
+}
+
 const releaseJson = (r: ReleaseRecord): z.infer<typeof ReleaseJson> => ({
   id: r.id,
   version: r.version,
-  shortVersion: r.version,
+  shortVersion: shortVersion(r.version),
   url: r.url,
   status: r.status,
   dateCreated: iso(r.dateCreated) ?? '',
