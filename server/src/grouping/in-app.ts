@@ -49,9 +49,32 @@ export function isInApp(frame: Frame): boolean {
  * Which frames of a stack the culprit is read from: when the SDK marked any frame `in_app: true`
  * (sentry-java's `inAppIncludes`, sentry-python's `in_app_include`), it knows the app, and a
  * frame it left unmarked is library code (a logging appender, a parser); otherwise each frame
- * by {@link isInApp}. Only the culprit reads it: grouping keeps {@link isInApp}, so the issues
- * events already have are not split.
+ * by {@link isInApp}. Either way never an installed dependency (below), whatever its flag. Only
+ * the culprit reads it: grouping keeps {@link isInApp}, so the issues events already have are
+ * not split.
  */
 export function culpritInApp(frames: readonly Frame[]): (frame: Frame) => boolean {
-  return frames.some((f) => f.in_app === true) ? (f) => f.in_app === true : isInApp
+  const app = frames.some((f) => f.in_app === true) ? (f: Frame) => f.in_app === true : isInApp
+  return (f) => app(f) && !installedDependency(f)
+}
+
+/**
+ * Paths that are a dependency whatever an SDK says: a crate from Cargo's registry or git
+ * checkouts, Rust's standard library, a system library, an npm package, a Go module. The stock
+ * Rust SDK marks every frame outside std, core and its own core crate `in_app`, its panic hook
+ * (`sentry_panic::…`) and anyhow's frames included, so they named the issue. Not Python's
+ * `site-packages`: an application may be installed there and say so with `in_app_include`.
+ */
+const DEPENDENCY_PATH =
+  /[\\/]\.cargo[\\/](?:registry|git)[\\/]|[\\/]rustc[\\/]|^\/(?:usr\/)?lib\/|[\\/]node_modules[\\/]|[\\/]go[\\/]pkg[\\/]mod[\\/]/
+
+/** Whether a frame's file or package is an installed dependency ({@link DEPENDENCY_PATH}). */
+export function installedDependency(frame: {
+  abs_path?: unknown
+  filename?: unknown
+  package?: unknown
+}): boolean {
+  for (const path of [frame.abs_path, frame.filename, frame.package])
+    if (typeof path === 'string' && DEPENDENCY_PATH.test(path)) return true
+  return false
 }

@@ -85,6 +85,36 @@ describe('culprit', () => {
     ).toBe('ch.qos.logback.core.util.FileSize in valueOf')
   })
 
+  it("never names a Cargo crate, Rust's std or a system library, even when the SDK marked it", () => {
+    // The stock Rust SDK marks its panic hook and anyhow's frames in_app.
+    const app: Frame = {
+      function: 's13app::compute_total',
+      abs_path: '/srv/app/src/main.rs',
+      in_app: true,
+    }
+    const hook: Frame = {
+      function: 'sentry_panic::PanicIntegration::event_from_panic_info',
+      abs_path: '/home/u/.cargo/registry/src/index.crates.io-1/sentry-panic-0.49.5/src/lib.rs',
+      in_app: true,
+    }
+    const std: Frame = {
+      function: 'std::panicking::begin_panic_handler',
+      abs_path: '/rustc/1f2e3d/library/std/src/panicking.rs',
+      in_app: true,
+    }
+    const stacktrace = { frames: [app, std, hook] }
+    expect(labelEvent(withException({ type: 'panic', stacktrace })).culprit).toBe(
+      's13app::compute_total',
+    )
+    const native = { ...withException({ type: 'panic', stacktrace }), platform: 'native' }
+    expect(labelEvent(native).culprit).toBe('s13app::compute_total')
+  })
+
+  it('uses the request URL without its query when nothing else names the place', () => {
+    const e = event({ request: { url: 'http://127.0.0.1:8080/message?password=[Filtered]#x' } })
+    expect(labelEvent(e).culprit).toBe('http://127.0.0.1:8080/message')
+  })
+
   it('uses the filename when the frame has no module', () => {
     const stacktrace = { frames: [viewFrame, helperFrame] }
     expect(labelEvent(withException({ type: 'E', stacktrace })).culprit).toBe(

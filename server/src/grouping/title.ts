@@ -1,5 +1,5 @@
 import type { Frame, NormalizedEvent } from '../event/types.ts'
-import { crashFrame, primaryFrames } from './frames.ts'
+import { primaryFrames } from './frames.ts'
 import { culpritInApp } from './in-app.ts'
 import { displayMessage, eachLine, nonBlank } from './message.ts'
 
@@ -101,9 +101,11 @@ function culprit(event: NormalizedEvent): string {
   const frames = culpritFrames(event)
   const site = stackCulprit(frames, event.platform)
   if (site !== '') return site
+  // The URL without its query and fragment, as Relay keeps them apart (`query_string`).
   const url = event.request?.['url']
-  if (typeof url === 'string' && url.trim() !== '') return url
-  const frame = crashFrame(frames)
+  if (typeof url === 'string' && url.trim() !== '') return url.replace(/[?#].*$/s, '')
+  const inApp = culpritInApp(frames)
+  const frame = frames.findLast((f) => inApp(f)) ?? frames.at(-1)
   return nonBlank(frame?.function) ?? nonBlank(frame?.raw_function) ?? ''
 }
 

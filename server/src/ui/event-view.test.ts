@@ -15,6 +15,21 @@ describe('event view', () => {
     expect(out).toContain('800 older frames not shown')
   })
 
+  it('folds a Cargo crate marked in_app (the Rust panic hook) into the library frames', () => {
+    const out = stacktrace({
+      frames: [
+        { function: 'app::compute_total', abs_path: '/srv/app/src/main.rs', in_app: true },
+        {
+          function: 'sentry_panic::PanicIntegration::event_from_panic_info',
+          abs_path: '/home/u/.cargo/registry/src/index.crates.io-1/sentry-panic/src/lib.rs',
+          in_app: true,
+        },
+      ],
+    }).value
+    expect(out.match(/class="frame app"/g)).toHaveLength(1)
+    expect(out).toMatch(/1 library frame<\/summary>.*sentry_panic/s)
+  })
+
   it("says what the operating system said of a native crash, and shows a mechanism's data", () => {
     expect(
       osCause({

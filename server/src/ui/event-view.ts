@@ -3,7 +3,9 @@
  * user, request, SDK integrations). The payload is read as untrusted JSON through small guards, and every value
  * is shown as text through `html`.
  */
+
 import type { NormalizedEvent } from '../event/types.ts'
+import { installedDependency } from '../grouping/in-app.ts'
 import { remarkLines } from '../privacy/scrub.ts'
 import { eventSearchFields } from '../search/event-tags.ts'
 import { integrationsSection, requestSection } from './event-request.ts'
@@ -203,7 +205,7 @@ function frameHead(frame: Json, ctx: FrameContext): SafeHtml {
   const colno = num(frame['colno'])
   // An unsymbolicated native frame is known by its address; a symbolicated one keeps it too.
   const addr = str(frame['instruction_addr'])
-  const inApp = frame['in_app'] === true
+  const inApp = appFrame(frame)
   return html`${inApp ? html`<span class="badge in-app">in app</span> ` : ''}<span>${file}</span>${
     lineno === undefined
       ? ''
@@ -225,6 +227,12 @@ const SOURCE_MAP_NOTES: Record<string, string> = {
     'source-mapped, but the map carries no sourcesContent for this file, so there is no context. Build with sourcesContent enabled.',
 }
 
+/**
+ * A frame the page shows as the application's: marked `in_app` by the SDK and not an installed
+ * dependency (the stock Rust SDK marks its panic hook and Cargo crates in-app too).
+ */
+const appFrame = (frame: Json): boolean => frame['in_app'] === true && !installedDependency(frame)
+
 function sourceMapNote(frame: Json): SafeHtml {
   const data = obj(frame['data'])
   const code = str(data?.['sourcemap_error'])
@@ -234,7 +242,7 @@ function sourceMapNote(frame: Json): SafeHtml {
 }
 
 function oneFrame(frame: Json, open: boolean, ctx: FrameContext): SafeHtml {
-  const inApp = frame['in_app'] === true
+  const inApp = appFrame(frame)
   const note = sourceMapNote(frame)
   const lines = contextLines(frame)
   const vars = obj(frame['vars'])
@@ -264,20 +272,19 @@ export function stacktrace(
   // The crash site is last: keep the newest frames of very deep stacks.
   const frames = all.slice(-MAX_FRAMES).reverse()
   const hidden = all.length - frames.length
-  const anyInApp = frames.some((f) => f['in_app'] === true)
+  const anyInApp = frames.some(appFrame)
   const out: SafeHtml[] = []
   let firstAppOpen = true
   for (let i = 0; i < frames.length; ) {
     const f = frames[i] as Json
-    if (!anyInApp || f['in_app'] === true) {
+    if (!anyInApp || appFrame(f)) {
       out.push(oneFrame(f, anyInApp ? firstAppOpen : i === 0, ctx))
-      if (f['in_app'] === true) firstAppOpen = false
+      if (appFrame(f)) firstAppOpen = false
       i++
       continue
     }
     const run: Json[] = []
-    while (i < frames.length && (frames[i] as Json)['in_app'] !== true)
-      run.push(frames[i++] as Json)
+    while (i < frames.length && !appFrame(frames[i] as Json)) run.push(frames[i++] as Json)
     out.push(
       html`<details class="system-frames"><summary>${count(run.length)} library frame${run.length === 1 ? '' : 's'}</summary>${run.map((x) => oneFrame(x, false, ctx))}</details>`,
     )
