@@ -161,10 +161,14 @@ const teamOf = (teamId: number | undefined): number => {
 export async function orgReleaseRoutes(app: ApiScope, deps: { store: Store }): Promise<void> {
   const { store } = deps
 
+  /** The team's projects: every lookup by slug or id below is among them only. */
+  const teamProjects = async (teamId: number) =>
+    (await store.listProjects()).filter((p) => p.teamId === teamId)
+
   /** The team's projects that `refs` name (by slug or id); a name of none is a 404. */
   async function projectIds(teamId: number, refs: readonly (string | number)[] | undefined) {
     if (refs === undefined) return undefined
-    const own = (await store.listProjects()).filter((p) => p.teamId === teamId)
+    const own = await teamProjects(teamId)
     return refs.map((ref) => {
       const p = own.find((x) => (typeof ref === 'number' ? x.id === ref : x.slug === ref))
       // As a missing object, whether another team's or none (the name is not echoed).
@@ -195,7 +199,7 @@ export async function orgReleaseRoutes(app: ApiScope, deps: { store: Store }): P
 
   /** The project `slug` of the team, for the project-bound paths sentry-cli 2 uses. */
   async function teamProject(teamId: number, slug: string) {
-    const own = (await store.listProjects()).find((x) => x.teamId === teamId && x.slug === slug)
+    const own = (await teamProjects(teamId)).find((x) => x.slug === slug)
     if (own === undefined) throw notFound('project')
     return own.id
   }
@@ -289,7 +293,8 @@ export async function orgReleaseRoutes(app: ApiScope, deps: { store: Store }): P
       async (req) => {
         const teamId = teamOf(req.accessTeamId)
         const projectId = await projectOf(teamId, req.params)
-        await found(teamId, req.params.version, projectId)
+        // A project-bound path reaches only a release shipping that project.
+        if (projectId !== undefined) await found(teamId, req.params.version, projectId)
         const r = await store.updateRelease(
           teamId,
           req.params.version,
@@ -313,7 +318,7 @@ export async function orgReleaseRoutes(app: ApiScope, deps: { store: Store }): P
       async (req, reply) => {
         const teamId = teamOf(req.accessTeamId)
         const projectId = await projectOf(teamId, req.params)
-        await found(teamId, req.params.version, projectId)
+        if (projectId !== undefined) await found(teamId, req.params.version, projectId)
         if (!(await store.deleteRelease(teamId, req.params.version))) throw notFound('release')
         return reply.code(204).send(null)
       },
@@ -339,7 +344,7 @@ export async function orgReleaseRoutes(app: ApiScope, deps: { store: Store }): P
     async (req) => {
       const teamId = teamOf(req.accessTeamId)
       const p = req.query.project
-      const own = (await store.listProjects()).filter((x) => x.teamId === teamId)
+      const own = await teamProjects(teamId)
       const project =
         p === undefined ? undefined : own.find((x) => x.slug === p || String(x.id) === p)
       if (p !== undefined && project === undefined) throw notFound('project')

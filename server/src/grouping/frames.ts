@@ -105,9 +105,15 @@ export function stackKeys(
   return keys
 }
 
-/** The frame where the event happened: the last in-app frame, else the last frame. */
-export function crashFrame(frames: readonly Frame[]): Frame | undefined {
-  return frames.findLast((frame) => isInApp(frame)) ?? frames.at(-1)
+/**
+ * The frame where the event happened: the last in-app frame, else the last frame. `inApp` is
+ * the grouping's rule unless the caller reads in-app otherwise (the culprit's).
+ */
+export function crashFrame(
+  frames: readonly Frame[],
+  inApp: (frame: Frame) => boolean = isInApp,
+): Frame | undefined {
+  return frames.findLast((frame) => inApp(frame)) ?? frames.at(-1)
 }
 
 /** The stack of the thread that crashed, else the current one, else the only one with a stack. */

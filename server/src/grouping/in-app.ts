@@ -1,25 +1,40 @@
 import type { Frame } from '../event/types.ts'
 
 /**
- * Paths of third-party and runtime code (protocol.md §8.5 "default in-app rules"): package
- * managers' install folders, runtime internals and CDNs. Both `/` and `\` separators.
+ * Paths that are an installed dependency whatever an SDK says: an npm package, a Go module, a
+ * crate from Cargo's registry or git checkouts, Rust's standard library, a system library. The
+ * stock Rust SDK marks every frame outside std, core and its own core crate `in_app`, its panic
+ * hook (`sentry_panic::…`) and anyhow's frames included, so they named the issue
+ * ({@link culpritInApp}). Not Python's `site-packages`: an application may be installed there and
+ * say so with `in_app_include`.
  */
-const LIBRARY_PATHS: readonly RegExp[] = [
+const DEPENDENCY_PATHS: readonly RegExp[] = [
   /[\\/]node_modules[\\/]/,
-  /[\\/](?:site|dist)-packages[\\/]/,
-  /[\\/]lib[\\/]python\d[\d.]*[\\/]/,
-  /[\\/]vendor[\\/]/,
   /[\\/]go[\\/]pkg[\\/]mod[\\/]/,
   /[\\/]\.cargo[\\/](?:registry|git)[\\/]/,
   /[\\/]rustc[\\/]/,
   /^\/(?:usr\/)?lib\//,
+]
+
+/**
+ * Paths of third-party and runtime code (protocol.md §8.5 "default in-app rules"): the
+ * dependencies above, and what an SDK may know better (Python's install folders, vendored
+ * code), runtime internals and CDNs. Both `/` and `\` separators.
+ */
+const LIBRARY_PATHS: readonly RegExp[] = [
+  ...DEPENDENCY_PATHS,
+  /[\\/](?:site|dist)-packages[\\/]/,
+  /[\\/]lib[\\/]python\d[\d.]*[\\/]/,
+  /[\\/]vendor[\\/]/,
   /^\/System\/Library\//,
   /^node:/,
   /^https?:\/\/(?:unpkg\.com|cdn\.jsdelivr\.net|cdnjs\.cloudflare\.com)\//,
 ]
 
-/** The rules as one alternation: one regex run per path instead of eleven (same matches). */
-const LIBRARY_PATH = new RegExp(LIBRARY_PATHS.map((re) => re.source).join('|'))
+/** Each list as one alternation: one regex run per path instead of one per rule (same matches). */
+const anyOf = (list: readonly RegExp[]) => new RegExp(list.map((re) => re.source).join('|'))
+const LIBRARY_PATH = anyOf(LIBRARY_PATHS)
+const DEPENDENCY_PATH = anyOf(DEPENDENCY_PATHS)
 
 /** Rust standard library functions, including trait impls written `<core::… as …>::…`. */
 const LIBRARY_FUNCTION = /^<?(?:std|core|alloc)::/
@@ -30,9 +45,7 @@ const LIBRARY_MODULE =
 
 /** Guesses from paths and names whether a frame is application code; true unless it matches. */
 export function looksInApp(frame: Frame): boolean {
-  for (const path of [frame.abs_path, frame.filename, frame.package]) {
-    if (path !== undefined && LIBRARY_PATH.test(path)) return false
-  }
+  if (pathMatches(frame, LIBRARY_PATH)) return false
   if (frame.function !== undefined && LIBRARY_FUNCTION.test(frame.function)) return false
   return frame.module === undefined || !LIBRARY_MODULE.test(frame.module)
 }
@@ -49,7 +62,7 @@ export function isInApp(frame: Frame): boolean {
  * Which frames of a stack the culprit is read from: when the SDK marked any frame `in_app: true`
  * (sentry-java's `inAppIncludes`, sentry-python's `in_app_include`), it knows the app, and a
  * frame it left unmarked is library code (a logging appender, a parser); otherwise each frame
- * by {@link isInApp}. Either way never an installed dependency (below), whatever its flag. Only
+ * by {@link isInApp}. Either way never an installed dependency, whatever its flag. Only
  * the culprit reads it: grouping keeps {@link isInApp}, so the issues events already have are
  * not split.
  */
@@ -58,23 +71,16 @@ export function culpritInApp(frames: readonly Frame[]): (frame: Frame) => boolea
   return (f) => app(f) && !installedDependency(f)
 }
 
-/**
- * Paths that are a dependency whatever an SDK says: a crate from Cargo's registry or git
- * checkouts, Rust's standard library, a system library, an npm package, a Go module. The stock
- * Rust SDK marks every frame outside std, core and its own core crate `in_app`, its panic hook
- * (`sentry_panic::…`) and anyhow's frames included, so they named the issue. Not Python's
- * `site-packages`: an application may be installed there and say so with `in_app_include`.
- */
-const DEPENDENCY_PATH =
-  /[\\/]\.cargo[\\/](?:registry|git)[\\/]|[\\/]rustc[\\/]|^\/(?:usr\/)?lib\/|[\\/]node_modules[\\/]|[\\/]go[\\/]pkg[\\/]mod[\\/]/
+/** A frame as stored or normalised: the fields that say where its code lives. */
+type FramePaths = { abs_path?: unknown; filename?: unknown; package?: unknown }
 
-/** Whether a frame's file or package is an installed dependency ({@link DEPENDENCY_PATH}). */
-export function installedDependency(frame: {
-  abs_path?: unknown
-  filename?: unknown
-  package?: unknown
-}): boolean {
+/** Whether the frame's file or package path matches `re`. */
+function pathMatches(frame: FramePaths, re: RegExp): boolean {
   for (const path of [frame.abs_path, frame.filename, frame.package])
-    if (typeof path === 'string' && DEPENDENCY_PATH.test(path)) return true
+    if (typeof path === 'string' && re.test(path)) return true
   return false
 }
+
+/** Whether a frame's file or package is an installed dependency ({@link DEPENDENCY_PATHS}). */
+export const installedDependency = (frame: FramePaths): boolean =>
+  pathMatches(frame, DEPENDENCY_PATH)

@@ -1,5 +1,6 @@
 import type { Frame, NormalizedEvent } from '../event/types.ts'
-import { primaryFrames } from './frames.ts'
+import { withoutQuery } from '../event/url-path.ts'
+import { crashFrame, primaryFrames } from './frames.ts'
 import { culpritInApp } from './in-app.ts'
 import { displayMessage, eachLine, nonBlank } from './message.ts'
 
@@ -63,9 +64,12 @@ function frameCulprit(frame: Frame, eventPlatform: string): string {
  * The newest in-app frame that says where it is, else the newest library frame: Sentry's
  * `get_stacktrace_culprit` (in-app as {@link culpritInApp} reads it).
  */
-function stackCulprit(frames: readonly Frame[], platform: string): string {
+function stackCulprit(
+  frames: readonly Frame[],
+  platform: string,
+  inApp: (frame: Frame) => boolean,
+): string {
   let library: string | undefined
-  const inApp = culpritInApp(frames)
   for (let i = frames.length - 1; i >= 0; i--) {
     const frame = frames[i] as Frame
     if (inApp(frame)) {
@@ -99,13 +103,12 @@ function culprit(event: NormalizedEvent): string {
   if (sent !== undefined) return sent
   if (event.exception?.values.at(-1)?.mechanism?.synthetic === true) return ''
   const frames = culpritFrames(event)
-  const site = stackCulprit(frames, event.platform)
-  if (site !== '') return site
-  // The URL without its query and fragment, as Relay keeps them apart (`query_string`).
-  const url = event.request?.['url']
-  if (typeof url === 'string' && url.trim() !== '') return url.replace(/[?#].*$/s, '')
   const inApp = culpritInApp(frames)
-  const frame = frames.findLast((f) => inApp(f)) ?? frames.at(-1)
+  const site = stackCulprit(frames, event.platform, inApp)
+  if (site !== '') return site
+  const url = event.request?.['url']
+  if (typeof url === 'string' && url.trim() !== '') return withoutQuery(url)
+  const frame = crashFrame(frames, inApp)
   return nonBlank(frame?.function) ?? nonBlank(frame?.raw_function) ?? ''
 }
 

@@ -6,6 +6,7 @@
  */
 import type { TrimNote } from '../event/bounds.ts'
 import type { Frame, NormalizedEvent } from '../event/types.ts'
+import { withoutQuery } from '../event/url-path.ts'
 import { MAX_KEY_LENGTH, MAX_VALUE_LENGTH } from './query.ts'
 
 /** Most tags indexed per event (promoted ones first, then the SDK's in the order sent). */
@@ -54,16 +55,6 @@ const nameVersion = (c: Record<string, unknown> | undefined): string | undefined
   return version === undefined || version === '' ? name : `${name} ${version}`
 }
 
-/**
- * The `url` tag: the request's URL without its query and fragment, as Relay keeps them apart
- * (`query_string`), so one route is one tag value, not one per query.
- */
-const urlTag = (url: string | undefined): string | undefined => {
-  if (url === undefined) return undefined
-  const end = url.search(/[?#]/)
-  return end < 0 ? url : url.slice(0, end)
-}
-
 /** The `user` tag: id, email, username or IP, the first present, prefixed as Sentry's. */
 function userTag(user: Record<string, unknown> | undefined): string | undefined {
   for (const [field, prefix] of [
@@ -95,7 +86,8 @@ function promoted(e: NormalizedEvent, add: (key: string, value: string | undefin
   add('environment', e.environment)
   add('transaction', e.transaction)
   add('server_name', e.server_name)
-  add('url', urlTag(str(obj(e.request)?.['url'])))
+  const url = str(obj(e.request)?.['url'])
+  add('url', url === undefined ? undefined : withoutQuery(url))
   add('browser', nameVersion(browser))
   add('browser.name', str(browser?.['name']))
   add('os', nameVersion(os))

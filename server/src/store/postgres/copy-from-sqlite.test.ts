@@ -53,6 +53,15 @@ describe('copy SQLite → PostgreSQL', () => {
         ],
       },
     ])
+    // A recorded release with its project and a deploy (the release API's tables).
+    await store.upsertRelease(project.teamId, 'shop@1.0.0', { projectIds: [project.id] }, 1)
+    await store.addDeploy(project.teamId, 'shop@1.0.0', {
+      environment: 'production',
+      name: null,
+      url: null,
+      dateStarted: null,
+      dateFinished: 2,
+    })
     await store.close()
     // A row written before the payload codec: TEXT, with what bytea input would misread.
     const legacy = new Database(path)
@@ -76,6 +85,8 @@ describe('copy SQLite → PostgreSQL', () => {
     expect(count('issue_tags')).toEqual({ table: 'issue_tags', sqlite: 1, postgres: 1 })
     expect(count('issue_text')).toEqual({ table: 'issue_text', sqlite: 2, postgres: 2 })
     expect(count('outcomes')?.postgres).toBeGreaterThanOrEqual(1)
+    for (const t of ['releases', 'release_projects', 'release_deploys'])
+      expect(count(t)).toEqual({ table: t, sqlite: 1, postgres: 1 })
     expect(report.every((r) => r.sqlite === r.postgres)).toBe(true)
     const copied = await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM event_ids')
     expect(copied.rows[0]?.n).toBe(3)
