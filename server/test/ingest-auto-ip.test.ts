@@ -52,6 +52,31 @@ describe.each([0, 1])('{{auto}} addresses with %i digest thread(s)', (threads) =
     expect((await stored(eid(2))).user).toEqual({ ip_address: '203.0.113.7' })
   })
 
+  it("fills an absent user address from the request's REMOTE_ADDR, as Relay does", async () => {
+    // What sentry-python's Tornado integration sends, even without send_default_pii.
+    const tornado = (n: number, env: unknown, user?: unknown) =>
+      send({
+        event_id: eid(n),
+        message: 'tornado',
+        request: { url: 'http://x/orders/1', env },
+        ...(user === undefined ? {} : { user }),
+      })
+    await tornado(4, { REMOTE_ADDR: '192.0.2.44', SERVER_NAME: 'x' })
+    expect((await stored(eid(4))).user).toEqual({ ip_address: '192.0.2.44' })
+    // An address the SDK gave the user wins; a REMOTE_ADDR that is no address is not copied.
+    await tornado(5, { REMOTE_ADDR: '192.0.2.44' }, { id: '9', ip_address: '198.51.100.2' })
+    expect((await stored(eid(5))).user).toEqual({ id: '9', ip_address: '198.51.100.2' })
+    await tornado(6, { REMOTE_ADDR: 'unix:/run/app.sock' }, { id: '9' })
+    expect((await stored(eid(6))).user).toEqual({ id: '9' })
+    // The issue counts the user, and the address finds it.
+    const list = await app.inject({
+      url: `/api/0/projects/${p.id}/issues/?query=${encodeURIComponent('user.ip:192.0.2.44')}`,
+      headers: ADMIN,
+    })
+    expect(list.statusCode).toBe(200)
+    expect(list.json<{ title: string }[]>().map((i) => i.title)).toContain('tornado')
+  })
+
   it('keeps an address the SDK sent', async () => {
     await send({ event_id: eid(3), message: 'given', user: { ip_address: '198.51.100.1' } })
     expect((await stored(eid(3))).user).toEqual({ ip_address: '198.51.100.1' })

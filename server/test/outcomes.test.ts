@@ -81,6 +81,34 @@ describe('unsupported items', () => {
     })
   })
 
+  it('count a container item once per record its item_count names', async () => {
+    // What @sentry/node 11 and sentry-go's log integrations send: log and span v2 containers.
+    const logs = { items: [1, 2, 3].map((i) => ({ body: `l${i}`, level: 'info', timestamp: 1 })) }
+    const spans = { items: [{ span_id: 'a' }, { span_id: 'b' }] }
+    const env = [
+      '{}',
+      JSON.stringify({
+        type: 'log',
+        item_count: 3,
+        content_type: 'application/vnd.sentry.items.log+json',
+      }),
+      JSON.stringify(logs),
+      JSON.stringify({ type: 'span', item_count: 2 }),
+      JSON.stringify(spans),
+      // Not a count: each such item is one.
+      JSON.stringify({ type: 'log', item_count: 'many' }),
+      JSON.stringify(logs),
+      JSON.stringify({ type: 'log', item_count: -4 }),
+      JSON.stringify(logs),
+    ].join('\n')
+    const res = await postEnvelope(app, p.id, p.key, env)
+    expect(res.statusCode).toBe(200)
+    expect(await outcomeMap(app, p.id)).toEqual({
+      'unsupported:log/log_item': 5,
+      'unsupported:span/span': 2,
+    })
+  })
+
   it('include a transaction sent to /store/, which never becomes an issue', async () => {
     // Old SDKs posted transactions to /store/; Relay files them as transaction items.
     const tx = { event_id: eid(7), type: 'transaction', transaction: '/checkout', spans: [] }

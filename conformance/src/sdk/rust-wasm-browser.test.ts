@@ -62,7 +62,7 @@ describe('ingest-sdk (rust, wasm32 in Chromium)', () => {
       issue_id: issues[0]?.id,
       release: 'wasm-browser@1.0.0',
       environment: 'test',
-      tags: [['runtime', 'browser']],
+      tags: expect.arrayContaining([['runtime', 'browser']]),
       breadcrumbs: { values: [{ message: 'browser breadcrumb' }] },
     })
 

@@ -227,7 +227,8 @@ export async function issueRoutes(app: ApiScope, deps: { store: Store }): Promis
     {
       config: { access: onProject('project:read') },
       schema: {
-        summary: 'One stored event (the normalised payload); the id with or without dashes',
+        summary:
+          'One stored event: the normalised payload, its tags with those derived from its fields (level, url, browser, user …) as its page lists them; the id with or without dashes',
         params: EventParams,
         response: { 200: EventJson, ...errorResponses, 404: ErrorBody.describe('No such event') },
       },

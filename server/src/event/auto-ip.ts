@@ -1,3 +1,4 @@
+import { isIP } from 'node:net'
 import { isObj } from './normalize.ts'
 import type { NormalizedEvent } from './types.ts'
 
@@ -10,8 +11,11 @@ const AUTO = '{{auto}}'
  * browser SDKs send it with `sendDefaultPii`, and without this the UI showed the placeholder as
  * the user's address. With no address (an event made by the server itself) the placeholder is
  * removed. The JS SDKs' `sdk.settings.infer_ip` is honoured as Relay does: `auto` fills an absent
- * `user.ip_address` too, `never` fills nothing (a placeholder is removed). The bags may be
- * shared with the raw payload, so they are copied, never mutated.
+ * `user.ip_address` too, `never` fills nothing (a placeholder is removed). Then, as Relay does,
+ * a request's `env.REMOTE_ADDR` that is an IP address fills an absent `user.ip_address`: what
+ * Python's web integrations send (Tornado even without `send_default_pii`), so the issue counts
+ * its user and `user.ip:` finds it. The bags may be shared with the raw payload, so they are
+ * copied, never mutated.
  */
 export function resolveAutoIp(
   event: NormalizedEvent,
@@ -33,4 +37,8 @@ export function resolveAutoIp(
     const resolved = clientIp === undefined ? rest : { ...rest, REMOTE_ADDR: clientIp }
     event.request = { ...request, env: resolved }
   }
+  const envNow = event.request?.['env']
+  const remote = isObj(envNow) ? envNow['REMOTE_ADDR'] : undefined
+  if (typeof remote === 'string' && isIP(remote) !== 0 && event.user?.['ip_address'] === undefined)
+    event.user = { ...(event.user ?? {}), ip_address: remote }
 }

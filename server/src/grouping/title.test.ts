@@ -37,11 +37,15 @@ describe('title', () => {
     )
   })
 
-  it('is just the type, or just the value, when the other is missing', () => {
+  it('is just the type when the value is missing, and an Error when the type is', () => {
     expect(labelEvent(withException({ type: 'StopIteration' })).title).toBe('StopIteration')
+    // Sentry's default type (sentry-go's zerolog hook sends a value alone).
     expect(labelEvent(withException({ value: 'Order 1231 failed' })).title).toBe(
-      'Order 1231 failed',
+      'Error: Order 1231 failed',
     )
+    // A synthetic exception (an SDK's own, around a message) keeps its value alone.
+    const synthetic = { value: 'Order 1231 failed', mechanism: { type: 'x', synthetic: true } }
+    expect(labelEvent(withException(synthetic)).title).toBe('Order 1231 failed')
   })
 
   it('is truncated to 200 characters', () => {
@@ -223,8 +227,11 @@ describe('metadata', () => {
     })
   })
 
-  it('leaves out what the exception lacks, and is empty for message events', () => {
-    expect(labelEvent(withException({ value: 'hello' })).metadata).toEqual({ value: 'hello' })
+  it('gives an untyped exception the type Error, and is empty for message events', () => {
+    expect(labelEvent(withException({ value: 'hello' })).metadata).toEqual({
+      type: 'Error',
+      value: 'hello',
+    })
     expect(labelEvent(event({ logentry: { formatted: 'hello' } })).metadata).toEqual({})
   })
 })

@@ -112,6 +112,9 @@ function culprit(event: NormalizedEvent): string {
   return nonBlank(frame?.function) ?? nonBlank(frame?.raw_function) ?? ''
 }
 
+/** The type an exception that names none is shown with. */
+const UNTYPED = 'Error'
+
 /**
  * Title, culprit and metadata of an event, taken from its primary exception if any: the one at
  * `main` when the grouping names one (an exception group reduced to one member), else the last.
@@ -119,8 +122,13 @@ function culprit(event: NormalizedEvent): string {
 export function labelEvent(event: NormalizedEvent, main?: number): EventLabels {
   const values = event.exception?.values
   const primary = (main === undefined ? undefined : values?.[main]) ?? values?.at(-1)
-  const type = nonBlank(primary?.type)
   const value = nonBlank(primary?.value)
+  // An exception that names no type is an `Error` to Sentry (`ErrorEvent.get_metadata`'s
+  // default): sentry-go's zerolog hook sends a value alone.
+  // A synthetic exception (the SDK's own, around a message) is titled by its value as before.
+  const untyped =
+    value === undefined || primary?.mechanism?.synthetic === true ? undefined : UNTYPED
+  const type = nonBlank(primary?.type) ?? untyped
   const metadata: EventLabels['metadata'] = {}
   if (type !== undefined) metadata.type = type
   if (value !== undefined) metadata.value = truncate(value, METADATA_VALUE_MAX)

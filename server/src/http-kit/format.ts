@@ -1,3 +1,5 @@
+import type { NormalizedEvent } from '../event/types.ts'
+import { shownEventTags } from '../search/event-tags.ts'
 import type { Issue, Project, ProjectKey, StoredEvent } from '../store/types.ts'
 
 /** Builds a DSN from the public base URL, key and project id. */
@@ -51,6 +53,28 @@ export const issueJson = (i: Issue) => ({
   ignore_count: i.ignoreUntilSeen === null ? null : Math.max(0, i.ignoreUntilSeen - i.timesSeen),
 })
 
+/** Most tags an event's answer lists (the page shows as many). */
+const MAX_EVENT_TAGS = 200
+
+/**
+ * An event's `tags` as pairs, the SDK's and those derived from its fields (level, url, browser,
+ * user …: `shownEventTags`, what its page lists), as Sentry's stored event holds them; undefined
+ * for a payload whose `tags` is no list (left as stored).
+ */
+function apiTags(payload: Record<string, unknown>): [string, string][] | undefined {
+  const sent = payload['tags']
+  if (!Array.isArray(sent)) return undefined
+  const own = sent.filter(
+    (p): p is [string, string] =>
+      Array.isArray(p) && p.length === 2 && typeof p[0] === 'string' && typeof p[1] === 'string',
+  )
+  try {
+    return shownEventTags(payload as unknown as NormalizedEvent, own, MAX_EVENT_TAGS)
+  } catch {
+    return undefined
+  }
+}
+
 /** Stored event as the API shows it: the normalised payload plus where it was filed. */
 export function eventJson(e: StoredEvent): {
   [field: string]: unknown
@@ -61,8 +85,10 @@ export function eventJson(e: StoredEvent): {
   received: string
 } {
   const payload = JSON.parse(e.payload) as Record<string, unknown>
+  const tags = apiTags(payload)
   return {
     ...payload,
+    ...(tags === undefined ? {} : { tags }),
     event_id: e.eventId,
     issue_id: e.issueId,
     project_id: e.projectId,

@@ -304,13 +304,44 @@ describe('scrubEvent over every field', () => {
     expect(copy.request.cookies.csrftoken).toBe(SECRET)
   })
 
+  it('reads a two-item list whose first item is a string as a key and its value, as Relay does', () => {
+    // An ASGI scope's headers in a frame's variables, as sentry-python sends them.
+    const headers = [
+      ["b'x-api-key'", "b'plainsecret999'"],
+      ["b'host'", "b'shop.example'"],
+      ['--password', 'argv-secret-1'],
+    ]
+    const frame = { function: 'handle', filename: 'app.py', vars: { scope: { headers } } }
+    const event = normalizeEvent(
+      {
+        exception: { values: [{ type: 'E', stacktrace: { frames: [frame] } }] },
+        extra: { argv: ['--token', 'argv-secret-2'], pair: ['note', 'kept as sent'] },
+        fingerprint: ['token', 'grouping-kept'],
+      },
+      { received: 1 },
+    )
+    const meta = scrubEvent(event, {}, policy())
+    const vars = event.exception?.values[0]?.stacktrace?.frames[0]?.vars as {
+      scope: { headers: unknown }
+    }
+    expect(vars.scope.headers).toEqual([
+      ["b'x-api-key'", '[Filtered]'],
+      ["b'host'", "b'shop.example'"],
+      ['--password', '[Filtered]'],
+    ])
+    expect(event.extra).toEqual({ argv: ['--token', '[Filtered]'], pair: ['note', 'kept as sent'] })
+    // A fingerprint is never read as a pair: filtering it would regroup the event.
+    expect(event.fingerprint).toEqual(['token', 'grouping-kept'])
+    expect(JSON.stringify(meta)).toContain('"headers":{"0":{"1":{"":{"rem":[["@password","s"]]')
+  })
+
   it('scrubs a form-encoded body by key', () => {
     const event = normalizeEvent(
       { request: { data: `user=bob&password=${SECRET}&card=4111+1111+1111+1111` } },
       { received: 1 },
     )
     scrubEvent(event, {}, policy())
-    expect(event.request?.['data']).toBe('user=bob&password=%5BFiltered%5D&card=%5BFiltered%5D')
+    expect(event.request?.['data']).toBe('user=bob&password=[Filtered]&card=[Filtered]')
   })
 
   it('scrubs request headers sent as a string or with items that are not pairs', () => {
@@ -325,7 +356,7 @@ describe('scrubEvent over every field', () => {
     expect(scrubbedHeaders(`{"password":"${SECRET}","x":"y"}`)).toBe(
       '{"password":"[Filtered]","x":"y"}',
     )
-    expect(scrubbedHeaders(`a=1&password=${SECRET}`)).toBe('a=1&password=%5BFiltered%5D')
+    expect(scrubbedHeaders(`a=1&password=${SECRET}`)).toBe('a=1&password=[Filtered]')
     expect(
       scrubbedHeaders([
         `Authorization: Bearer ${SECRET}`,

@@ -1,5 +1,6 @@
 import { formatLogMessage, placeholders } from '../event/logentry-format.ts'
 import type { LogEntry, NormalizedEvent, Stacktrace } from '../event/types.ts'
+import { scrubGraphql } from './graphql.ts'
 import {
   DEFAULT_DETECTORS,
   type Detector,
@@ -33,6 +34,8 @@ import type { PrivacySettings } from './settings.ts'
 /** A settings object prepared for scrubbing (regexes built once per settings). */
 export interface ScrubPolicy {
   readonly on: boolean
+  /** The project scrubs data (`scrub_data`; `on` is also set by the IP setting alone). */
+  readonly scrub: boolean
   readonly defaults: boolean
   /** The project's additional sensitive fields, one case-insensitive regex. */
   readonly sensitive: RegExp | undefined
@@ -56,6 +59,7 @@ export function scrubPolicy(s: PrivacySettings): ScrubPolicy {
   const fields = s.sensitiveFields.map((f) => f.trim()).filter((f) => f !== '')
   return {
     on: s.scrub || s.scrubIp,
+    scrub: s.scrub,
     defaults: s.scrub && s.scrubDefaults,
     sensitive:
       s.scrub && fields.length > 0
@@ -67,6 +71,15 @@ export function scrubPolicy(s: PrivacySettings): ScrubPolicy {
     detectors,
     minLength: s.scrubIp ? 2 : MIN_SECRET_LENGTH,
   }
+}
+
+/**
+ * A scrubbed form or query value, encoded again, but with the markers the rules write
+ * (`[Filtered]`, `[ip]`, `[email]`) left readable, as Sentry shows a scrubbed pair: brackets
+ * need no encoding in a form value, and decoding gives the same text either way.
+ */
+function encodeFormValue(v: string): string {
+  return encodeURIComponent(v).replace(/%5B(Filtered|ip|email)%5D/g, '[$1]')
 }
 
 /** Keys seen before and whether the default key rule filters them: keys repeat across events. */
@@ -221,7 +234,26 @@ class Scrubber {
     return true
   }
 
-  list(v: readonly unknown[]): unknown[] {
+  /**
+   * An array, item by item; a two-item array whose first item is a string is first read as a
+   * key and its value, as Relay's `process_array` does (`["x-api-key", "…"]` in frame
+   * variables, an ASGI scope's header pairs): filtered by the key when it names a secret, else
+   * each item by value. `pairs` false: a list that is never a pair (source lines, a
+   * fingerprint, whose change would regroup the event).
+   */
+  list(v: readonly unknown[], pairs = true): unknown[] {
+    const key = v[0]
+    if (pairs && v.length === 2 && typeof key === 'string') {
+      if (this.isSafe(key)) return v as unknown[]
+      const value = v[1]
+      const rule = this.keyRule(key)
+      if (rule !== undefined && value !== null && value !== '' && value !== FILTERED) {
+        this.path.push(1)
+        const filtered = this.filtered(rule)
+        this.path.pop()
+        return [key, filtered]
+      }
+    }
     let out: unknown[] | undefined
     for (let i = 0; i < v.length; i++) {
       const item = v[i]
@@ -339,7 +371,7 @@ class Scrubber {
       const x = this.entry(name, value)
       if (x === value) return part
       changed = true
-      return `${part.slice(0, eq)}=${encodeURIComponent(String(x))}`
+      return `${part.slice(0, eq)}=${encodeFormValue(String(x))}`
     })
     return changed ? parts.join('&') : s
   }
@@ -435,9 +467,9 @@ class Scrubber {
   }
 
   /** `list` under one more path segment. */
-  listAt(k: string | number, v: readonly unknown[]): unknown[] {
+  listAt(k: string | number, v: readonly unknown[], pairs = true): unknown[] {
     this.path.push(k)
-    const x = this.list(v)
+    const x = this.list(v, pairs)
     this.path.pop()
     return x
   }
@@ -473,6 +505,7 @@ export function scrubEvent(
   if (!p.on) return undefined
   const remarks = new Remarks()
   if (p.scrubIp) removeIpFields(event, remarks)
+  if (p.scrub) scrubGraphql(event, (path, rule, kind) => remarks.add(path, rule, kind))
   const s = new Scrubber(p, remarks)
   walkEvent(s, event, unknownKeys)
   const texts = s.texts
@@ -519,14 +552,14 @@ function walkFrames(s: Scrubber, st: Stacktrace | undefined): void {
       }
     }
     if (f.pre_context !== undefined) {
-      const v = s.listAt('pre_context', f.pre_context)
+      const v = s.listAt('pre_context', f.pre_context, false)
       if (v !== f.pre_context) {
         if (next === f) next = { ...f }
         next.pre_context = v as string[]
       }
     }
     if (f.post_context !== undefined) {
-      const v = s.listAt('post_context', f.post_context)
+      const v = s.listAt('post_context', f.post_context, false)
       if (v !== f.post_context) {
         if (next === f) next = { ...f }
         next.post_context = v as string[]
@@ -810,7 +843,7 @@ function walkEvent(s: Scrubber, event: NormalizedEvent, unknownKeys: Obj): void 
   path.pop()
   if (nextTags !== undefined) event.tags = nextTags
   if (event.fingerprint !== undefined)
-    event.fingerprint = s.listAt('fingerprint', event.fingerprint) as string[]
+    event.fingerprint = s.listAt('fingerprint', event.fingerprint, false) as string[]
   if (event.request !== undefined) event.request = walkHttp(s, event.request, 'request')
   for (const k in unknownKeys) {
     if (!Object.hasOwn(unknownKeys, k) || k === 'debug_meta') continue

@@ -175,6 +175,23 @@ export function eventSearchFields(e: NormalizedEvent): EventSearchFields {
 }
 
 /**
+ * The tags a stored event is shown with, in its page and in the API: those the search indexes
+ * (promoted from its fields — level, release, url, browser, os, user … — then the SDK's own),
+ * then any tag the SDK sent that the search leaves out (a key it refuses), at most `max`. So an
+ * event whose SDK sent no tags still lists what it is searched by, as Sentry's stored event
+ * lists its derived tags beside the SDK's. `own`: the payload's tags as sent (normalised).
+ */
+export function shownEventTags(
+  event: NormalizedEvent,
+  own: readonly [string, string][],
+  max: number,
+): [string, string][] {
+  const indexed = eventSearchFields(event).tags
+  const keys = new Set(indexed.map(([k]) => k))
+  return [...indexed, ...own.filter(([k]) => !keys.has(k))].slice(0, max)
+}
+
+/**
  * The compact per-event form of the tags, stored in `events.search`: `\x1ekey\x1fvalue` per
  * tag, then `\x1d` and the text. Separators are control characters that a normalised tag
  * never holds (KEY forbids them; values with them are dropped by eventSearchFields).

@@ -7,7 +7,7 @@
 import type { NormalizedEvent } from '../event/types.ts'
 import { installedDependency } from '../grouping/in-app.ts'
 import { remarkLines } from '../privacy/scrub.ts'
-import { eventSearchFields } from '../search/event-tags.ts'
+import { shownEventTags } from '../search/event-tags.ts'
 import { integrationsSection, requestSection } from './event-request.ts'
 import { count, isoTime, truncate } from './format.ts'
 import { html, type SafeHtml } from './html.ts'
@@ -478,16 +478,12 @@ export function tagsOf(event: Json): [string, string][] {
 function indexedTagsOf(event: Json): [string, string][] {
   const own = tagsOf(event)
   if (!Array.isArray(event['tags'])) return own
-  let indexed: [string, string][]
   try {
     // The stored payload is the normalised event (ingest/items/event.ts).
-    indexed = eventSearchFields(event as unknown as NormalizedEvent).tags
+    return shownEventTags(event as unknown as NormalizedEvent, own, MAX_ROWS)
   } catch {
     return own
   }
-  // Every tag the SDK sent is shown, also those the search does not index (keys it refuses).
-  const keys = new Set(indexed.map(([k]) => k))
-  return [...indexed, ...own.filter(([k]) => !keys.has(k))].slice(0, MAX_ROWS)
 }
 
 function contexts(event: Json): SafeHtml {

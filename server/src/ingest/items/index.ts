@@ -67,6 +67,22 @@ export function categoryOf(type: string): string {
   }
 }
 
+/**
+ * Most entries one container item may count for (`item_count` above it counts as this many):
+ * a client's number is bounded like any other of its values.
+ */
+const MAX_ITEM_COUNT = 100_000
+
+/**
+ * How many records an item stands for in its outcome: a container (`log`, `span` v2,
+ * `trace_metric`) says so in its header's `item_count` (Relay counts one per record), any
+ * other item is one.
+ */
+export function itemQuantity(header: EnvelopeItem['header']): number {
+  const n = header['item_count']
+  return typeof n === 'number' && Number.isInteger(n) && n >= 1 ? Math.min(n, MAX_ITEM_COUNT) : 1
+}
+
 /** Runs every item of an envelope through its handler, counting unknown types as unsupported. */
 export function handleItems(items: EnvelopeItem[], ctx: IngestContext, limits: Limits): void {
   const env: ItemEnv = { limits, eventCount: items.filter((i) => i.header.type === 'event').length }
@@ -75,7 +91,12 @@ export function handleItems(items: EnvelopeItem[], ctx: IngestContext, limits: L
       ? ITEM_HANDLERS[item.header.type]
       : undefined
     if (handler === undefined) {
-      ctx.outcome('unsupported', item.header.type.slice(0, 64), categoryOf(item.header.type))
+      ctx.outcome(
+        'unsupported',
+        item.header.type.slice(0, 64),
+        categoryOf(item.header.type),
+        itemQuantity(item.header),
+      )
       continue
     }
     handler(item, ctx, env)
