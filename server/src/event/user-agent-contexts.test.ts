@@ -19,13 +19,13 @@ describe('fillUserAgentContexts', () => {
     const e = filled({ platform: 'javascript', request: { headers: { 'User-Agent': CHROME } } })
     expect(e.contexts?.['browser']).toEqual({
       name: 'Chrome',
-      version: '120.0.0.0',
+      version: '120.0.0',
       type: 'browser',
     })
     expect(e.contexts?.['os']).toEqual({ name: 'Windows', version: '10', type: 'os' })
     expect(eventSearchFields(e).tags).toEqual(
       expect.arrayContaining([
-        ['browser', 'Chrome 120.0.0.0'],
+        ['browser', 'Chrome 120.0.0'],
         ['browser.name', 'Chrome'],
         ['os.name', 'Windows'],
       ]),

@@ -22,7 +22,8 @@ function parse(ua: string): Parsed {
     const r = Bowser.parse(ua)
     if (r.browser.name) {
       p.browser = { name: r.browser.name }
-      if (r.browser.version) p.browser.version = r.browser.version
+      // Major, minor and patch, as Relay's parser gives them (`Chrome 120.0.0`, not `120.0.0.0`).
+      if (r.browser.version) p.browser.version = r.browser.version.split('.').slice(0, 3).join('.')
     }
     if (r.os.name) {
       p.os = { name: r.os.name }
