@@ -7,14 +7,11 @@
  * each value under the same name in the answer (`contexts.response.data.data`); an answer to
  * a query without variables (the values written into the query itself) is dropped whole.
  */
+import { isObj } from '../event/normalize.ts'
 import type { NormalizedEvent } from '../event/types.ts'
+import { FILTERED } from './patterns.ts'
 
 type Obj = Record<string, unknown>
-
-const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v)
-
-/** What a filtered value becomes (the scrubber's marker). */
-const FILTERED = '[Filtered]'
 
 /** The remark rule of what this filters. */
 export const GRAPHQL_RULE = '@graphql'
