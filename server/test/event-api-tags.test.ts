@@ -66,4 +66,29 @@ describe("an event's tags in the API", () => {
       ]),
     )
   })
+
+  it("keep the SDK's tags at their positions, which the scrubber's remarks name", async () => {
+    // What sentry-logback's contextTags send: MDC values as tags, one of them a secret.
+    const res = await sendItems(app, p, [
+      [
+        'event',
+        { event_id: eid(3), message: 'mdc', tags: { password: 'hunter2x', tenant: 'acme' } },
+      ],
+    ])
+    expect(res.statusCode).toBe(200)
+    const got = await app.inject({
+      url: `/api/0/projects/${p.id}/events/${eid(3)}/`,
+      headers: ADMIN,
+    })
+    const body = got.json<{ tags: [string, string][]; _meta: { tags: Record<string, unknown> } }>()
+    const at = Object.keys(body._meta.tags).map(Number)
+    expect(at).toHaveLength(1)
+    expect(body.tags[at[0] ?? -1]).toEqual(['password', '[Filtered]'])
+    expect(body.tags).toEqual(
+      expect.arrayContaining([
+        ['tenant', 'acme'],
+        ['level', 'error'],
+      ]),
+    )
+  })
 })

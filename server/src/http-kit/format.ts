@@ -57,22 +57,30 @@ export const issueJson = (i: Issue) => ({
 const MAX_EVENT_TAGS = 200
 
 /**
- * An event's `tags` as pairs, the SDK's and those derived from its fields (level, url, browser,
- * user …: `shownEventTags`, what its page lists), as Sentry's stored event holds them; undefined
- * for a payload whose `tags` is no list (left as stored).
+ * An event's `tags` as pairs: the SDK's as stored, at their positions (the scrubber's `_meta`
+ * remarks name them by position), then those derived from its fields that the SDK did not send
+ * (level, url, browser, user …: `shownEventTags`, what its page lists), so the answer holds the
+ * tags Sentry's stored event holds; undefined for a payload whose `tags` is no list (left as
+ * stored).
  */
-function apiTags(payload: Record<string, unknown>): [string, string][] | undefined {
+function apiTags(payload: Record<string, unknown>): unknown[] | undefined {
   const sent = payload['tags']
   if (!Array.isArray(sent)) return undefined
   const own = sent.filter(
     (p): p is [string, string] =>
       Array.isArray(p) && p.length === 2 && typeof p[0] === 'string' && typeof p[1] === 'string',
   )
+  let shown: [string, string][]
   try {
-    return shownEventTags(payload as unknown as NormalizedEvent, own, MAX_EVENT_TAGS)
+    shown = shownEventTags(payload as unknown as NormalizedEvent, own, MAX_EVENT_TAGS)
   } catch {
     return undefined
   }
+  const keys = new Set(own.map(([k]) => k))
+  return [...sent, ...shown.filter(([k]) => !keys.has(k))].slice(
+    0,
+    Math.max(sent.length, MAX_EVENT_TAGS),
+  )
 }
 
 /** Stored event as the API shows it: the normalised payload plus where it was filed. */

@@ -104,6 +104,31 @@ describe('event view', () => {
     expect(out).toContain('Caused by </span>OSError: disk')
   })
 
+  it('shows a suppressed exception as suppressed, not as the cause', () => {
+    // What sentry-java sends under Spring WebFlux: Reactor's assembly trace, suppressed.
+    const out = eventBody(
+      {
+        exception: {
+          values: [
+            {
+              type: 'FluxOnAssembly$OnAssemblyException',
+              value: 'Error has been observed at the following site(s)',
+              mechanism: { type: 'suppressed', exception_id: 1, parent_id: 0 },
+            },
+            {
+              type: 'IllegalArgumentException',
+              value: 'no order 123',
+              mechanism: { type: 'Spring6WebFluxExceptionResolver', exception_id: 0 },
+            },
+          ],
+        },
+      },
+      null,
+    ).value
+    expect(out).toContain('Suppressed: </span>FluxOnAssembly$OnAssemblyException')
+    expect(out).not.toContain('Caused by')
+  })
+
   it("marks the main thread and shows a thread's state as text", () => {
     const out = eventBody(
       { threads: { values: [{ id: 1, name: 'main', main: true, state: '<BLOCKED>' }] } },

@@ -416,7 +416,11 @@ function exceptions(event: Json, images: readonly NativeImage[]): SafeHtml {
       parent !== undefined && groups.has(parent)
         ? `In exception group #${parent}${str(mech?.['source']) === undefined ? '' : ` (${truncate(str(mech?.['source']) ?? '', 64)})`}: `
         : i > 0
-          ? 'Caused by '
+          ? // Java's suppressed exceptions (try-with-resources, Reactor's assembly trace) are
+            // no cause: the SDK marks them so, and Java prints them as `Suppressed:`.
+            str(mech?.['type']) === 'suppressed'
+            ? 'Suppressed: '
+            : 'Caused by '
           : ''
     return html`<section class="exception">
 <h3>${relation === '' ? '' : html`<span class="muted">${relation}</span>`}${mech?.['is_exception_group'] === true ? html`<span class="badge">exception group #${num(mech['exception_id']) ?? '?'}</span> ` : ''}${type ?? ''}${type !== undefined && value !== undefined ? ': ' : ''}${value ?? ''}</h3>
