@@ -82,13 +82,13 @@ function encodeFormValue(v: string): string {
   return encodeURIComponent(v).replace(/%5B(Filtered|ip|email)%5D/g, '[$1]')
 }
 
-/** Keys seen before and whether the default key rule filters them: keys repeat across events. */
 /** A key naming a cookie header: `Cookie`, `Set-Cookie`, or an attribute ending in either. */
 const COOKIE_KEY = /(?:^|[._-])(?:set-)?cookie$/i
 /** {@link COOKIE_KEY}, with the regex run only on keys whose sixth-last letter is a `c`. */
 const isCookieKey = (k: string): boolean =>
   k.length >= 6 && (k.charCodeAt(k.length - 6) | 0x20) === 99 && COOKIE_KEY.test(k)
 
+/** Keys seen before and whether the default key rule filters them: keys repeat across events. */
 const keyVerdicts = new Map<string, boolean>()
 
 function defaultKeyRule(key: string): boolean {

@@ -72,6 +72,29 @@ describe('eventSearchFields', () => {
     expect(f.dropped).toEqual([])
   })
 
+  it("reads handled and mechanism as Sentry does: the first exception's, unhandled if any is", () => {
+    const tagsOf = (values: unknown[]) =>
+      new Map(eventSearchFields(event({ exception: { values } })).tags)
+    // @sentry/browser, an error with a cause thrown in a timer: the capturing mechanism is on the
+    // first exception (the cause), the thrown one carries the linked-errors default.
+    const linked = tagsOf([
+      {
+        type: 'SyntaxError',
+        value: 'bad JSON',
+        mechanism: { type: 'auto.browser.browserapierrors.setTimeout', handled: false },
+      },
+      { type: 'Error', value: 'Config load failed', mechanism: { type: 'generic', handled: true } },
+    ])
+    expect(linked.get('handled')).toBe('no')
+    expect(linked.get('mechanism')).toBe('auto.browser.browserapierrors.setTimeout')
+    // Only the thrown exception marked (the Rust SDKs): its mechanism.
+    const lastOnly = tagsOf([
+      { type: 'io::Error', value: 'disk' },
+      { type: 'anyhow::Error', value: 'sync failed', mechanism: { type: 'panic', handled: false } },
+    ])
+    expect([lastOnly.get('handled'), lastOnly.get('mechanism')]).toEqual(['no', 'panic'])
+  })
+
   it('tags the logger, the URL without its query, and an OS version without blanks', () => {
     const { tags } = eventSearchFields(
       event({

@@ -77,7 +77,14 @@ function promoted(e: NormalizedEvent, add: (key: string, value: string | undefin
   const runtime = obj(ctx?.['runtime'])
   const device = obj(ctx?.['device'])
   const exceptions = e.exception?.values
-  const mechanism = exceptions?.[exceptions.length - 1]?.mechanism
+  // Sentry reads the mechanism tag from the first exception (`Exception.iter_tags`: the chain's
+  // innermost, where the JavaScript SDK puts the capturing integration's mechanism), here the
+  // last one's (the one thrown) when the first has none, as SDKs that mark only the thrown one
+  // send (the Rust SDKs); `handled` is `no` when any exception of the chain was not handled
+  // (what Sentry's `error.unhandled` searches), else that mechanism's flag.
+  const mechanism = exceptions?.[0]?.mechanism ?? exceptions?.at(-1)?.mechanism
+  const unhandled = exceptions?.some((x) => x.mechanism?.handled === false) === true
+  const handled = unhandled ? false : mechanism?.handled
   const user = obj(e.user)
   add('level', e.level)
   add('logger', e.logger)
@@ -101,7 +108,7 @@ function promoted(e: NormalizedEvent, add: (key: string, value: string | undefin
     add('user.username', str(user['username']))
     add('user.ip', str(user['ip_address']))
   }
-  add('handled', mechanism?.handled === undefined ? undefined : mechanism.handled ? 'yes' : 'no')
+  add('handled', handled === undefined ? undefined : handled ? 'yes' : 'no')
   add('mechanism', mechanism?.type)
 }
 

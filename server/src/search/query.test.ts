@@ -114,6 +114,18 @@ describe('parseQuery', () => {
     expect(() => parseQuery('error.value:[a,b]', NOW)).toThrow(QuerySyntaxError)
   })
 
+  it("reads Sentry's unhandled terms as the handled tag", () => {
+    const no = { kind: 'tag', key: 'handled', values: ['no'], negated: false }
+    expect(parseQuery('is:unhandled', NOW).terms).toEqual([no])
+    expect(parseQuery('error.unhandled:true', NOW).terms).toEqual([no])
+    expect(parseQuery('error.handled:0', NOW).terms).toEqual([no])
+    expect(parseQuery('!is:unhandled error.unhandled:false', NOW).terms).toEqual([
+      { ...no, negated: true },
+      { kind: 'tag', key: 'handled', values: ['yes'], negated: false },
+    ])
+    expect(() => parseQuery('error.unhandled:maybe', NOW)).toThrow(QuerySyntaxError)
+  })
+
   it('reads keys named like Object.prototype members as tags', () => {
     // They once found Object.prototype through an object literal and reached SQL as a column.
     for (const key of ['constructor', '__proto__', 'toString', 'hasOwnProperty']) {

@@ -210,6 +210,16 @@ function countTerm(r: Reader, field: 'times_seen' | 'users', v: Value, at: numbe
   return { kind: 'count', field, op: (m[1] ?? '=') as Comparison, n: Number(m[2]), at }
 }
 
+/** The values Sentry's boolean search keys take. */
+const BOOLEANS: ReadonlyMap<string, boolean> = new Map([
+  ['true', true],
+  ['1', true],
+  ['yes', true],
+  ['false', false],
+  ['0', false],
+  ['no', false],
+])
+
 /** One `key:value` term; `i` is just past the colon. */
 function keyed(r: Reader, key: string, keyAt: number, negated: boolean, now: number): SearchTerm {
   const lower = key.toLowerCase()
@@ -231,8 +241,10 @@ function keyed(r: Reader, key: string, keyAt: number, negated: boolean, now: num
   const text = checkValue(r, v)
   if (lower === 'is') {
     const s = text.toLowerCase()
+    // Sentry's `is:unhandled`: events an SDK reported as not handled (the `handled` tag).
+    if (s === 'unhandled') return { kind: 'tag', key: 'handled', values: ['no'], negated }
     if (!(STATUSES as readonly string[]).includes(s))
-      r.fail(`unknown state (is: takes ${STATUSES.join(', ')})`, v.at, text.slice(0, 40))
+      r.fail(`unknown state (is: takes ${STATUSES.join(', ')}, unhandled)`, v.at, text.slice(0, 40))
     return { kind: 'status', status: s as SearchStatus, negated, at: keyAt }
   }
   if (lower === 'has') {
@@ -250,6 +262,13 @@ function keyed(r: Reader, key: string, keyAt: number, negated: boolean, now: num
     return countTerm(r, count, v, keyAt)
   }
   if (text === '' && !v.quoted) r.fail(`expected a value after '${key}:'`, keyAt)
+  // Sentry's `error.unhandled:true` and `error.handled:false`, read as the `handled` tag.
+  if (lower === 'error.unhandled' || lower === 'error.handled') {
+    const yes = BOOLEANS.get(text.toLowerCase())
+    if (yes === undefined) r.fail(`'${key}:' takes true or false`, v.at, text.slice(0, 40))
+    const handled = lower === 'error.handled' ? yes : !yes
+    return { kind: 'tag', key: 'handled', values: [handled ? 'yes' : 'no'], negated }
+  }
   if (TEXT_FIELDS.has(lower)) {
     if (negated) r.fail(`'!' does not apply to '${key}:'`, keyAt - 1)
     // Sentry's `message:*failed*` wildcards: a substring of the text either way.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { servedFile, shownSource } from './frames.ts'
+import { installedSource, servedFile, shownSource } from './frames.ts'
 
 describe('shownSource', () => {
   it.each([
@@ -26,5 +26,17 @@ describe('servedFile', () => {
     expect(servedFile('file:///srv/shop/app.mjs')).toBe(false)
     expect(servedFile('node:internal/process/task_queues')).toBe(false)
     expect(servedFile('C:\\shop\\app.js')).toBe(false)
+  })
+})
+
+describe('installedSource', () => {
+  it('is true for a package under node_modules, wherever the path starts', () => {
+    // Angular's esbuild maps name their packages with nothing before `node_modules/`.
+    expect(installedSource('node_modules/zone.js/fesm2015/zone.js')).toBe(true)
+    expect(installedSource('../../node_modules/vue/dist/vue.runtime.esm-bundler.js')).toBe(true)
+    expect(installedSource('webpack://shop/./node_modules/react-dom/cjs/x.js')).toBe(true)
+    expect(installedSource('C:\\shop\\node_modules\\lib\\x.js')).toBe(true)
+    expect(installedSource('src/app/app.component.ts')).toBe(false)
+    expect(installedSource('src/my_node_modules/x.ts')).toBe(false)
   })
 })
