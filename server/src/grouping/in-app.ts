@@ -9,7 +9,9 @@ import type { Frame } from '../event/types.ts'
  * say so with `in_app_include`.
  */
 const DEPENDENCY_PATHS: readonly RegExp[] = [
-  /[\\/]node_modules[\\/]/,
+  // Also at the start of a relative path (`node_modules/zone.js/…`, as Angular's source maps name
+  // their packages), not inside a longer name (`my_node_modules/`).
+  /(?:^|[\\/])node_modules[\\/]/,
   /[\\/]go[\\/]pkg[\\/]mod[\\/]/,
   /[\\/]\.cargo[\\/](?:registry|git)[\\/]/,
   /[\\/]rustc[\\/]/,

@@ -187,7 +187,7 @@ function packageName(frame: Json): string | undefined {
 /** Platforms whose frames Sentry names by module (class) rather than by file. */
 const MODULE_FIRST = new Set(['java', 'csharp'])
 
-function frameHead(frame: Json, ctx: FrameContext): SafeHtml {
+function frameHead(frame: Json, ctx: FrameContext, inApp: boolean): SafeHtml {
   // A JVM or .NET file name (`Handler.java`) says less than its class (`com.shop.Handler`).
   const moduleFirst = MODULE_FIRST.has(str(frame['platform']) ?? ctx.platform ?? '')
   const file =
@@ -205,7 +205,6 @@ function frameHead(frame: Json, ctx: FrameContext): SafeHtml {
   const colno = num(frame['colno'])
   // An unsymbolicated native frame is known by its address; a symbolicated one keeps it too.
   const addr = str(frame['instruction_addr'])
-  const inApp = appFrame(frame)
   return html`${inApp ? html`<span class="badge in-app">in app</span> ` : ''}<span>${file}</span>${
     lineno === undefined
       ? ''
@@ -241,17 +240,22 @@ function sourceMapNote(frame: Json): SafeHtml {
   return html`<div class="small muted sourcemap-note" data-sourcemap-error="${code}">${text}</div>`
 }
 
-function oneFrame(frame: Json, open: boolean, ctx: FrameContext): SafeHtml {
-  const inApp = appFrame(frame)
+/** One frame; `inApp`: whether the page shows it as the application's ({@link appFrame}). */
+function oneFrame(
+  frame: Json,
+  open: boolean,
+  ctx: FrameContext,
+  inApp = appFrame(frame),
+): SafeHtml {
   const note = sourceMapNote(frame)
   const lines = contextLines(frame)
   const vars = obj(frame['vars'])
   const varTable = vars === undefined ? '' : kvTable(Object.entries(vars).slice(0, 50))
   const cls = `frame${inApp ? ' app' : ''}`
   if (lines.value === '' && varTable === '') {
-    return html`<div class="${cls}"><div class="head">${frameHead(frame, ctx)}</div>${note}</div>`
+    return html`<div class="${cls}"><div class="head">${frameHead(frame, ctx, inApp)}</div>${note}</div>`
   }
-  return html`<details class="${cls}"${open ? html` open` : ''}><summary>${frameHead(frame, ctx)}</summary>${note}${lines}${varTable}</details>`
+  return html`<details class="${cls}"${open ? html` open` : ''}><summary>${frameHead(frame, ctx, inApp)}</summary>${note}${lines}${varTable}</details>`
 }
 
 /**
@@ -272,21 +276,23 @@ export function stacktrace(
   // The crash site is last: keep the newest frames of very deep stacks.
   const frames = all.slice(-MAX_FRAMES).reverse()
   const hidden = all.length - frames.length
-  const anyInApp = frames.some(appFrame)
+  // Each frame's in-app reading once (it runs the dependency paths' regex).
+  const app = frames.map(appFrame)
+  const anyInApp = app.includes(true)
   const out: SafeHtml[] = []
   let firstAppOpen = true
   for (let i = 0; i < frames.length; ) {
     const f = frames[i] as Json
-    if (!anyInApp || appFrame(f)) {
-      out.push(oneFrame(f, anyInApp ? firstAppOpen : i === 0, ctx))
-      if (appFrame(f)) firstAppOpen = false
+    if (!anyInApp || app[i] === true) {
+      out.push(oneFrame(f, anyInApp ? firstAppOpen : i === 0, ctx, app[i] === true))
+      if (app[i] === true) firstAppOpen = false
       i++
       continue
     }
     const run: Json[] = []
-    while (i < frames.length && !appFrame(frames[i] as Json)) run.push(frames[i++] as Json)
+    while (i < frames.length && app[i] !== true) run.push(frames[i++] as Json)
     out.push(
-      html`<details class="system-frames"><summary>${count(run.length)} library frame${run.length === 1 ? '' : 's'}</summary>${run.map((x) => oneFrame(x, false, ctx))}</details>`,
+      html`<details class="system-frames"><summary>${count(run.length)} library frame${run.length === 1 ? '' : 's'}</summary>${run.map((x) => oneFrame(x, false, ctx, false))}</details>`,
     )
   }
   return html`<div class="frames">${out}${hidden > 0 ? html`<div class="frame"><div class="head muted">${count(hidden)} older frames not shown</div></div>` : ''}</div>${registers}`

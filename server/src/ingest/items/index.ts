@@ -78,7 +78,7 @@ const MAX_ITEM_COUNT = 100_000
  * `trace_metric`) says so in its header's `item_count` (Relay counts one per record), any
  * other item is one.
  */
-export function itemQuantity(header: EnvelopeItem['header']): number {
+function itemQuantity(header: EnvelopeItem['header']): number {
   const n = header['item_count']
   return typeof n === 'number' && Number.isInteger(n) && n >= 1 ? Math.min(n, MAX_ITEM_COUNT) : 1
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { installedSource, servedFile, shownSource } from './frames.ts'
+import { installedDependency } from '../../grouping/in-app.ts'
+import { servedFile, shownSource } from './frames.ts'
 
 describe('shownSource', () => {
   it.each([
@@ -29,8 +30,11 @@ describe('servedFile', () => {
   })
 })
 
-describe('installedSource', () => {
-  it('is true for a package under node_modules, wherever the path starts', () => {
+describe('a mapped frame of an installed package', () => {
+  // The mapped frame's file is its source as shown; an installed package's is no app code.
+  const installedSource = (source: string) => installedDependency({ filename: shownSource(source) })
+
+  it('is one under node_modules, wherever the path starts', () => {
     // Angular's esbuild maps name their packages with nothing before `node_modules/`.
     expect(installedSource('node_modules/zone.js/fesm2015/zone.js')).toBe(true)
     expect(installedSource('../../node_modules/vue/dist/vue.runtime.esm-bundler.js')).toBe(true)

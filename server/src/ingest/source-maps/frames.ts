@@ -1,18 +1,8 @@
+import { installedDependency } from '../../grouping/in-app.ts'
 import type { OriginalPosition, ParsedMap } from './parsed-map.ts'
 
 type Json = Record<string, unknown>
 const isObj = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v)
-
-/**
- * An original source that is an installed package: `node_modules/` anywhere in its path, also at
- * its start (Angular's esbuild maps name `node_modules/zone.js/…` with nothing before), with
- * either slash. A frame mapped to one is no app code, as Sentry's default in-app rule for
- * JavaScript says of every `node_modules` path.
- */
-const INSTALLED_SOURCE = /(?:^|[\\/])node_modules[\\/]/
-
-/** Whether a map's original source is an installed package (see {@link INSTALLED_SOURCE}). */
-export const installedSource = (source: string): boolean => INSTALLED_SOURCE.test(source)
 
 /** Most stack frames of one event that resolution looks at (the normaliser keeps 250). */
 const MAX_FRAMES = 500
@@ -308,7 +298,9 @@ export function rewriteFrames(
       f['lineno'] = r.pos.line
       f['colno'] = r.pos.column
       if (caller !== undefined && caller !== null) f['function'] = caller
-      if (installedSource(r.pos.source)) f['in_app'] = false
+      // A frame of an installed package (Angular's maps name them `node_modules/zone.js/…`) is
+      // no app code, whatever the browser SDK, which marks the whole bundle in-app, said.
+      if (installedDependency(f)) f['in_app'] = false
       const data: Json = { symbolicated: true, sourcemap: r.map.url }
       if (r.pos.context !== undefined) {
         f['pre_context'] = r.pos.context.pre
