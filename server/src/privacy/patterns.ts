@@ -70,7 +70,23 @@ export interface ValueRule {
    */
   readonly find: (text: string) => boolean
   replace: (match: string, ...groups: string[]) => string | undefined
+  /**
+   * Whether a match in a line of source code (a frame's context lines) is code, not a secret,
+   * and stays as sent; a rule without it applies to source lines as to any string.
+   */
+  keepInCode?: (match: string, ...groups: string[]) => boolean
 }
+
+/**
+ * An unquoted value that is an expression of the program (`request.form.get(`,
+ * `os.environ[`, `req.body.password`, `getpass()`): a name path with a member access, a call or
+ * an index. Read in source lines only, where `password = request.form["password"]` would
+ * otherwise read `password = [Filtered]"password"]`; a literal (`password = "hunter2"`) has a
+ * quote before it and is filtered as anywhere.
+ */
+const CODE_EXPRESSION = /^[A-Za-z_$][\w$]*(?:(?:\.|\?\.|::|->)[A-Za-z_$][\w$]*)*(?:[([].*)?$/
+const codeExpression = (value: string): boolean =>
+  CODE_EXPRESSION.test(value) && /[.([]|::|->/.test(value)
 
 /**
  * The shortest string a default value rule can change (`auth=x`): shorter ones are not
@@ -280,6 +296,8 @@ export const DEFAULT_VALUE_RULES: readonly ValueRule[] = [
       value.startsWith(FILTERED) || PLACEHOLDER.test(value)
         ? undefined
         : `${key}${sep}${scheme}${FILTERED}`,
+    keepInCode: (_m, _key, sep, scheme, value) =>
+      scheme === '' && !/["']/.test(sep) && codeExpression(value),
   }),
   rule({
     order: 6,

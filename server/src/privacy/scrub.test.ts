@@ -335,6 +335,35 @@ describe('scrubEvent over every field', () => {
     expect(JSON.stringify(meta)).toContain('"headers":{"0":{"1":{"":{"rem":[["@password","s"]]')
   })
 
+  it('keeps an expression after a secret name in source lines, and filters literals there', () => {
+    const frame = {
+      function: 'login',
+      filename: 'views.py',
+      pre_context: [
+        '    password = request.form["password"]',
+        '    token = os.environ.get("API_TOKEN")',
+        '    const { user } = req.body; const secret = req.body.secret',
+      ],
+      context_line: '    api_key = "sk-hunter2-literal"  # password=hunter2',
+      post_context: ['    auth = getpass()', '    password = hunter2'],
+    }
+    const event = normalizeEvent(
+      {
+        exception: { values: [{ type: 'E', stacktrace: { frames: [frame] } }] },
+        extra: { note: 'password = request.form.get(' },
+      },
+      { received: 1 },
+    )
+    scrubEvent(event, {}, policy())
+    const f = event.exception?.values[0]?.stacktrace?.frames[0]
+    expect(f?.pre_context).toEqual(frame.pre_context)
+    expect(f?.context_line).toBe('    api_key = "[Filtered]"  # password=[Filtered]')
+    // A bare name is no expression: it may be a secret written into the code.
+    expect(f?.post_context).toEqual(['    auth = getpass()', '    password = [Filtered]'])
+    // Outside source lines the rule reads an expression as any value.
+    expect(event.extra).toEqual({ note: 'password = [Filtered]' })
+  })
+
   it('scrubs a form-encoded body by key', () => {
     const event = normalizeEvent(
       { request: { data: `user=bob&password=${SECRET}&card=4111+1111+1111+1111` } },

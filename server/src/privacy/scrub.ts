@@ -152,6 +152,8 @@ class Scrubber {
   texts: string[] | undefined = []
   /** The value rules the second walk applies. */
   rules: readonly ValueRule[] = []
+  /** True while a frame's source lines are walked (a rule's `keepInCode` applies). */
+  inCode = false
 
   constructor(p: ScrubPolicy, remarks: Remarks) {
     this.p = p
@@ -197,6 +199,7 @@ class Scrubber {
         // The groups come before the match's offset (a number); one that took no part is ''.
         const end = rest.findIndex((g) => typeof g === 'number')
         const groups = rest.slice(0, end).map((g) => (typeof g === 'string' ? g : ''))
+        if (this.inCode && rule.keepInCode?.(m, ...groups) === true) return m
         const r = rule.replace(m, ...groups)
         if (r === undefined) return m
         hit = true
@@ -544,6 +547,7 @@ function walkFrames(s: Scrubber, st: Stacktrace | undefined): void {
         next.vars = v
       }
     }
+    s.inCode = true
     if (f.context_line !== undefined) {
       const v = s.strAt('context_line', f.context_line)
       if (v !== f.context_line) {
@@ -565,6 +569,7 @@ function walkFrames(s: Scrubber, st: Stacktrace | undefined): void {
         next.post_context = v as string[]
       }
     }
+    s.inCode = false
     if (next !== f) st.frames[i] = next
     path.pop()
   }
