@@ -72,11 +72,23 @@ describe('eventSearchFields', () => {
     expect(f.dropped).toEqual([])
   })
 
-  it("reads handled and mechanism as Sentry does: the first exception's, unhandled if any is", () => {
+  it("reads handled and mechanism as Sentry does: the last exception's, unhandled if any is", () => {
     const tagsOf = (values: unknown[]) =>
       new Map(eventSearchFields(event({ exception: { values } })).tags)
-    // @sentry/browser, an error with a cause thrown in a timer: the capturing mechanism is on the
-    // first exception (the cause), the thrown one carries the linked-errors default.
+    // sentry-java under Spring MVC: the thrown exception last, with the resolver's mechanism;
+    // its cause first, marked chained.
+    const java = tagsOf([
+      { type: 'SQLException', value: 'timeout', mechanism: { type: 'chained', handled: true } },
+      {
+        type: 'IllegalStateException',
+        value: 'order 101 could not be loaded',
+        mechanism: { type: 'Spring6ExceptionResolver', handled: false },
+      },
+    ])
+    expect([java.get('handled'), java.get('mechanism')]).toEqual(['no', 'Spring6ExceptionResolver'])
+    // @sentry/browser 10, an error with a cause thrown in a timer: the capturing mechanism is on
+    // the first exception (the cause), the thrown one carries the linked-errors default. Sentry
+    // tags the thrown one's mechanism; the chain is still unhandled.
     const linked = tagsOf([
       {
         type: 'SyntaxError',
@@ -85,14 +97,13 @@ describe('eventSearchFields', () => {
       },
       { type: 'Error', value: 'Config load failed', mechanism: { type: 'generic', handled: true } },
     ])
-    expect(linked.get('handled')).toBe('no')
-    expect(linked.get('mechanism')).toBe('auto.browser.browserapierrors.setTimeout')
-    // Only the thrown exception marked (the Rust SDKs): its mechanism.
-    const lastOnly = tagsOf([
-      { type: 'io::Error', value: 'disk' },
-      { type: 'anyhow::Error', value: 'sync failed', mechanism: { type: 'panic', handled: false } },
+    expect([linked.get('handled'), linked.get('mechanism')]).toEqual(['no', 'generic'])
+    // Only the first exception marked: its mechanism.
+    const firstOnly = tagsOf([
+      { type: 'io::Error', value: 'disk', mechanism: { type: 'panic', handled: false } },
+      { type: 'anyhow::Error', value: 'sync failed' },
     ])
-    expect([lastOnly.get('handled'), lastOnly.get('mechanism')]).toEqual(['no', 'panic'])
+    expect([firstOnly.get('handled'), firstOnly.get('mechanism')]).toEqual(['no', 'panic'])
   })
 
   it('tags the logger, the URL without its query, and an OS version without blanks', () => {

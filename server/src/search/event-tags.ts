@@ -77,12 +77,13 @@ function promoted(e: NormalizedEvent, add: (key: string, value: string | undefin
   const runtime = obj(ctx?.['runtime'])
   const device = obj(ctx?.['device'])
   const exceptions = e.exception?.values
-  // Sentry reads the mechanism tag from the first exception (`Exception.iter_tags`: the chain's
-  // innermost, where the JavaScript SDK puts the capturing integration's mechanism), here the
-  // last one's (the one thrown) when the first has none, as SDKs that mark only the thrown one
-  // send (the Rust SDKs); `handled` is `no` when any exception of the chain was not handled
-  // (what Sentry's `error.unhandled` searches), else that mechanism's flag.
-  const mechanism = exceptions?.[0]?.mechanism ?? exceptions?.at(-1)?.mechanism
+  // Sentry reads the mechanism tag from the last exception (`Exception.iter_tags`: the one
+  // thrown, where @sentry/core 11, sentry-java and sentry-go put the capturing mechanism; its
+  // causes come before it marked `chained`), here the first one's when the last has none;
+  // `handled` is `no` when any exception of the chain was not handled (what Sentry's
+  // `error.unhandled` searches: the JavaScript SDKs before 11 mark the innermost cause), else
+  // that mechanism's flag.
+  const mechanism = exceptions?.at(-1)?.mechanism ?? exceptions?.[0]?.mechanism
   const unhandled = exceptions?.some((x) => x.mechanism?.handled === false) === true
   const handled = unhandled ? false : mechanism?.handled
   const user = obj(e.user)
