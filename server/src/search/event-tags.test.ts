@@ -26,7 +26,7 @@ describe('eventSearchFields', () => {
         browser: { name: 'Chrome', version: '120.0' },
         os: { name: 'Windows', version: '11' },
         runtime: { name: 'node', version: 'v20.1.0' },
-        device: { model: 'Pixel 8' },
+        device: { model: 'Pixel 8', family: 'Pixel' },
       },
       user: { email: 'bob@example.com', ip_address: '10.0.0.1' },
       exception: {
@@ -60,7 +60,9 @@ describe('eventSearchFields', () => {
       ['os', 'Windows 11'],
       ['os.name', 'Windows'],
       ['runtime', 'node v20.1.0'],
+      ['runtime.name', 'node'],
       ['device', 'Pixel 8'],
+      ['device.family', 'Pixel'],
       ['user', 'email:bob@example.com'],
       ['user.email', 'bob@example.com'],
       ['user.ip', '10.0.0.1'],

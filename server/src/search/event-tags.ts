@@ -101,7 +101,9 @@ function promoted(e: NormalizedEvent, add: (key: string, value: string | undefin
   add('os', nameVersion(os))
   add('os.name', str(os?.['name']))
   add('runtime', nameVersion(runtime))
+  add('runtime.name', str(runtime?.['name']))
   add('device', str(device?.['model']) ?? str(device?.['family']))
+  add('device.family', str(device?.['family']))
   if (user !== undefined) {
     add('user', userTag(user))
     add('user.id', str(user['id']))
