@@ -136,6 +136,27 @@ function rule(
   return { ...r, find: find instanceof RegExp ? (t) => find.test(t) : find }
 }
 
+const OPENER: Readonly<Record<string, string>> = { ')': '(', ']': '[', '}': '{', '>': '<' }
+
+/**
+ * A value cut from its unmatched closing brackets: `hunter2]` in `[…: password=hunter2]` (a
+ * Java exception message in a Tomcat log line), `x}` in a `Map.toString()` `{user=bob,
+ * password=x}`. The brackets stay after the `[Filtered]`; a bracket the value opened itself
+ * (`pa(ss)`) is part of it.
+ */
+function splitClosers(value: string): [string, string] {
+  let end = value.length
+  while (end > 0) {
+    const c = value[end - 1] as string
+    const open = OPENER[c]
+    if (open === undefined) break
+    const inner = value.slice(0, end - 1)
+    if (inner.split(open).length > inner.split(c).length) break
+    end--
+  }
+  return [value.slice(0, end), value.slice(end)]
+}
+
 /** A log template's placeholder: `{}`, `{0}`, `{name}`, `%s`, `%d`, `%(name)s`, `%1$s`. */
 const PLACEHOLDER = /^(?:\{\w*\}|%(?:\(\w+\))?[-+ #0-9.$]*[a-zA-Z])$/
 
@@ -292,10 +313,12 @@ export const DEFAULT_VALUE_RULES: readonly ValueRule[] = [
     re: /(password|passwd|secret|api[-_]?key|token|authorization|auth)(["']?\s{0,3}[:=]\s{0,3}["']?)((?:basic|bearer|digest|negotiate|ntlm|token)\s+)?([^\s"'&;,]{1,400})/gi,
     // A log template's placeholder (`password={}`, `token=%s`) is no secret: the template,
     // which grouping reads, stays as sent (its parameter is judged by `secretParams`).
-    replace: (_m, key, sep, scheme, value) =>
-      value.startsWith(FILTERED) || PLACEHOLDER.test(value)
+    replace: (_m, key, sep, scheme, value) => {
+      const [secret, closers] = splitClosers(value)
+      return secret === '' || secret.startsWith(FILTERED) || PLACEHOLDER.test(secret)
         ? undefined
-        : `${key}${sep}${scheme}${FILTERED}`,
+        : `${key}${sep}${scheme}${FILTERED}${closers}`
+    },
     keepInCode: (_m, _key, sep, scheme, value) =>
       scheme === '' && !/["']/.test(sep) && codeExpression(value),
   }),

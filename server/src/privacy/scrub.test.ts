@@ -65,6 +65,12 @@ describe('value rules', () => {
       'Authorization: Basic [Filtered]',
       '@password',
     ],
+    [
+      'closing brackets after the value',
+      '[Request processing failed: password=hunter2] {user=bob, token=t0k3n} (auth=pa(ss))',
+      '[Request processing failed: password=[Filtered]] {user=bob, token=[Filtered]} (auth=[Filtered])',
+      '@password',
+    ],
     ['key word inside a word', 'author=bob max_tokens=100', 'author=bob max_tokens=100', undefined],
     [
       'log template placeholders',
