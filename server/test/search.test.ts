@@ -119,8 +119,16 @@ describe('search through the API', () => {
     const issue = (await call(app, 'GET', `/api/0/issues/${checkoutIssue}/`)).json<{
       user_count: number
       count: number
+      metadata: unknown
     }>()
     expect([issue.count, issue.user_count]).toEqual([3, 2])
+    expect(issue.metadata).toEqual({
+      type: 'TypeError',
+      value: 'Cannot read properties of undefined (reading amount)',
+      title: 'TypeError: Cannot read properties of undefined (reading amount)',
+    })
+    // Sentry's runtime context gives runtime and runtime.name.
+    expect(await titles('runtime.name:node')).toHaveLength(1)
     const tags = await call(app, 'GET', `/api/0/issues/${checkoutIssue}/tags/`)
     expect(tags.statusCode).toBe(200)
     const body = tags.json<{ users: number; tags: { key: string; top: unknown[] }[] }>()

@@ -45,7 +45,8 @@ export const issueJson = (i: Issue) => ({
   user_count: i.users,
   first_seen: iso(i.firstSeen),
   last_seen: iso(i.lastSeen),
-  metadata: { type: i.type, value: i.value },
+  /** As Sentry's: the exception's type and value (null for a message), and the issue's title. */
+  metadata: { type: i.type, value: i.value, title: i.title },
   grouping_version: i.groupingVersion,
   for_review: i.forReview,
   ignore_until: i.ignoreUntil === null ? null : iso(i.ignoreUntil),

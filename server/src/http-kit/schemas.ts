@@ -103,7 +103,11 @@ export const IssueJson = z
     user_count: z.number().int().describe('distinct users of its events (the user tag)'),
     first_seen: isoTime,
     last_seen: isoTime,
-    metadata: z.object({ type: z.string().nullable(), value: z.string().nullable() }),
+    metadata: z.object({
+      type: z.string().nullable(),
+      value: z.string().nullable(),
+      title: z.string(),
+    }),
     grouping_version: z.string(),
     for_review: z.boolean(),
     ignore_until: isoOrNull,

@@ -6,8 +6,8 @@ export type FoundIssue = IssueOnEvent & { issueId: number }
 
 /**
  * What a run of events of one hash does to its existing issue, written with one `UPDATE`:
- * `count` more events, `last_seen` at least `lastSeen`, title, culprit and level of `last`,
- * and the triage state the rules left.
+ * `count` more events, `last_seen` at least `lastSeen`, title, culprit, level, type and value
+ * (the issue's metadata) of `last`, and the triage state the rules left.
  */
 export interface IssueTouch {
   issueId: number
@@ -19,8 +19,10 @@ export interface IssueTouch {
 
 /**
  * The parameters of both backends' issue `UPDATE` for one touch, in their shared order
- * (times_seen += count, last_seen, title, culprit, level, status, for_review, ignore_until,
- * ignore_until_seen, id), so the column order is written once.
+ * (times_seen += count, last_seen, title, culprit, level, type, value, status, for_review,
+ * ignore_until, ignore_until_seen, id), so the column order is written once. The issue's
+ * metadata follows its latest event, as its title does (Sentry updates both when an event
+ * joins an issue).
  */
 export const issueTouchParams = (
   t: IssueTouch,
@@ -30,6 +32,8 @@ export const issueTouchParams = (
   string,
   string,
   string,
+  string | null,
+  string | null,
   string,
   number,
   number | null,
@@ -41,6 +45,8 @@ export const issueTouchParams = (
   t.last.title,
   t.last.culprit,
   t.last.level,
+  t.last.type,
+  t.last.value,
   t.state.status,
   t.state.forReview ? 1 : 0,
   t.state.ignoreUntil,

@@ -92,6 +92,31 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
       await store.close()
     })
 
+    it("keeps an issue's title, culprit, level and metadata at its latest event's", async () => {
+      const { store, project, key } = await setup()
+      const first = { title: 'Error: user 41', type: 'Error', value: 'user 41', level: 'error' }
+      const later = {
+        title: 'TypeError: user 42',
+        culprit: 'cart.js in pay',
+        type: 'TypeError',
+        value: 'user 42',
+        level: 'warning',
+      }
+      await store.write([{ events: [row(project.id, key.id, 'm', first)], outcomes: [] }])
+      await store.write([{ events: [row(project.id, key.id, 'm', later)], outcomes: [] }])
+      const { issues } = await store.listIssues(project.id, {}, { limit: 10 })
+      expect(issues).toHaveLength(1)
+      const issue = issues[0]
+      expect(issue && [issue.title, issue.culprit, issue.level, issue.type, issue.value]).toEqual([
+        'TypeError: user 42',
+        'cart.js in pay',
+        'warning',
+        'TypeError',
+        'user 42',
+      ])
+      await store.close()
+    })
+
     it("joins a new hash to the issue of the event's previous hash, then finds it by the new one", async () => {
       const { store, project, key } = await setup()
       // Stored before the grouping change: the issue knows only the old hash.

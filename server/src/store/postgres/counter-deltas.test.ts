@@ -12,6 +12,7 @@ import {
   foldDeltas,
   foldStatement,
   foldTurn,
+  type IssueTouchDelta,
 } from './counter-deltas.ts'
 import { openPool } from './db.ts'
 import { openPostgresStore } from './index.ts'
@@ -61,13 +62,15 @@ describe('counter deltas on PostgreSQL', () => {
     const f = await foldedIssue()
     try {
       const id = f.issueId
-      await f.insertDelta(f.delta(2, 'u2', { touches: [[id, 2, L + 200, 'new', 'c2', 'error']] }))
+      await f.insertDelta(
+        f.delta(2, 'u2', { touches: [[id, 2, L + 200, 'new', 'c2', 'error', 'E2', 'v2']] }),
+      )
       await f.insertDelta(
         f.delta(3, 'u2', {
           touches: [
-            [id, 3, L + 100, 'old', 'c1', 'warning'],
+            [id, 3, L + 100, 'old', 'c1', 'warning', 'E1', 'v1'],
             // The same last-seen time as the first row's: this later row's text wins.
-            [id, 0, L + 200, 'tie', 'c3', 'info'],
+            [id, 0, L + 200, 'tie', 'c3', 'info', 'E3', 'v3'],
           ],
         }),
       )
@@ -83,22 +86,27 @@ describe('counter deltas on PostgreSQL', () => {
         ],
         pending: 0,
       })
-      expect(await f.text()).toEqual({
-        title: 'tie',
-        culprit: 'c3',
-        level: 'info',
-        lastSeen: L + 200,
-      })
+      const tie = { title: 'tie', culprit: 'c3', level: 'info', type: 'E3', value: 'v3' }
+      expect(await f.text()).toEqual({ ...tie, lastSeen: L + 200 })
       // An older event's text does not replace a later one's; its count still adds up.
-      await f.insertDelta(f.delta(1, 'u1', { touches: [[id, 1, L, 'older', 'c0', 'fatal']] }))
+      await f.insertDelta(
+        f.delta(1, 'u1', { touches: [[id, 1, L, 'older', 'c0', 'fatal', 'E0', 'v0']] }),
+      )
+      expect(await foldDeltas(f.pool, false)).toBe(1)
+      expect(await f.text()).toEqual({ ...tie, lastSeen: L + 200 })
+      expect((await f.counts()).timesSeen).toBe(7)
+      // A row a node wrote before touches carried type and value: those two stay.
+      const legacy = [id, 1, L + 300, 'legacy', 'c4', 'error'] as unknown as IssueTouchDelta
+      await f.insertDelta(f.delta(1, 'u1', { touches: [legacy] }))
       expect(await foldDeltas(f.pool, false)).toBe(1)
       expect(await f.text()).toEqual({
-        title: 'tie',
-        culprit: 'c3',
-        level: 'info',
-        lastSeen: L + 200,
+        title: 'legacy',
+        culprit: 'c4',
+        level: 'error',
+        type: 'E3',
+        value: 'v3',
+        lastSeen: L + 300,
       })
-      expect((await f.counts()).timesSeen).toBe(7)
     } finally {
       await f.close()
     }
@@ -117,7 +125,7 @@ describe('counter deltas on PostgreSQL', () => {
         ],
       })
       // A delta row written before release health went through deltas has no `health`.
-      await f.insertDelta({ ...none, touches: [[f.issueId, 1, L, 't', 'c', 'error']] })
+      await f.insertDelta({ ...none, touches: [[f.issueId, 1, L, 't', 'c', 'error', 'E', 'v']] })
       // The session of the first row crashed: it leaves healthy for crashed, no new session.
       await f.insertDelta({ ...none, health: [[p, 'r@1', 'prod', T0, 0, -1, 0, 0, 0, 1]] })
       expect(await foldDeltas(f.pool, false)).toBe(3)
@@ -152,7 +160,7 @@ describe('counter deltas on PostgreSQL', () => {
       try {
         await appendDeltas(pool, {
           ...f.delta(1, 'u\udc00'),
-          touches: [[f.issueId, 1, L, title, 'c', 'error']],
+          touches: [[f.issueId, 1, L, title, 'c', 'error', null, null]],
         })
       } finally {
         await pool.end()
@@ -344,7 +352,7 @@ describe('the fold statement', () => {
       await store.listIssues(project.id, {}, { limit: 1 })
       await store.close()
       const body: CounterDeltas = {
-        touches: ids.map((id) => [id, 2, L, 't', 'c', 'error']),
+        touches: ids.map((id) => [id, 2, L, 't', 'c', 'error', 'E', 'v']),
         hours: ids.map((id) => [id, T0, 2]),
         // Each issue: a user it had (not new) and one it had not (new).
         tags: ids.flatMap((id, i): CounterDeltas['tags'] => [
@@ -449,7 +457,7 @@ async function foldedIssue() {
   }
   /** A delta of `n` events of the issue by user `user` (and `extra` merged in). */
   const delta = (n: number, user: string, extra: Partial<CounterDeltas> = {}): CounterDeltas => ({
-    touches: [[issueId, n, T0, 'title f', 'app.js in run', 'error']],
+    touches: [[issueId, n, T0, 'title f', 'app.js in run', 'error', 'Error', 'f']],
     hours: [[issueId, T0, n]],
     tags: [[issueId, 'user', user, n, T0, T0]],
     outcomes: [],
@@ -465,12 +473,24 @@ async function foldedIssue() {
     )[0]?.id
   /** The issue's text columns and last-seen time. */
   const text = async () => {
-    const [i] = await sql<{ title: string; culprit: string; level: string; last_seen: string }>(
-      db.url,
-      'SELECT title, culprit, level, last_seen FROM issues WHERE id = $1',
-      [issueId],
-    )
-    return { title: i?.title, culprit: i?.culprit, level: i?.level, lastSeen: Number(i?.last_seen) }
+    const [i] = await sql<{
+      title: string
+      culprit: string
+      level: string
+      type: string | null
+      value: string | null
+      last_seen: string
+    }>(db.url, 'SELECT title, culprit, level, type, value, last_seen FROM issues WHERE id = $1', [
+      issueId,
+    ])
+    return {
+      title: i?.title,
+      culprit: i?.culprit,
+      level: i?.level,
+      type: i?.type,
+      value: i?.value,
+      lastSeen: Number(i?.last_seen),
+    }
   }
   return {
     url: db.url,

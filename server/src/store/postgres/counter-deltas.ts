@@ -6,8 +6,20 @@ import type { IssueTagRow } from '../search-summaries.ts'
 import { TAG_KEY_BITS } from '../tag-key-mask.ts'
 import { all, type Db, run, transaction } from './db.ts'
 
-/** One issue's counter increment: issue, events, last seen, and title, culprit, level then. */
-export type IssueTouchDelta = [number, number, number, string, string, string]
+/**
+ * One issue's counter increment: issue, events, last seen, and title, culprit, level, type and
+ * value then (rows written before type and value were added hold six entries).
+ */
+export type IssueTouchDelta = [
+  number,
+  number,
+  number,
+  string,
+  string,
+  string,
+  string | null,
+  string | null,
+]
 
 /** The counters one group commit adds (summed per key), stored as one `counter_deltas` row. */
 export interface CounterDeltas {
@@ -61,8 +73,9 @@ const TAG_KEY_ROWS = [...TAG_KEY_BITS]
  * bodies hold to the counter tables, summed per key by PostgreSQL (the bodies are never sent
  * to the node). The rules are those of the ingest transaction's counters:
  * - an issue's `times_seen` grows by its events, `last_seen` is the latest, and its title,
- *   culprit and level follow its latest event (on a tie of `last_seen`, the later delta row, then
- *   the later entry of a row), unless the row already saw a later one;
+ *   culprit, level, type and value follow its latest event (on a tie of `last_seen`, the later
+ *   delta row, then the later entry of a row), unless the row already saw a later one (an entry
+ *   of six, written before type and value were, leaves those two);
  * - `issue_tags` rows sum their counts and keep the earliest first and latest last seen; a
  *   `user` row whose count after the upsert is what this fold added was inserted now, so its
  *   user is new to the issue (`search-summaries.ts` `newUsers`, the same rule). What the fold
@@ -118,7 +131,8 @@ masks AS (
   GROUP BY g.issue_id),
 changed AS (
   SELECT COALESCE(t.id, u.id, m.id) AS id, t.n, t.ls, t.latest->>3 AS title,
-    t.latest->>4 AS culprit, t.latest->>5 AS level,
+    t.latest->>4 AS culprit, t.latest->>5 AS level, jsonb_array_length(t.latest) >= 8 AS meta,
+    t.latest->>6 AS type, t.latest->>7 AS value,
     COALESCE(u.n, 0) AS users, COALESCE(m.bits, 0) AS bits
   FROM touch t
   FULL JOIN users u ON u.id = t.id
@@ -128,6 +142,8 @@ issue_rows AS (
     title = CASE WHEN d.ls >= issues.last_seen THEN d.title ELSE issues.title END,
     culprit = CASE WHEN d.ls >= issues.last_seen THEN d.culprit ELSE issues.culprit END,
     level = CASE WHEN d.ls >= issues.last_seen THEN d.level ELSE issues.level END,
+    type = CASE WHEN d.meta AND d.ls >= issues.last_seen THEN d.type ELSE issues.type END,
+    value = CASE WHEN d.meta AND d.ls >= issues.last_seen THEN d.value ELSE issues.value END,
     last_seen = GREATEST(issues.last_seen, d.ls),
     users = issues.users + d.users,
     tag_keys = issues.tag_keys | d.bits

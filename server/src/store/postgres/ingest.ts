@@ -142,15 +142,24 @@ const groupingIo = (c: Db, g: GroupState): GroupingIo => ({
   touchIssue: async (t) => {
     if (!g.locked.has(t.issueId)) {
       // Only counters change: added up with the group's other counters.
-      g.touches.push([t.issueId, t.count, t.lastSeen, t.last.title, t.last.culprit, t.last.level])
+      g.touches.push([
+        t.issueId,
+        t.count,
+        t.lastSeen,
+        t.last.title,
+        t.last.culprit,
+        t.last.level,
+        t.last.type,
+        t.last.value,
+      ])
       return
     }
     await run(
       c,
       `UPDATE issues SET times_seen = times_seen + $1, last_seen = GREATEST(last_seen, $2),
-         title = $3, culprit = $4, level = $5, status = $6, for_review = $7, ignore_until = $8,
-         ignore_until_seen = $9
-       WHERE id = $10`,
+         title = $3, culprit = $4, level = $5, type = $6, value = $7, status = $8, for_review = $9,
+         ignore_until = $10, ignore_until_seen = $11
+       WHERE id = $12`,
       issueTouchParams(t),
     )
   },

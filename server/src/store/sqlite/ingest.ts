@@ -48,12 +48,10 @@ export function sqliteIngest(db: Database.Database): IngestStore {
   const insertHash = db.prepare<[number, string, string, number]>(
     'INSERT INTO grouphashes (project_id, hash, grouping_version, issue_id) VALUES (?, ?, ?, ?)',
   )
-  const touchIssue = db.prepare<
-    [number, number, string, string, string, string, number, number | null, number | null, number]
-  >(
+  const touchIssue = db.prepare<ReturnType<typeof issueTouchParams>>(
     `UPDATE issues SET times_seen = times_seen + ?, last_seen = max(last_seen, ?),
-       title = ?, culprit = ?, level = ?, status = ?, for_review = ?, ignore_until = ?,
-       ignore_until_seen = ?
+       title = ?, culprit = ?, level = ?, type = ?, value = ?, status = ?, for_review = ?,
+       ignore_until = ?, ignore_until_seen = ?
      WHERE id = ?`,
   )
   // Positional parameters: binding by name costs a lookup per parameter on the hottest insert.
