@@ -3,7 +3,7 @@ import { normalizedEvent } from '../../test/support/normalized-event.ts'
 import type { ExceptionValue, Frame } from '../event/types.ts'
 import { reduceExceptionGroups } from './exception-groups.ts'
 import { groupEvent } from './index.ts'
-import { groupingValuesV1 } from './v1.ts'
+import { groupingValuesV1 } from './strategies.ts'
 
 const frame = (fn: string, lineno: number): Frame => ({
   filename: 'shop/batch.py',

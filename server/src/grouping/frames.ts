@@ -4,12 +4,28 @@ import { isInApp } from './in-app.ts'
 /** `app`: only in-app frames count; `system`: every frame (used when no in-app frame counts). */
 export type Variant = 'app' | 'system'
 
-/** The stable parts of one frame; line and column numbers never count, so edits don't regroup. */
+/**
+ * The stable parts of one frame; line and column numbers never count. `context` is the source
+ * line (whitespace collapsed) where Sentry's strategy reads it (`contextOverFunction`: it
+ * stands for the function name of a source-mapped JavaScript frame); the strategy before v2
+ * reads module, filename and function only.
+ */
 export interface FrameKey {
   module?: string
   filename?: string
   function?: string
+  context?: string
+  contextOverFunction?: true
 }
+
+/** Platforms whose source lines Sentry trusts for grouping (its `contextline_platforms`). */
+const CONTEXT_PLATFORMS = new Set(['javascript', 'node', 'python', 'php', 'ruby'])
+/** Longer source lines are left out (minified code; Sentry's limit). */
+const MAX_CONTEXT_LINE = 120
+/** A blank that is not a single space, or two blanks in a row. */
+const INNER_BLANKS = /[^\S ]|\s\s/
+/** A path served from a URL (`file:` included), where a JS frame without a name is unstable. */
+const URL_ORIGIN = /^(?:https?:|applewebdata:|blob:|file:)/
 
 const JS_PLATFORMS = new Set(['javascript', 'node'])
 const NATIVE_PLATFORMS = new Set(['native', 'c', 'cocoa', 'objc'])
@@ -68,8 +84,24 @@ export function frameKey(frame: Frame, eventPlatform: string): FrameKey | undefi
   }
   const fn = frameFunction(frame, platform)
   if (fn !== undefined) key.function = fn
-  return Object.keys(key).length === 0 ? undefined : key
+  if (key.module === undefined && key.filename === undefined && fn === undefined) return undefined
+  const line = frame.context_line
+  if (line !== undefined && line.length <= MAX_CONTEXT_LINE && CONTEXT_PLATFORMS.has(platform)) {
+    // Most lines only need their indentation cut: the replace runs when blanks repeat inside.
+    let context = line.trim()
+    if (INNER_BLANKS.test(context)) context = context.replace(/\s+/g, ' ')
+    const js = JS_PLATFORMS.has(platform)
+    if (context !== '' && !(js && !frame.function && URL_ORIGIN.test(path ?? ''))) {
+      key.context = context
+      if (js && fn !== undefined && isObject(frame.data) && frame.data['sourcemap'] !== undefined)
+        key.contextOverFunction = true
+    }
+  }
+  return key
 }
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v)
 
 /** Identity for recursion detection: the same code location, line and column included. */
 function sameLocation(a: Frame, b: Frame): boolean {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { ExceptionValue, Frame, NormalizedEvent } from '../event/types.ts'
 import { CURRENT_GROUPING_VERSION, groupEvent } from './index.ts'
-import { groupingValuesV1 } from './v1.ts'
+import { groupingValuesV1 } from './strategies.ts'
 
 // Events shaped like what stock SDKs send (after normalisation), built by hand.
 
@@ -129,13 +129,87 @@ describe('groupEvent', () => {
     )
     expect(groupEvent(e)).toEqual({
       hash: expect.stringMatching(/^[0-9a-f]{64}$/),
-      version: 'v1',
+      version: 'v2',
       title: "KeyError: 'sku'",
       // The Django event names its route as transaction: that is the culprit (Sentry's rule).
       culprit: '/checkout/',
       metadata: { type: 'KeyError', value: "'sku'" },
+      // Its frames' source lines count since v2: v1's hash finds the issues stored before.
+      previousHash: expect.stringMatching(/^[0-9a-f]{64}$/),
     })
-    expect(CURRENT_GROUPING_VERSION).toBe('v1')
+    expect(CURRENT_GROUPING_VERSION).toBe('v2')
+  })
+})
+
+describe('source lines (v2, Sentry contextline_platforms)', () => {
+  const at = (line: string, over: Partial<Frame> = {}): Frame => ({
+    ...pyFrame('shop.views', 'checkout', 42),
+    context_line: line,
+    ...over,
+  })
+  const py = (frame: Frame) => pythonError(pyException('KeyError', "'x'", [...django, frame]))
+
+  it('splits two errors thrown from different lines of one Python function', () => {
+    const sku = groupEvent(py(at('    sku = order["sku"]')))
+    const qty = groupEvent(py(at('    qty = order["qty"]', { lineno: 43 })))
+    expect(sku.hash).not.toBe(qty.hash)
+    // v1 grouped them together: both find the issue stored under it.
+    expect(sku.previousHash).toBeDefined()
+    expect(sku.previousHash).toBe(qty.previousHash)
+    expect(groupingValuesV1(py(at('a = 1')))).toEqual(groupingValuesV1(py(at('b = 2'))))
+  })
+
+  it('collapses whitespace, and leaves out lines over 120 characters', () => {
+    expect(hash(py(at('\tsku  =  order["sku"]  ')))).toBe(hash(py(at(' sku = order["sku"]'))))
+    const long = (c: string) => at(`    x = "${c.repeat(130)}"`)
+    expect(hash(py(long('a')))).toBe(hash(py(long('b'))))
+    expect(groupEvent(py(long('a'))).previousHash).toBeUndefined()
+  })
+
+  it('reads a mapped JavaScript frame by its line instead of its function name', () => {
+    const mapped = (fn: string, line: string): NormalizedEvent =>
+      nodeError('Error', 'boom', [
+        {
+          filename: 'src/main.jsx',
+          abs_path: 'http://localhost/src/main.jsx',
+          function: fn,
+          context_line: line,
+          in_app: true,
+          data: { sourcemap: 'http://localhost/assets/index.js.map' },
+        },
+      ])
+    const a = mapped('onClick', '  onClick={() => { throw new Error("a") }}')
+    const b = mapped('onClick', '  onClick={() => { throw new Error("b") }}')
+    expect(hash(a)).not.toBe(hash(b))
+    // The name the map gave (which the minifier or the scope lookup may change) does not count.
+    expect(hash(mapped('handleClick', '  onClick={() => { throw new Error("a") }}'))).toBe(hash(a))
+    // Without a function name a frame served from a URL keeps no line: it is not stable there.
+    const anonymous = (line: string) =>
+      nodeError('Error', 'boom', [
+        { filename: 'app.js', abs_path: 'https://cdn.example/app.js', context_line: line },
+      ])
+    expect(hash(anonymous('a()'))).toBe(hash(anonymous('b()')))
+  })
+
+  it('leaves the lines of other platforms out (Java, Go)', () => {
+    const java = (line: string) =>
+      event('java', {
+        exception: {
+          values: [
+            {
+              type: 'IllegalStateException',
+              value: 'x',
+              stacktrace: {
+                frames: [
+                  { module: 'com.acme.Orders', function: 'load', context_line: line, in_app: true },
+                ],
+              },
+            },
+          ],
+        },
+      })
+    expect(hash(java('a();'))).toBe(hash(java('b();')))
+    expect(groupEvent(java('a();')).previousHash).toBeUndefined()
   })
 })
 
