@@ -78,17 +78,6 @@ export interface ValueRule {
 }
 
 /**
- * An unquoted value that is an expression of the program (`request.form.get(`,
- * `os.environ[`, `req.body.password`, `getpass()`): a name path with a member access, a call or
- * an index. Read in source lines only, where `password = request.form["password"]` would
- * otherwise read `password = [Filtered]"password"]`; a literal (`password = "hunter2"`) has a
- * quote before it and is filtered as anywhere.
- */
-const CODE_EXPRESSION = /^[A-Za-z_$][\w$]*(?:(?:\.|\?\.|::|->)[A-Za-z_$][\w$]*)*(?:[([].*)?$/
-const codeExpression = (value: string): boolean =>
-  CODE_EXPRESSION.test(value) && /[.([]|::|->/.test(value)
-
-/**
  * The shortest string a default value rule can change (`auth=x`): shorter ones are not
  * scanned. The IP rule's shortest is `::`.
  */
@@ -319,8 +308,10 @@ export const DEFAULT_VALUE_RULES: readonly ValueRule[] = [
         ? undefined
         : `${key}${sep}${scheme}${FILTERED}${closers}`
     },
-    keepInCode: (_m, _key, sep, scheme, value) =>
-      scheme === '' && !/["']/.test(sep) && codeExpression(value),
+    // In source lines only a quoted literal after the name (`password = "hunter2"`) is taken
+    // for a secret: unquoted, the value is code (`password = request.form["password"]`,
+    // `api_key=None):`, `"auth": {`), which the rule would cut in the middle.
+    keepInCode: (_m, _key, sep, scheme) => scheme === '' && !/["']$/.test(sep),
   }),
   rule({
     order: 6,

@@ -341,7 +341,7 @@ describe('scrubEvent over every field', () => {
     expect(JSON.stringify(meta)).toContain('"headers":{"0":{"1":{"":{"rem":[["@password","s"]]')
   })
 
-  it('keeps an expression after a secret name in source lines, and filters literals there', () => {
+  it('keeps code after a secret name in source lines, and filters quoted literals there', () => {
     const frame = {
       function: 'login',
       filename: 'views.py',
@@ -349,8 +349,10 @@ describe('scrubEvent over every field', () => {
         '    password = request.form["password"]',
         '    token = os.environ.get("API_TOKEN")',
         '    const { user } = req.body; const secret = req.body.secret',
+        'def charge(user_id, password, card_number, api_key=None):',
+        '    payload = {"auth": {"user": "x"}}',
       ],
-      context_line: '    api_key = "sk-hunter2-literal"  # password=hunter2',
+      context_line: "    api_key = \"sk-hunter2-literal\"; db = {'password': 'hunter3'}",
       post_context: ['    auth = getpass()', '    password = hunter2'],
     }
     const event = normalizeEvent(
@@ -363,10 +365,9 @@ describe('scrubEvent over every field', () => {
     scrubEvent(event, {}, policy())
     const f = event.exception?.values[0]?.stacktrace?.frames[0]
     expect(f?.pre_context).toEqual(frame.pre_context)
-    expect(f?.context_line).toBe('    api_key = "[Filtered]"  # password=[Filtered]')
-    // A bare name is no expression: it may be a secret written into the code.
-    expect(f?.post_context).toEqual(['    auth = getpass()', '    password = [Filtered]'])
-    // Outside source lines the rule reads an expression as any value.
+    expect(f?.context_line).toBe("    api_key = \"[Filtered]\"; db = {'password': '[Filtered]'}")
+    expect(f?.post_context).toEqual(frame.post_context)
+    // Outside source lines the rule reads any value after the name.
     expect(event.extra).toEqual({ note: 'password = [Filtered]' })
   })
 
