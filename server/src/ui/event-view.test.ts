@@ -329,3 +329,15 @@ describe('event view', () => {
     expect(out).not.toMatch(/<(r|v)>/)
   })
 })
+
+describe('empty fields an SDK sends', () => {
+  it('shows no User section for an empty user and no row for an empty fingerprint', () => {
+    // sentry-java 8 sends both on every event (the user empty without PII).
+    const out = String(eventBody({ message: 'm', user: {}, fingerprint: [] }, null))
+    expect(out).not.toContain('<h2>User</h2>')
+    expect(out).not.toContain('fingerprint')
+    const named = String(eventBody({ message: 'm', user: { id: '7' }, fingerprint: ['a'] }, null))
+    expect(named).toContain('<h2>User</h2>')
+    expect(named).toContain('fingerprint')
+  })
+})

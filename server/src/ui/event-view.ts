@@ -45,7 +45,9 @@ export function textOf(v: unknown, max = 2000): string {
 
 /** A two-column key/value table; empty when there are no rows. */
 export function kvTable(rows: readonly (readonly [string, unknown])[]): SafeHtml {
-  const shown = rows.filter(([, v]) => v !== undefined && v !== null && v !== '')
+  const shown = rows.filter(
+    ([, v]) => v !== undefined && v !== null && v !== '' && !(Array.isArray(v) && v.length === 0),
+  )
   if (shown.length === 0) return html``
   return html`<table class="kv">${shown.map(
     ([k, v]) => html`<tr><th>${k}</th><td class="mono">${textOf(v)}</td></tr>`,
@@ -610,7 +612,7 @@ ${templateSection(event)}
     ],
     ['fingerprint', event['fingerprint']],
   ])}</div>
-${user === undefined ? '' : html`<h2>User</h2><div class="table-wrap">${kvTable(Object.entries(user).slice(0, 30))}</div>`}</div></div>
+${user === undefined || Object.keys(user).length === 0 ? '' : html`<h2>User</h2><div class="table-wrap">${kvTable(Object.entries(user).slice(0, 30))}</div>`}</div></div>
 ${breadcrumbs(event)}
 ${requestSection(event['request'])}
 ${contexts(event)}
