@@ -127,11 +127,12 @@ describe('a browser app with stock @sentry/browser', () => {
     })
     expect(one.statusCode).toBe(200)
     expectNoSecret('the event API', one.body)
-    expect(one.body).toContain(`pay_ref=[Filtered]&view=${KEPT}`)
+    // The page URL's query, moved into query_string as pairs (Relay's normalisation).
+    expect(one.body).toContain(`"query_string":[["pay_ref","[Filtered]"],["view","${KEPT}"]]`)
     const event = one.json<Record<string, unknown>>()
     // The SDK sent each secret (the remarks say where), and the server removed it.
     expect(event['_meta']).toMatchObject({
-      request: { url: { '': { rem: [['@creditcard', 's']] } } },
+      request: { query_string: { 0: { 1: { '': { rem: [['@creditcard', 's']] } } } } },
       extra: {
         stripe_api_key: { '': { rem: [['@password', 's']] } },
         note: { '': { rem: [['@creditcard', 's']] } },

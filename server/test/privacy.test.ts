@@ -210,7 +210,9 @@ describe('server-side scrubbing', () => {
     })
     // What the scrubber must not touch is still there.
     expect(api.body).toContain('/srv/app/login.js')
-    expect(api.body).toContain('theme=dark')
+    // The Cookie header went with the request's cookies there (Relay's normalisation).
+    expect(api.body).not.toContain('theme=dark')
+    expect(api.body).toContain('"query_string":[["next","/"],["token","[Filtered]"]]')
     expect(api.body).toContain('Chrome/131.0.0.0')
 
     const issues = await app.inject({ url: `/api/0/projects/${p.id}/issues/`, headers: ADMIN })
@@ -235,7 +237,7 @@ describe('server-side scrubbing', () => {
     const db = await dump()
     // Positive control: the dump reads the decoded payloads (their kept values are there).
     expect(db).toContain('/srv/app/login.js')
-    expect(db).toContain('theme=dark')
+    expect(db).toContain('"next","/"')
     expectNoSecret('the database', db)
   })
 

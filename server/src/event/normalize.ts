@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { BOUNDS, keepEnds, TrimNotes, trimBag } from './bounds.ts'
 import { LEGACY_STACKTRACE } from './legacy-aliases.ts'
 import { formatLogMessage } from './logentry-format.ts'
+import { normalizeRequest } from './request.ts'
 import type {
   Breadcrumb,
   ExceptionValue,
@@ -442,7 +443,7 @@ export function normalizeEvent(
   if (fp !== undefined && fp.length > 0) event.fingerprint = fp
   for (const k of ['user', 'contexts', 'request', 'extra'] as const) {
     const v = raw[k]
-    if (isObj(v)) event[k] = trimBag(v, k, notes) as Obj
+    if (isObj(v)) event[k] = trimBag(k === 'request' ? normalizeRequest(v) : v, k, notes) as Obj
   }
   put(event, 'breadcrumbs', breadcrumbs(raw['breadcrumbs'], notes))
   const sdk = raw['sdk']

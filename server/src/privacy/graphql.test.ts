@@ -38,17 +38,15 @@ describe('GraphQL requests', () => {
   })
 
   it('read a body sent as JSON text, and drop the answer of a query without variables', () => {
-    const body = JSON.stringify({ query: '{ me(pin: "4455") { email } }' })
-    const event = graphqlEvent(body, { data: { me: { email: 'a@example.com' } } })
+    const query = { query: '{ me(pin: "4455") { email } }' }
+    const event = graphqlEvent(JSON.stringify(query), { data: { me: { email: 'a@example.com' } } })
     scrubEvent(event, {}, policy())
-    expect(event.request?.['data']).toBe(body)
+    // The request's normalisation parsed the body (as Relay does).
+    expect(event.request?.['data']).toEqual(query)
     expect(event.contexts?.['response']).toEqual({ data: {} })
     const withVars = graphqlEvent(JSON.stringify({ query: 'q', variables: { pin: '4455' } }))
     scrubEvent(withVars, {}, policy())
-    expect(JSON.parse(String(withVars.request?.['data']))).toEqual({
-      query: 'q',
-      variables: { pin: '[Filtered]' },
-    })
+    expect(withVars.request?.['data']).toEqual({ query: 'q', variables: { pin: '[Filtered]' } })
   })
 
   it('are left as sent when scrubbing is off, or the request is no GraphQL one', () => {

@@ -286,7 +286,7 @@ class Scrubber {
   }
 
   /** One keyed value: filtered whole when its key is sensitive, else walked. */
-  entry(k: string, value: unknown, cookies = false): unknown {
+  entry(k: string, value: unknown, cookies = false, at: string | number = k): unknown {
     if (value === null || value === '' || value === FILTERED || this.isSafe(k)) return value
     const rule =
       cookies && this.p.defaults && SESSION_COOKIES.has(k.toLowerCase())
@@ -297,7 +297,7 @@ class Scrubber {
     const cookie = rule === undefined && typeof value === 'string' && isCookieKey(k)
     if (rule === undefined && !cookie && typeof value === 'string' && this.collected(value))
       return value
-    this.path.push(k)
+    this.path.push(at)
     try {
       if (rule !== undefined) return this.filtered(rule)
       if (cookie) return this.cookieString(value as string)
@@ -316,8 +316,9 @@ class Scrubber {
       const pair = v[i]
       let x: unknown = pair
       if (Array.isArray(pair) && pair.length === 2 && typeof pair[0] === 'string') {
+        // The remark's path names the pair's value by position, as Relay's (`0.1`).
         this.path.push(i)
-        const val = this.entry(pair[0], pair[1], cookies)
+        const val = this.entry(pair[0], pair[1], cookies, 1)
         this.path.pop()
         if (val !== pair[1]) x = [pair[0], val]
       } else {

@@ -1,0 +1,210 @@
+/**
+ * Relay's request normalisation (`relay-event-normalization` `normalize/request.rs`), run on
+ * the client's `request` before it is bounded, scrubbed and grouped, so every SDK's request
+ * is stored in one shape whatever it sent: the method upper-cased (dropped when it is no
+ * method), the URL's query and fragment moved into `query_string` (as pairs) and `fragment`, a
+ * body sent as a JSON or form-encoded string parsed into its value with `inferred_content_type`
+ * saying which (else the `Content-Type` header's type), and cookies sent only as a `Cookie`
+ * header parsed into `cookies` (the header dropped once `cookies` holds them).
+ */
+
+type Obj = Record<string, unknown>
+
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v)
+
+/** What Relay accepts as a method once upper-cased. */
+const METHOD = /^[A-Z_-]{3,32}$/
+
+/** The JavaScript SDK's old ellipsis at the end of a cut URL (Relay writes three dots). */
+const ELLIPSIS = '\u2026'
+
+/** A query string's pairs, decoded as a form is (`+` is a blank), a leading `?` left out. */
+function queryPairs(query: string): [string, string][] {
+  return [...new URLSearchParams(query.startsWith('?') ? query.slice(1) : query)]
+}
+
+/** Moves the URL's query and fragment into their own fields (those sent win) and out of it. */
+function splitUrl(r: Obj, url: string): void {
+  let u = url.endsWith(ELLIPSIS) ? `${url.slice(0, -ELLIPSIS.length)}...` : url
+  let parsed: URL | undefined
+  try {
+    parsed = URL.canParse(u) ? new URL(u) : undefined
+  } catch {
+    parsed = undefined
+  }
+  if (parsed !== undefined) {
+    if (r['query_string'] === undefined && parsed.search.length > 1) {
+      r['query_string'] = queryPairs(parsed.search)
+    }
+    if (r['fragment'] === undefined && parsed.hash.length > 1) r['fragment'] = parsed.hash.slice(1)
+    parsed.search = ''
+    parsed.hash = ''
+    u = parsed.href
+  } else {
+    // A relative URL: the same split by its first `#` and then its first `?`.
+    const hash = u.indexOf('#')
+    if (hash >= 0) {
+      const fragment = u.slice(hash + 1)
+      if (fragment !== '' && r['fragment'] === undefined) r['fragment'] = fragment
+      u = u.slice(0, hash)
+    }
+    const q = u.indexOf('?')
+    if (q >= 0) {
+      const query = u.slice(q + 1)
+      if (query !== '' && r['query_string'] === undefined) {
+        const pairs = queryPairs(query)
+        if (pairs.length > 0) r['query_string'] = pairs
+      }
+      u = u.slice(0, q)
+    }
+  }
+  r['url'] = u
+}
+
+/**
+ * A form-encoded body's fields, or undefined for text that only parses as one by accident
+ * (Relay's `urlencoded_from_str`: not ASCII, XML or JSON-like; a single field whose value is
+ * empty or `=`, as a word or a base64 string reads).
+ */
+function formFields(raw: string): Obj | undefined {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: ASCII is the test.
+  if (!/^[\x00-\x7f]*$/.test(raw)) return undefined
+  if (raw.startsWith('<?xml') || raw.startsWith('{') || raw.startsWith('[')) return undefined
+  const fields: Obj = {}
+  let count = 0
+  let first: string | undefined
+  for (const [k, v] of new URLSearchParams(raw)) {
+    if (!Object.hasOwn(fields, k)) count++
+    Object.defineProperty(fields, k, {
+      value: v,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    })
+    first ??= v
+  }
+  if (count > 1 || (count === 1 && first !== '' && first !== '=')) return fields
+  return undefined
+}
+
+/** The `Content-Type` header's media type, if the request names one. */
+function contentType(headers: unknown): string | undefined {
+  const value = header(headers, 'content-type')
+  return value === undefined ? undefined : (value.split(';')[0] ?? value)
+}
+
+/** A header's value by name, any letter case, from a map or a list of pairs. */
+function header(headers: unknown, lower: string): string | undefined {
+  if (isObj(headers)) {
+    for (const k in headers) {
+      const v = headers[k]
+      if (Object.hasOwn(headers, k) && k.toLowerCase() === lower && typeof v === 'string') return v
+    }
+  } else if (Array.isArray(headers)) {
+    for (const p of headers) {
+      if (Array.isArray(p) && typeof p[0] === 'string' && p[0].toLowerCase() === lower) {
+        if (typeof p[1] === 'string') return p[1]
+      }
+    }
+  }
+  return undefined
+}
+
+/** The headers without the named one (a copy; the same value when it is not there). */
+function withoutHeader(headers: unknown, lower: string): unknown {
+  if (isObj(headers)) {
+    const keys = Object.keys(headers).filter((k) => k.toLowerCase() === lower)
+    if (keys.length === 0) return headers
+    const out: Obj = {}
+    for (const k of Object.keys(headers)) {
+      if (k.toLowerCase() !== lower)
+        Object.defineProperty(out, k, {
+          value: headers[k],
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        })
+    }
+    return out
+  }
+  if (Array.isArray(headers)) {
+    const out = headers.filter(
+      (p) => !(Array.isArray(p) && typeof p[0] === 'string' && p[0].toLowerCase() === lower),
+    )
+    return out.length === headers.length ? headers : out
+  }
+  return headers
+}
+
+/**
+ * A `Cookie` header's cookies as pairs (`a=b; c=d`), as Relay's `Cookies::parse` reads it;
+ * undefined when a part is no `name=value` pair (Relay then leaves the header as it is).
+ */
+function cookiePairs(text: string): [string, string][] | undefined {
+  const pairs: [string, string][] = []
+  for (const part of text.split(';')) {
+    const t = part.trim()
+    if (t === '') continue
+    const eq = t.indexOf('=')
+    if (eq <= 0) return undefined
+    pairs.push([t.slice(0, eq).trim(), t.slice(eq + 1).trim()])
+  }
+  return pairs
+}
+
+/** The body: parsed when it is a JSON or form-encoded string; its inferred content type. */
+function normalizeData(r: Obj): void {
+  const data = r['data']
+  if (typeof data === 'string') {
+    try {
+      r['data'] = JSON.parse(data)
+      r['inferred_content_type'] = 'application/json'
+      return
+    } catch {
+      // not JSON: a form, or text
+    }
+    const fields = formFields(data)
+    if (fields !== undefined) {
+      r['data'] = fields
+      r['inferred_content_type'] = 'application/x-www-form-urlencoded'
+      return
+    }
+  }
+  const type = contentType(r['headers'])
+  if (type !== undefined) r['inferred_content_type'] = type
+  else delete r['inferred_content_type']
+}
+
+/** Cookies sent as a header only become `cookies`; the header goes once `cookies` is set. */
+function normalizeCookies(r: Obj): void {
+  const headers = r['headers']
+  if (headers === undefined || headers === null) return
+  const cookies = r['cookies']
+  if (cookies !== undefined && cookies !== null) {
+    r['headers'] = withoutHeader(headers, 'cookie')
+    return
+  }
+  const text = header(headers, 'cookie')
+  const pairs = text === undefined ? undefined : cookiePairs(text)
+  if (pairs === undefined) return
+  r['cookies'] = pairs
+  r['headers'] = withoutHeader(headers, 'cookie')
+}
+
+/** A client's `request`, normalised as Relay does (a copy: the client's object is left). */
+export function normalizeRequest(raw: Obj): Obj {
+  const r: Obj = { ...raw }
+  const method = r['method']
+  if (typeof method === 'string') {
+    const m = method.toUpperCase()
+    if (METHOD.test(m)) r['method'] = m
+    else delete r['method']
+  }
+  const url = r['url']
+  if (typeof url === 'string') splitUrl(r, url)
+  const query = r['query_string']
+  if (typeof query === 'string') r['query_string'] = queryPairs(query)
+  normalizeData(r)
+  normalizeCookies(r)
+  return r
+}
