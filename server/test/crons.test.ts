@@ -398,7 +398,7 @@ describe('failures become ordinary error events', () => {
     expect(issues).toMatchObject([
       {
         title:
-          'MonitorCheckInTimeout: Cron monitor "nightly-report" is overrunning: a run is still in progress after its max runtime of 1 min',
+          'MonitorCheckInTimeout: Cron monitor "nightly-report" is overrunning: still running after its max runtime of 1 min',
         count: 1,
       },
     ])

@@ -48,10 +48,20 @@ describe('title', () => {
     expect(labelEvent(withException(synthetic)).title).toBe('Order 1231 failed')
   })
 
-  it('is truncated to 200 characters', () => {
-    const { title } = labelEvent(withException({ type: 'Error', value: 'x'.repeat(500) }))
-    expect(title).toHaveLength(200)
-    expect(title.endsWith('…')).toBe(true)
+  it("cuts the value's or message's line at 100 characters, as Sentry's titles, and the whole at 200", () => {
+    const { title } = labelEvent(
+      withException({ type: 'ValueError', value: `${'x'.repeat(150)} tail` }),
+    )
+    expect(title).toBe(`ValueError: ${'x'.repeat(97)}...`)
+    expect(labelEvent(withException({ value: 'y'.repeat(100) })).title).toBe(
+      `Error: ${'y'.repeat(100)}`,
+    )
+    expect(labelEvent(event({ logentry: { formatted: 'm'.repeat(101) } })).title).toBe(
+      `${'m'.repeat(97)}...`,
+    )
+    const long = labelEvent(withException({ type: 'T'.repeat(300), value: 'v' })).title
+    expect(long).toHaveLength(200)
+    expect(long.endsWith('…')).toBe(true)
   })
 
   it('is the first line of the rendered message for message events', () => {

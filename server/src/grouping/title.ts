@@ -16,6 +16,15 @@ const TITLE_MAX = 200
 const CULPRIT_MAX = 200
 const METADATA_VALUE_MAX = 1024
 
+/**
+ * The first line of an exception's value or a message in a title: at most 100 characters, a
+ * longer one cut to 97 and `...` (Sentry's `truncatechars(…, 100)` in its event titles).
+ */
+function titleText(text: string): string {
+  const line = firstLine(text)
+  return line.length <= 100 ? line : `${line.slice(0, 97)}...`
+}
+
 /** Cuts `text` to at most `max` characters, marking the cut with an ellipsis. */
 export function truncate(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`
@@ -35,11 +44,11 @@ function title(
   type: string | undefined,
   value: string | undefined,
 ): string {
-  if (type !== undefined && value !== undefined) return `${type}: ${firstLine(value)}`
+  if (type !== undefined && value !== undefined) return `${type}: ${titleText(value)}`
   if (type !== undefined) return type
-  if (value !== undefined) return firstLine(value)
+  if (value !== undefined) return titleText(value)
   const message = displayMessage(event)
-  return message === undefined ? '<unlabeled event>' : firstLine(message)
+  return message === undefined ? '<unlabeled event>' : titleText(message)
 }
 
 const JS_PLATFORMS = new Set(['javascript', 'node'])

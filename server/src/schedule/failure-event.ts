@@ -45,7 +45,7 @@ export function failureMessage(f: FailedRun): string {
     case 'missed':
       return `${m} missed a run: no check-in within ${f.checkinMargin ?? 1} min of the scheduled time`
     case 'timeout':
-      return `${m} is overrunning: a run is still in progress after its max runtime of ${f.maxRuntime ?? 30} min`
+      return `${m} is overrunning: still running after its max runtime of ${f.maxRuntime ?? 30} min`
     case 'error':
       return `${m} reported a failed run`
   }
