@@ -18,35 +18,32 @@ export interface IssueTouch {
 }
 
 /**
+ * The text an issue takes from its latest event, in the order both backends write it: title,
+ * culprit, level, type and value (the issue's metadata follows its latest event as its title
+ * does; Sentry updates both when an event joins an issue).
+ */
+export type IssueText = [string, string, string, string | null, string | null]
+
+/** {@link IssueText} of an event. */
+export const issueText = (e: EventToWrite): IssueText => [
+  e.title,
+  e.culprit,
+  e.level,
+  e.type,
+  e.value,
+]
+
+/**
  * The parameters of both backends' issue `UPDATE` for one touch, in their shared order
- * (times_seen += count, last_seen, title, culprit, level, type, value, status, for_review,
- * ignore_until, ignore_until_seen, id), so the column order is written once. The issue's
- * metadata follows its latest event, as its title does (Sentry updates both when an event
- * joins an issue).
+ * (times_seen += count, last_seen, the {@link IssueText}, status, for_review, ignore_until,
+ * ignore_until_seen, id), so the column order is written once.
  */
 export const issueTouchParams = (
   t: IssueTouch,
-): [
-  number,
-  number,
-  string,
-  string,
-  string,
-  string | null,
-  string | null,
-  string,
-  number,
-  number | null,
-  number | null,
-  number,
-] => [
+): [number, number, ...IssueText, string, number, number | null, number | null, number] => [
   t.count,
   t.lastSeen,
-  t.last.title,
-  t.last.culprit,
-  t.last.level,
-  t.last.type,
-  t.last.value,
+  ...issueText(t.last),
   t.state.status,
   t.state.forReview ? 1 : 0,
   t.state.ignoreUntil,

@@ -1,4 +1,5 @@
 import type pg from 'pg'
+import type { IssueText } from '../grouping-upsert.ts'
 import type { HealthHourDelta } from '../health-hour-sums.ts'
 import { HOUR } from '../hours.ts'
 import type { OutcomeDelta } from '../model.ts'
@@ -7,19 +8,10 @@ import { TAG_KEY_BITS } from '../tag-key-mask.ts'
 import { all, type Db, run, transaction } from './db.ts'
 
 /**
- * One issue's counter increment: issue, events, last seen, and title, culprit, level, type and
- * value then (rows written before type and value were added hold six entries).
+ * One issue's counter increment: issue, events, last seen, and the latest event's text then
+ * (rows written before type and value were added hold only title, culprit and level).
  */
-export type IssueTouchDelta = [
-  number,
-  number,
-  number,
-  string,
-  string,
-  string,
-  string | null,
-  string | null,
-]
+export type IssueTouchDelta = [number, number, number, ...IssueText]
 
 /** The counters one group commit adds (summed per key), stored as one `counter_deltas` row. */
 export interface CounterDeltas {

@@ -6,6 +6,7 @@ import {
   type FoundIssue,
   type GroupingIo,
   hashRuns,
+  issueText,
   issueTouchParams,
   upsertGroup,
 } from '../grouping-upsert.ts'
@@ -142,16 +143,7 @@ const groupingIo = (c: Db, g: GroupState): GroupingIo => ({
   touchIssue: async (t) => {
     if (!g.locked.has(t.issueId)) {
       // Only counters change: added up with the group's other counters.
-      g.touches.push([
-        t.issueId,
-        t.count,
-        t.lastSeen,
-        t.last.title,
-        t.last.culprit,
-        t.last.level,
-        t.last.type,
-        t.last.value,
-      ])
+      g.touches.push([t.issueId, t.count, t.lastSeen, ...issueText(t.last)])
       return
     }
     await run(
