@@ -314,8 +314,9 @@ function logentry(raw: Obj, notes: TrimNotes): LogEntry | undefined {
   if (src !== undefined) {
     put(entry, 'message', str(src['message']))
     put(entry, 'formatted', str(src['formatted']))
-    if (Array.isArray(src['params']))
-      entry.params = trimBag(src['params'], 'logentry.params', notes) as unknown[]
+    const params = src['params']
+    if (Array.isArray(params) || isObj(params))
+      entry.params = trimBag(params, 'logentry.params', notes) as unknown[] | Obj
   }
   // A top-level `message` string is the rendered text, unless it is the template itself (raven
   // clients send both, with `formatted: null`): then the template is rendered below, as
@@ -325,7 +326,7 @@ function logentry(raw: Obj, notes: TrimNotes): LogEntry | undefined {
     entry.formatted = top.slice(0, 8192)
   }
   // A template sent without any rendering is rendered here, as Relay does.
-  const params = entry.params ?? (isObj(src?.['params']) ? src['params'] : undefined)
+  const params = entry.params
   if (entry.formatted === undefined && entry.message !== undefined && params !== undefined)
     put(entry, 'formatted', formatLogMessage(entry.message, params))
   return entry.message === undefined && entry.formatted === undefined ? undefined : entry

@@ -102,7 +102,8 @@ export interface Breadcrumb {
 export interface LogEntry {
   message?: string
   formatted?: string
-  params?: unknown[]
+  /** Positional parameters, or named ones (`%(name)s` with a mapping, as Python logs them). */
+  params?: unknown[] | Record<string, unknown>
 }
 
 /** A normalised error or message event. */

@@ -622,6 +622,28 @@ describe('log template parameters', () => {
     })
   })
 
+  it('keeps named parameters (Python logging with a mapping) and filters the secret one', () => {
+    const { le, meta } = scrubLog({
+      message: 'login %(user)s with secret %(pw)s',
+      params: { user: 'erin', pw: 'DICT-PW-1' },
+      formatted: 'login erin with secret DICT-PW-1',
+    })
+    expect(le?.params).toEqual({ user: 'erin', pw: '[Filtered]' })
+    expect(le?.formatted).toBe('login erin with secret [Filtered]')
+    expect(meta).toEqual({
+      logentry: {
+        params: { pw: { '': { rem: [['@password', 's']] } } },
+        formatted: { '': { rem: [['@password', 's']] } },
+      },
+    })
+    // A mapping sent without its rendering is rendered from it.
+    const bare = normalizeEvent(
+      { logentry: { message: 'user %(user)s', params: { user: 'erin' } } },
+      { received: 1 },
+    )
+    expect(bare.logentry?.formatted).toBe('user erin')
+  })
+
   it('reads curly templates, and replaces a rendering it cannot reproduce by occurrence', () => {
     const { le } = scrubLog({
       message: 'calling {} with api_key: {}',

@@ -663,21 +663,37 @@ const HTTP_PARTS: ReadonlySet<string> = new Set([
 function secretParams(s: Scrubber, le: LogEntry): LogEntry {
   const template = le.message
   const params = le.params
-  if (template === undefined || params === undefined || params.length === 0) return le
-  const secret = new Set<number>()
+  if (template === undefined || params === undefined) return le
+  // Positions in a list of parameters, or names in a mapping (`%(pw)s`).
+  const has = (arg: number | string): boolean =>
+    Array.isArray(params)
+      ? typeof arg === 'number' && arg < params.length
+      : typeof arg === 'string' && Object.hasOwn(params, arg)
+  const secret = new Set<number | string>()
   for (const p of placeholders(template))
-    if (typeof p.arg === 'number' && p.arg < params.length && secretNameBefore(template, p.at))
-      secret.add(p.arg)
+    if (has(p.arg) && secretNameBefore(template, p.at)) secret.add(p.arg)
   if (secret.size === 0) return le
   const path = s.path
   path.push('logentry', 'params')
-  const filtered = params.map((v, i) => {
-    if (!secret.has(i) || v === FILTERED || v === null) return v
-    path.push(i)
+  const filter = (k: number | string, v: unknown): unknown => {
+    if (!secret.has(k) || v === FILTERED || v === null) return v
+    path.push(k)
     const out = s.filtered('@password')
     path.pop()
     return out
-  })
+  }
+  let filtered: unknown[] | Obj
+  if (Array.isArray(params)) filtered = params.map((v, i) => filter(i, v))
+  else {
+    filtered = {}
+    for (const k of Object.keys(params))
+      Object.defineProperty(filtered, k, {
+        value: filter(k, params[k]),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      })
+  }
   path.pop()
   let formatted = le.formatted
   if (formatted !== undefined) {
@@ -688,7 +704,7 @@ function secretParams(s: Scrubber, le: LogEntry): LogEntry {
     let out = again ?? formatted
     if (again === undefined)
       for (const i of secret) {
-        const v = params[i]
+        const v = Array.isArray(params) ? params[i as number] : params[i as string]
         const text = typeof v === 'string' ? v : typeof v === 'number' ? String(v) : undefined
         if (text !== undefined && text.length >= 3 && text !== FILTERED)
           out = out.split(text).join(FILTERED)
@@ -749,7 +765,12 @@ function walkEvent(s: Scrubber, event: NormalizedEvent, unknownKeys: Obj): void 
     path.push('logentry')
     const message = le.message === undefined ? undefined : s.strAt('message', le.message)
     const formatted = le.formatted === undefined ? undefined : s.strAt('formatted', le.formatted)
-    const params = le.params === undefined ? undefined : s.listAt('params', le.params)
+    const params =
+      le.params === undefined
+        ? undefined
+        : Array.isArray(le.params)
+          ? s.listAt('params', le.params)
+          : s.objAt('params', le.params)
     path.pop()
     if (message !== le.message || formatted !== le.formatted || params !== le.params) {
       const next = { ...le }
