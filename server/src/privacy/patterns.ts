@@ -71,10 +71,11 @@ export interface ValueRule {
   readonly find: (text: string) => boolean
   replace: (match: string, ...groups: string[]) => string | undefined
   /**
-   * Whether a match in a line of source code (a frame's context lines) is code, not a secret,
-   * and stays as sent; a rule without it applies to source lines as to any string.
+   * Whether a match in a line of source code (a frame's context lines; `before` is the line's
+   * text before the match) is code, not a secret, and stays as sent; a rule without it applies
+   * to source lines as to any string.
    */
-  keepInCode?: (match: string, ...groups: string[]) => boolean
+  keepInCode?: (before: string, ...groups: string[]) => boolean
 }
 
 /**
@@ -144,6 +145,35 @@ function splitClosers(value: string): [string, string] {
     end--
   }
   return [value.slice(0, end), value.slice(end)]
+}
+
+/** A name path with a member access, a call or an index: `request.form[`, `os.environ.get(`. */
+const EXPRESSION = /^[A-Za-z_$][\w$]*(?:(?:\.|\?\.|::|->)[A-Za-z_$][\w$]*)*(?:\.|[([])/
+/** The literals of the languages whose source lines SDKs send, that are no secret. */
+const CODE_LITERALS = new Set([
+  'None',
+  'True',
+  'False',
+  'null',
+  'nil',
+  'undefined',
+  'true',
+  'false',
+])
+
+/**
+ * Whether what follows a secret's name in a source line, unquoted, is code rather than a
+ * secret written into it: an expression (`password = request.form["password"]`,
+ * `secret = req.body.secret`), a language literal (`api_key=None):`), the start of a structure
+ * (`"auth": {`), or the same name passed on (`api_key=api_key`). A bare word
+ * (`password = hunter2`, `password=hunter2` inside a string literal) is no code and is filtered.
+ */
+function isCode(before: string, key: string, value: string): boolean {
+  if (/^[{[(]/.test(value) || EXPRESSION.test(value)) return true
+  const core = value.replace(/[)\]}>:]+$/, '')
+  if (CODE_LITERALS.has(core)) return true
+  const name = (/[\w$]*$/.exec(before)?.[0] ?? '') + key
+  return core === name
 }
 
 /** A log template's placeholder: `{}`, `{0}`, `{name}`, `%s`, `%d`, `%(name)s`, `%1$s`. */
@@ -308,10 +338,8 @@ export const DEFAULT_VALUE_RULES: readonly ValueRule[] = [
         ? undefined
         : `${key}${sep}${scheme}${FILTERED}${closers}`
     },
-    // In source lines only a quoted literal after the name (`password = "hunter2"`) is taken
-    // for a secret: unquoted, the value is code (`password = request.form["password"]`,
-    // `api_key=None):`, `"auth": {`), which the rule would cut in the middle.
-    keepInCode: (_m, _key, sep, scheme) => scheme === '' && !/["']$/.test(sep),
+    keepInCode: (before, key, sep, scheme, value) =>
+      scheme === '' && !/["'`]$/.test(sep) && isCode(before, key ?? '', value ?? ''),
   }),
   rule({
     order: 6,

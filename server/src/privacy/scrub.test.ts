@@ -341,19 +341,25 @@ describe('scrubEvent over every field', () => {
     expect(JSON.stringify(meta)).toContain('"headers":{"0":{"1":{"":{"rem":[["@password","s"]]')
   })
 
-  it('keeps code after a secret name in source lines, and filters quoted literals there', () => {
+  it('keeps code after a secret name in source lines, and filters secrets written there', () => {
+    const code = [
+      '    password = request.form["password"]',
+      '    token = os.environ.get("API_TOKEN")',
+      '    const { user } = req.body; const secret = req.body.secret',
+      'def charge(user_id, password, card_number, api_key=None):',
+      '    payload = {"auth": {"user": "x"}}',
+      '    client = Client(api_key=api_key, db_password=db_password)',
+      '    auth = getpass()',
+    ]
     const frame = {
       function: 'login',
       filename: 'views.py',
-      pre_context: [
-        '    password = request.form["password"]',
-        '    token = os.environ.get("API_TOKEN")',
-        '    const { user } = req.body; const secret = req.body.secret',
-        'def charge(user_id, password, card_number, api_key=None):',
-        '    payload = {"auth": {"user": "x"}}',
-      ],
+      pre_context: code,
       context_line: "    api_key = \"sk-hunter2-literal\"; db = {'password': 'hunter3'}",
-      post_context: ['    auth = getpass()', '    password = hunter2'],
+      post_context: [
+        '    password = hunter2',
+        '\tpanic(fmt.Errorf("order %s failed: password=hunter4", id))',
+      ],
     }
     const event = normalizeEvent(
       {
@@ -364,9 +370,13 @@ describe('scrubEvent over every field', () => {
     )
     scrubEvent(event, {}, policy())
     const f = event.exception?.values[0]?.stacktrace?.frames[0]
-    expect(f?.pre_context).toEqual(frame.pre_context)
+    expect(f?.pre_context).toEqual(code)
     expect(f?.context_line).toBe("    api_key = \"[Filtered]\"; db = {'password': '[Filtered]'}")
-    expect(f?.post_context).toEqual(frame.post_context)
+    // A bare word after the name, in the code or inside a string literal, is a secret.
+    expect(f?.post_context).toEqual([
+      '    password = [Filtered]',
+      '\tpanic(fmt.Errorf("order %s failed: password=[Filtered]", id))',
+    ])
     // Outside source lines the rule reads any value after the name.
     expect(event.extra).toEqual({ note: 'password = [Filtered]' })
   })

@@ -199,7 +199,11 @@ class Scrubber {
         // The groups come before the match's offset (a number); one that took no part is ''.
         const end = rest.findIndex((g) => typeof g === 'number')
         const groups = rest.slice(0, end).map((g) => (typeof g === 'string' ? g : ''))
-        if (this.inCode && rule.keepInCode?.(m, ...groups) === true) return m
+        if (this.inCode && rule.keepInCode !== undefined) {
+          const text = rest[end + 1]
+          const before = typeof text === 'string' ? text.slice(0, rest[end] as number) : ''
+          if (rule.keepInCode(before, ...groups)) return m
+        }
         const r = rule.replace(m, ...groups)
         if (r === undefined) return m
         hit = true

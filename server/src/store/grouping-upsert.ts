@@ -2,7 +2,11 @@ import { type IssueOnEvent, type TriageState, triageOnEvent } from './issue-rule
 import type { EventToWrite, EventWriteResult } from './model.ts'
 
 /** An issue found for a (project, hash), with its triage columns and count so far. */
-export type FoundIssue = IssueOnEvent & { issueId: number }
+export type FoundIssue = IssueOnEvent & {
+  issueId: number
+  /** The grouping version that recorded the hash it was found by (absent: just created). */
+  hashVersion?: string
+}
 
 /**
  * What a run of events of one hash does to its existing issue, written with one `UPDATE`:
@@ -124,8 +128,10 @@ const NEW_ISSUE: IssueOnEvent = {
  * what writing them one by one gives, with one `UPDATE` per hash instead of one per event.
  *
  * A hash without an issue whose first event carries a `previousHash` (what an earlier grouping
- * rule gave it) with an issue is claimed for that issue instead of creating one: an issue
- * stored before a grouping change keeps its events. Losing that claim to another writer (who
+ * rule gave it) with an issue recorded by an earlier grouping version is claimed for that issue
+ * instead of creating one: an issue stored before a grouping change keeps its events. A
+ * previous hash recorded by the event's own version is no earlier rule's (v2 writes v1's hash
+ * for an event without source lines) and is not followed: it would merge the errors v2 splits. Losing that claim to another writer (who
  * created or claimed the hash meanwhile) reads the hash again, as after a lost creation.
  */
 function* groupingSteps(
@@ -138,7 +144,7 @@ function* groupingSteps(
   let found = (yield { op: 'find', e: first, hash: first.hash }).found
   if (found === undefined && first.previousHash !== undefined) {
     const before = (yield { op: 'find', e: first, hash: first.previousHash }).found
-    if (before !== undefined) {
+    if (before !== undefined && before.hashVersion !== first.groupingVersion) {
       const claimed = (yield { op: 'claim', e: first, issueId: before.issueId }).claimed
       found = claimed === true ? before : (yield { op: 'find', e: first, hash: first.hash }).found
     }

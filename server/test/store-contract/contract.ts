@@ -121,11 +121,12 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
       const { store, project, key } = await setup()
       // Stored before the grouping change: the issue knows only the old hash.
       const [before] = await store.write([
-        { events: [row(project.id, key.id, 'old')], outcomes: [] },
+        { events: [row(project.id, key.id, 'old', { groupingVersion: 'v1' })], outcomes: [] },
       ])
       const issueId = before?.events[0]?.issueId ?? 0
       await store.setIssueStatus(issueId, 'resolved')
-      const next = () => row(project.id, key.id, 'new', { previousHash: 'old' })
+      const next = () =>
+        row(project.id, key.id, 'new', { previousHash: 'old', groupingVersion: 'v2' })
       const [after] = await store.write([{ events: [next(), next()], outcomes: [] }])
       expect(after?.events.map((e) => [e.issueId, e.issueCreated, e.regressed])).toEqual([
         [issueId, false, true],
@@ -142,6 +143,21 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
       ])
       expect(fresh?.events[0]).toMatchObject({ issueCreated: true })
       expect((await store.getIssue(issueId))?.timesSeen).toBe(4)
+      // A previous hash the event's own version recorded is not followed: v2 gives an event
+      // without source lines v1's hash, which must not pull other errors of its function in.
+      const [same] = await store.write([
+        { events: [row(project.id, key.id, 'plain', { groupingVersion: 'v2' })], outcomes: [] },
+      ])
+      const [split] = await store.write([
+        {
+          events: [
+            row(project.id, key.id, 'lined', { previousHash: 'plain', groupingVersion: 'v2' }),
+          ],
+          outcomes: [],
+        },
+      ])
+      expect(split?.events[0]).toMatchObject({ issueCreated: true })
+      expect(split?.events[0]?.issueId).not.toBe(same?.events[0]?.issueId)
       await store.close()
     })
 

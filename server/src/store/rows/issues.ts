@@ -87,11 +87,13 @@ export interface HashedIssueRow {
   ignore_until: number | null
   ignore_until_seen: number | null
   times_seen: number
+  /** The grouping version that recorded the hash. */
+  hash_version: string
 }
 
 /** The columns of a {@link HashedIssueRow}, from `grouphashes g JOIN issues i`. */
 export const HASHED_ISSUE_COLUMNS =
-  'g.issue_id, i.status, i.for_review, i.ignore_until, i.ignore_until_seen, i.times_seen'
+  'g.issue_id, i.status, i.for_review, i.ignore_until, i.ignore_until_seen, i.times_seen, g.grouping_version AS hash_version'
 
 /** A hash lookup's row as the grouping rule takes it (grouping-upsert.ts). */
 export const toFoundIssue = (h: HashedIssueRow | undefined): FoundIssue | undefined =>
@@ -104,6 +106,7 @@ export const toFoundIssue = (h: HashedIssueRow | undefined): FoundIssue | undefi
         ignoreUntil: h.ignore_until,
         ignoreUntilSeen: h.ignore_until_seen,
         timesSeen: h.times_seen,
+        hashVersion: h.hash_version,
       }
 
 /** The columns of one `events` row, in insert order. */
