@@ -75,6 +75,11 @@ describe('normalizeRequest', () => {
       headers: [],
       cookies: { s: '1' },
     })
+    // sentry-java and sentry-go send cookies as a string.
+    expect(normalizeRequest({ cookies: 'session=s1; theme=dark' })['cookies']).toEqual([
+      ['session', 's1'],
+      ['theme', 'dark'],
+    ])
     // A part that is no pair: Relay leaves the header as it is.
     expect(normalizeRequest({ headers: { Cookie: 'a=b; junk' } })).toEqual({
       headers: { Cookie: 'a=b; junk' },

@@ -4,8 +4,8 @@
  * is stored in one shape whatever it sent: the method upper-cased (dropped when it is no
  * method), the URL's query and fragment moved into `query_string` (as pairs) and `fragment`, a
  * body sent as a JSON or form-encoded string parsed into its value with `inferred_content_type`
- * saying which (else the `Content-Type` header's type), and cookies sent only as a `Cookie`
- * header parsed into `cookies` (the header dropped once `cookies` holds them).
+ * saying which (else the `Content-Type` header's type), and cookies sent as a string or only as
+ * a `Cookie` header parsed into `cookies` (the header dropped once `cookies` holds them).
  */
 
 type Obj = Record<string, unknown>
@@ -175,8 +175,16 @@ function normalizeData(r: Obj): void {
   else delete r['inferred_content_type']
 }
 
-/** Cookies sent as a header only become `cookies`; the header goes once `cookies` is set. */
+/**
+ * Cookies sent as a string (sentry-java, sentry-go) become pairs, as Relay reads them; cookies
+ * sent as a header only become `cookies`; the header goes once `cookies` is set.
+ */
 function normalizeCookies(r: Obj): void {
+  const sent = r['cookies']
+  if (typeof sent === 'string') {
+    const pairs = cookiePairs(sent)
+    if (pairs !== undefined) r['cookies'] = pairs
+  }
   const headers = r['headers']
   if (headers === undefined || headers === null) return
   const cookies = r['cookies']
