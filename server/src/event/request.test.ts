@@ -71,7 +71,7 @@ describe('normalizeRequest', () => {
         ['c', 'd'],
       ],
     })
-    expect(normalizeRequest({ headers: [['cookie', 'a=b']], cookies: { s: '1' } })).toEqual({
+    expect(normalizeRequest({ headers: [['Cookie', 'a=b']], cookies: { s: '1' } })).toEqual({
       headers: [],
       cookies: { s: '1' },
     })
@@ -83,6 +83,18 @@ describe('normalizeRequest', () => {
     // A part that is no pair: Relay leaves the header as it is.
     expect(normalizeRequest({ headers: { Cookie: 'a=b; junk' } })).toEqual({
       headers: { Cookie: 'a=b; junk' },
+    })
+  })
+
+  it("writes header names as Relay's HeaderName, in a map or in pairs", () => {
+    expect(
+      normalizeRequest({
+        headers: { 'x-api-key': 'k', 'user-agent': 'u', 'WWW-Authenticate': 'w' },
+      }),
+    ).toEqual({ headers: { 'X-Api-Key': 'k', 'User-Agent': 'u', 'WWW-Authenticate': 'w' } })
+    expect(normalizeRequest({ headers: [['content-type', 'text/html']] })).toEqual({
+      headers: [['Content-Type', 'text/html']],
+      inferred_content_type: 'text/html',
     })
   })
 

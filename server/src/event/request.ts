@@ -5,7 +5,8 @@
  * method), the URL's query and fragment moved into `query_string` (as pairs) and `fragment`, a
  * body sent as a JSON or form-encoded string parsed into its value with `inferred_content_type`
  * saying which (else the `Content-Type` header's type), and cookies sent as a string or only as
- * a `Cookie` header parsed into `cookies` (the header dropped once `cookies` holds them).
+ * a `Cookie` header parsed into `cookies` (the header dropped once `cookies` holds them), and
+ * header names written as Relay's `HeaderName` (`x-api-key` → `X-Api-Key`).
  */
 
 type Obj = Record<string, unknown>
@@ -199,6 +200,47 @@ function normalizeCookies(r: Obj): void {
   r['headers'] = withoutHeader(headers, 'cookie')
 }
 
+/**
+ * A header's name as Relay's `HeaderName` writes it: the first letter and each one after a `-`
+ * upper-cased, the others as sent (`x-api-key` → `X-Api-Key`, `WWW-Authenticate` unchanged).
+ */
+export function headerName(name: string): string {
+  let out = ''
+  let up = true
+  for (const c of name) {
+    out += up ? c.toUpperCase() : c
+    up = c === '-'
+  }
+  return out
+}
+
+/** The headers with their names as Relay writes them (the same value when none changes). */
+function normalizeHeaders(headers: unknown): unknown {
+  if (isObj(headers)) {
+    const keys = Object.keys(headers)
+    if (keys.every((k) => headerName(k) === k)) return headers
+    const out: Obj = {}
+    for (const k of keys)
+      Object.defineProperty(out, headerName(k), {
+        value: headers[k],
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      })
+    return out
+  }
+  if (!Array.isArray(headers)) return headers
+  let changed = false
+  const out = headers.map((p) => {
+    if (!Array.isArray(p) || typeof p[0] !== 'string') return p
+    const name = headerName(p[0])
+    if (name === p[0]) return p
+    changed = true
+    return [name, ...p.slice(1)]
+  })
+  return changed ? out : headers
+}
+
 /** A client's `request`, normalised as Relay does (a copy: the client's object is left). */
 export function normalizeRequest(raw: Obj): Obj {
   const r: Obj = { ...raw }
@@ -212,6 +254,7 @@ export function normalizeRequest(raw: Obj): Obj {
   if (typeof url === 'string') splitUrl(r, url)
   const query = r['query_string']
   if (typeof query === 'string') r['query_string'] = queryPairs(query)
+  if (r['headers'] !== undefined) r['headers'] = normalizeHeaders(r['headers'])
   normalizeData(r)
   normalizeCookies(r)
   return r
