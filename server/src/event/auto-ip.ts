@@ -1,5 +1,5 @@
 import { isIP } from 'node:net'
-import { isObj } from './normalize.ts'
+import { isObj } from './json.ts'
 import type { NormalizedEvent } from './types.ts'
 
 /** The placeholder SDKs send for "the address this event came from". */

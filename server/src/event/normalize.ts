@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { BOUNDS, keepEnds, TrimNotes, trimBag } from './bounds.ts'
+import { isObj, type Obj } from './json.ts'
 import { LEGACY_STACKTRACE } from './legacy-aliases.ts'
 import { formatLogMessage } from './logentry-format.ts'
 import { normalizeRequest } from './request.ts'
@@ -15,11 +16,6 @@ import type {
 } from './types.ts'
 import { wellFormed } from './well-formed.ts'
 
-type Obj = Record<string, unknown>
-
-/** Whether a client value is a JSON object (not null, not an array): every bag's first check. */
-export const isObj = (v: unknown): v is Obj =>
-  v !== null && typeof v === 'object' && !Array.isArray(v)
 const str = (v: unknown, max = 8192): string | undefined =>
   typeof v === 'string' ? v.slice(0, max) : typeof v === 'number' ? String(v) : undefined
 /** A name events are found by (release, dist, environment): bounded and well-formed text. */

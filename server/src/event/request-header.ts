@@ -1,20 +1,24 @@
 import type { NormalizedEvent } from './types.ts'
 
 /**
- * A header of the event's `request` by name (lower case), as SDKs send headers: an object or a
- * list of `[name, value]` pairs. Read by the inbound filters and the user-agent contexts.
+ * A header by name (lower case) from headers as SDKs send them: an object or a list of
+ * `[name, value]` pairs, the name in any letter case. Read by the request's normalisation.
  */
-export function requestHeader(event: NormalizedEvent, name: string): string | undefined {
-  const h = event.request?.['headers']
-  if (Array.isArray(h)) {
-    for (const pair of h)
+export function headerOf(headers: unknown, name: string): string | undefined {
+  if (Array.isArray(headers)) {
+    for (const pair of headers)
       if (Array.isArray(pair) && typeof pair[0] === 'string' && pair[0].toLowerCase() === name) {
         return typeof pair[1] === 'string' ? pair[1] : undefined
       }
     return undefined
   }
-  if (h === null || typeof h !== 'object') return undefined
-  for (const [k, v] of Object.entries(h))
+  if (headers === null || typeof headers !== 'object') return undefined
+  for (const [k, v] of Object.entries(headers))
     if (k.toLowerCase() === name) return typeof v === 'string' ? v : undefined
   return undefined
+}
+
+/** A header of the event's `request` ({@link headerOf}): the inbound filters, user-agent contexts. */
+export function requestHeader(event: NormalizedEvent, name: string): string | undefined {
+  return headerOf(event.request?.['headers'], name)
 }

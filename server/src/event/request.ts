@@ -9,9 +9,8 @@
  * header names written as Relay's `HeaderName` (`x-api-key` → `X-Api-Key`).
  */
 
-type Obj = Record<string, unknown>
-
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v)
+import { isObj, type Obj } from './json.ts'
+import { headerOf } from './request-header.ts'
 
 /** What Relay accepts as a method once upper-cased. */
 const METHOD = /^[A-Z_-]{3,32}$/
@@ -71,62 +70,25 @@ function formFields(raw: string): Obj | undefined {
   // biome-ignore lint/suspicious/noControlCharactersInRegex: ASCII is the test.
   if (!/^[\x00-\x7f]*$/.test(raw)) return undefined
   if (raw.startsWith('<?xml') || raw.startsWith('{') || raw.startsWith('[')) return undefined
-  const fields: Obj = {}
-  let count = 0
-  let first: string | undefined
-  for (const [k, v] of new URLSearchParams(raw)) {
-    if (!Object.hasOwn(fields, k)) count++
-    Object.defineProperty(fields, k, {
-      value: v,
-      enumerable: true,
-      writable: true,
-      configurable: true,
-    })
-    first ??= v
-  }
-  if (count > 1 || (count === 1 && first !== '' && first !== '=')) return fields
+  // fromEntries defines own keys: a field named `__proto__` stays a plain field.
+  const fields: Obj = Object.fromEntries(new URLSearchParams(raw))
+  const values = Object.values(fields)
+  const only = values.length === 1 ? values[0] : undefined
+  if (values.length > 1 || (only !== undefined && only !== '' && only !== '=')) return fields
   return undefined
 }
 
 /** The `Content-Type` header's media type, if the request names one. */
 function contentType(headers: unknown): string | undefined {
-  const value = header(headers, 'content-type')
+  const value = headerOf(headers, 'content-type')
   return value === undefined ? undefined : (value.split(';')[0] ?? value)
-}
-
-/** A header's value by name, any letter case, from a map or a list of pairs. */
-function header(headers: unknown, lower: string): string | undefined {
-  if (isObj(headers)) {
-    for (const k in headers) {
-      const v = headers[k]
-      if (Object.hasOwn(headers, k) && k.toLowerCase() === lower && typeof v === 'string') return v
-    }
-  } else if (Array.isArray(headers)) {
-    for (const p of headers) {
-      if (Array.isArray(p) && typeof p[0] === 'string' && p[0].toLowerCase() === lower) {
-        if (typeof p[1] === 'string') return p[1]
-      }
-    }
-  }
-  return undefined
 }
 
 /** The headers without the named one (a copy; the same value when it is not there). */
 function withoutHeader(headers: unknown, lower: string): unknown {
   if (isObj(headers)) {
-    const keys = Object.keys(headers).filter((k) => k.toLowerCase() === lower)
-    if (keys.length === 0) return headers
-    const out: Obj = {}
-    for (const k of Object.keys(headers)) {
-      if (k.toLowerCase() !== lower)
-        Object.defineProperty(out, k, {
-          value: headers[k],
-          enumerable: true,
-          writable: true,
-          configurable: true,
-        })
-    }
-    return out
+    const kept = Object.entries(headers).filter(([k]) => k.toLowerCase() !== lower)
+    return kept.length === Object.keys(headers).length ? headers : Object.fromEntries(kept)
   }
   if (Array.isArray(headers)) {
     const out = headers.filter(
@@ -193,7 +155,7 @@ function normalizeCookies(r: Obj): void {
     r['headers'] = withoutHeader(headers, 'cookie')
     return
   }
-  const text = header(headers, 'cookie')
+  const text = headerOf(headers, 'cookie')
   const pairs = text === undefined ? undefined : cookiePairs(text)
   if (pairs === undefined) return
   r['cookies'] = pairs
@@ -219,15 +181,7 @@ function normalizeHeaders(headers: unknown): unknown {
   if (isObj(headers)) {
     const keys = Object.keys(headers)
     if (keys.every((k) => headerName(k) === k)) return headers
-    const out: Obj = {}
-    for (const k of keys)
-      Object.defineProperty(out, headerName(k), {
-        value: headers[k],
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      })
-    return out
+    return Object.fromEntries(Object.entries(headers).map(([k, v]) => [headerName(k), v]))
   }
   if (!Array.isArray(headers)) return headers
   let changed = false

@@ -93,15 +93,12 @@ export function frameKey(frame: Frame, eventPlatform: string): FrameKey | undefi
     const js = JS_PLATFORMS.has(platform)
     if (context !== '' && !(js && !frame.function && URL_ORIGIN.test(path ?? ''))) {
       key.context = context
-      if (js && fn !== undefined && isObject(frame.data) && frame.data['sourcemap'] !== undefined)
+      if (js && fn !== undefined && frame.data?.['sourcemap'] !== undefined)
         key.contextOverFunction = true
     }
   }
   return key
 }
-
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v)
 
 /** Identity for recursion detection: the same code location, line and column included. */
 function sameLocation(a: Frame, b: Frame): boolean {

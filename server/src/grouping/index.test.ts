@@ -186,7 +186,7 @@ describe('source lines (v2, Sentry contextline_platforms)', () => {
     // Without a function name a frame served from a URL keeps no line: it is not stable there.
     const anonymous = (line: string) =>
       nodeError('Error', 'boom', [
-        { filename: 'app.js', abs_path: 'https://cdn.example/app.js', context_line: line },
+        { module: 'app', abs_path: 'https://cdn.example/app.js', context_line: line },
       ])
     expect(hash(anonymous('a()'))).toBe(hash(anonymous('b()')))
   })

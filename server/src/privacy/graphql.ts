@@ -7,11 +7,9 @@
  * each value under the same name in the answer (`contexts.response.data.data`); an answer to
  * a query without variables (the values written into the query itself) is dropped whole.
  */
-import { isObj } from '../event/normalize.ts'
+import { isObj, type Obj } from '../event/json.ts'
 import type { NormalizedEvent } from '../event/types.ts'
 import { FILTERED } from './patterns.ts'
-
-type Obj = Record<string, unknown>
 
 /** The remark rule of what this filters. */
 export const GRAPHQL_RULE = '@graphql'

@@ -1,3 +1,4 @@
+import { isObj, type Obj } from '../event/json.ts'
 import { formatLogMessage, placeholders } from '../event/logentry-format.ts'
 import type { LogEntry, NormalizedEvent, Stacktrace } from '../event/types.ts'
 import { scrubGraphql } from './graphql.ts'
@@ -108,9 +109,6 @@ function defaultKeyRule(key: string): boolean {
 const MAX_REMARKS = 200
 
 type Path = (string | number)[]
-type Obj = Record<string, unknown>
-
-const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v)
 
 /** The remarks of one event, built as Sentry's nested `_meta`. */
 export class Remarks {
@@ -686,18 +684,10 @@ function secretParams(s: Scrubber, le: LogEntry): LogEntry {
     path.pop()
     return out
   }
-  let filtered: unknown[] | Obj
-  if (Array.isArray(params)) filtered = params.map((v, i) => filter(i, v))
-  else {
-    filtered = {}
-    for (const k of Object.keys(params))
-      Object.defineProperty(filtered, k, {
-        value: filter(k, params[k]),
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      })
-  }
+  // fromEntries defines own keys: a parameter named `__proto__` stays a plain key.
+  const filtered = Array.isArray(params)
+    ? params.map((v, i) => filter(i, v))
+    : Object.fromEntries(Object.entries(params).map(([k, v]) => [k, filter(k, v)]))
   path.pop()
   let formatted = le.formatted
   if (formatted !== undefined) {
