@@ -1,7 +1,7 @@
 import { BlockList, isIP } from 'node:net'
 import { requestHeader } from '../event/request-header.ts'
 import type { NormalizedEvent } from '../event/types.ts'
-import { compileGlobs } from './glob.ts'
+import { compileGlobs, type Glob } from './glob.ts'
 import type { InboundFilterSettings } from './settings.ts'
 
 /**
@@ -27,8 +27,8 @@ export interface FilterPolicy {
   readonly browserExtensions: boolean
   readonly legacyBrowsers: boolean
   readonly webCrawlers: boolean
-  readonly messages: RegExp | undefined
-  readonly releases: RegExp | undefined
+  readonly messages: Glob | undefined
+  readonly releases: Glob | undefined
   readonly ips: BlockList | undefined
   /** Whether any filter is on (none: nothing to look at). */
   readonly any: boolean
@@ -68,7 +68,7 @@ export function filterPolicy(f: InboundFilterSettings): FilterPolicy {
 }
 
 /** Globs that were validated on save; one stored before a rule changed is skipped, not fatal. */
-function safeGlobs(patterns: readonly string[]): RegExp | undefined {
+function safeGlobs(patterns: readonly string[]): Glob | undefined {
   try {
     return compileGlobs(patterns)
   } catch {
@@ -104,7 +104,7 @@ function ipIn(list: BlockList, ip: string): boolean {
 }
 
 /** The message, and each exception as `Type: value`, `Type` and `value` (Relay's candidates). */
-function messageMatches(event: NormalizedEvent, re: RegExp): boolean {
+function messageMatches(event: NormalizedEvent, re: Glob): boolean {
   const le = event.logentry
   const msg = le?.formatted ?? le?.message
   if (msg !== undefined && re.test(msg)) return true
