@@ -179,6 +179,23 @@ function isCode(before: string, key: string, value: string): boolean {
 /** A log template's placeholder: `{}`, `{0}`, `{name}`, `%s`, `%d`, `%(name)s`, `%1$s`. */
 const PLACEHOLDER = /^(?:\{\w*\}|%(?:\(\w+\))?[-+ #0-9.$]*[a-zA-Z])$/
 
+/**
+ * Relay's password rule read on a value (relay-pii `PatternType::KeyValue`: where the key did not
+ * match, a value in which the rule's pattern is found is replaced whole): a free-form string that
+ * mentions a password, a secret, an API key, `auth`, credentials, a private key, or `token`
+ * followed by `:` or `=` (`the password is hunter2`, `AWS_SECRET_ACCESS_KEY=…`,
+ * `https://…?token=…`). Relay's `token[^\s]*[:=]` is bounded here (64 characters between the
+ * word and its separator) so that a long run of `token` cannot make the scan quadratic. Not
+ * applied where Relay does not apply it, nor to the names and texts a user reads (see `scrub.ts`
+ * `whole`). Relay's `^otp$` and `^two[-_]factor$` are key names only here: as values they hold
+ * nothing secret.
+ */
+export const PASSWORD_IN_VALUE =
+  /password|secret|passwd|api[-_]?key|auth|credentials|mysql_pwd|private[-_]?key|token[^\s:=]{0,64}[:=]/i
+
+/** The shortest string {@link PASSWORD_IN_VALUE} matches (`auth`). */
+export const MIN_PASSWORD_IN_VALUE = 4
+
 /** The key words of the `@password` value rule, lowercase ({@link keyBeforeSeparator}). */
 const PASSWORD_WORDS = [
   'password',

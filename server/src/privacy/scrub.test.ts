@@ -14,6 +14,16 @@ function scrubExtra(value: unknown, over: Partial<PrivacySettings> = {}) {
   return { value: event.extra?.['value'], meta }
 }
 
+/** `value` as an exception's value, where the value rules replace only what they match. */
+function scrubExceptionValue(value: string) {
+  const event = normalizeEvent(
+    { exception: { values: [{ type: 'Error', value }] } },
+    { received: 1 },
+  )
+  const meta = scrubEvent(event, {}, policy())
+  return { value: event.exception?.values[0]?.value, meta }
+}
+
 describe('value rules', () => {
   const cases: [string, string, string, string | undefined][] = [
     [
@@ -123,10 +133,34 @@ describe('value rules', () => {
     ],
   ]
   it.each(cases)('%s', (_name, input, output, rule) => {
-    const { value, meta } = scrubExtra(input)
+    const { value, meta } = scrubExceptionValue(input)
     expect(value).toBe(output)
     if (rule === undefined) expect(meta).toBeUndefined()
-    else expect(meta).toEqual({ extra: { value: { '': { rem: [[rule, 's']] } } } })
+    else
+      expect(meta).toEqual({
+        exception: { values: { 0: { value: { '': { rem: [[rule, 's']] } } } } },
+      })
+  })
+
+  // Relay's password rule on a value (relay-pii `PatternType::KeyValue`): in free-form data a
+  // string that mentions a secret is filtered whole, whatever else it says.
+  const whole: [string, string, boolean][] = [
+    ['a password in prose', 'the password is hunter2', true],
+    ['a secret without a separator', 'nothing secret here', true],
+    ['an environment line', 'AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI', true],
+    ['a token with its separator', 'GET /cb?token=abc123&x=1', true],
+    ['a longer token name', 'max_tokens=100', true],
+    ['auth inside a word, as Relay', 'author=bob', true],
+    ['a private key name', 'private-key missing', true],
+    ['a token without a separator', 'token count', false],
+    ['a token, then a comma', 'a token, then more', false],
+    ['plain text', 'hello world', false],
+  ]
+  it.each(whole)('%s in free-form data', (_name, input, filtered) => {
+    const { value, meta } = scrubExtra(input)
+    expect(value).toBe(filtered ? '[Filtered]' : input)
+    if (filtered) expect(meta).toEqual({ extra: { value: { '': { rem: [['@password', 's']] } } } })
+    else expect(meta).toBeUndefined()
   })
 
   it('checks Luhn and IBAN checksums', () => {
@@ -341,6 +375,86 @@ describe('scrubEvent over every field', () => {
     expect(JSON.stringify(meta)).toContain('"headers":{"0":{"1":{"":{"rem":[["@password","s"]]')
   })
 
+  it('reads two values as two values, not as a name and its value', () => {
+    const event = normalizeEvent(
+      { extra: { env: ['AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI', 'HOME=/root'] } },
+      { received: 1 },
+    )
+    scrubEvent(event, {}, policy())
+    // The first names a secret (filtered whole); the second is kept, not taken for its value.
+    expect(event.extra).toEqual({ env: ['[Filtered]', 'HOME=/root'] })
+  })
+
+  it('reads a Cookie header in a Python repr cookie by cookie', () => {
+    const vars = {
+      headers: { Cookie: `'sessionid=${SECRET}; theme=dark'` },
+    }
+    const frame = { function: 'view', filename: 'app.py', vars }
+    const event = normalizeEvent(
+      { exception: { values: [{ type: 'E', stacktrace: { frames: [frame] } }] } },
+      { received: 1 },
+    )
+    scrubEvent(event, {}, policy())
+    const out = event.exception?.values[0]?.stacktrace?.frames[0]?.vars
+    expect(out).toEqual({
+      headers: { Cookie: "'sessionid=[Filtered]; theme=dark'" },
+    })
+  })
+
+  it("applies Relay's password rule on values where Relay does, and leaves names and messages", () => {
+    const said = 'the password is hunter2'
+    const frame = {
+      function: 'login',
+      filename: 'auth/views.py',
+      context_line: '    auth = authenticate(request)',
+      vars: { note: said, count: 'token count' },
+    }
+    const event = normalizeEvent(
+      {
+        exception: {
+          values: [{ type: 'AuthError', value: said, stacktrace: { frames: [frame] } }],
+        },
+        logentry: { message: 'login for %s: %s', params: ['bob', said] },
+        breadcrumbs: [{ message: 'user authenticated', data: { url: '/auth/cb' } }],
+        transaction: '/auth/login',
+        culprit: 'auth.views in login',
+        fingerprint: ['auth-failure'],
+        user: { id: 'auth0|5f7c8ec7', username: 'secret-agent' },
+        contexts: {
+          app: { type: 'app', app_name: 'AuthService' },
+          billing: { note: said },
+        },
+        tags: { flow: 'oauth', plan: 'pro' },
+        request: { url: 'https://shop.example/auth/callback', method: 'GET' },
+        extra: { said },
+      },
+      { received: 1 },
+    )
+    scrubEvent(event, {}, policy())
+    const e = event.exception?.values[0]
+    expect(e?.value).toBe(said)
+    expect(e?.stacktrace?.frames[0]?.context_line).toBe('    auth = authenticate(request)')
+    expect(e?.stacktrace?.frames[0]?.vars).toEqual({ note: '[Filtered]', count: 'token count' })
+    expect(event.logentry?.message).toBe('login for %s: %s')
+    expect(event.logentry?.params).toEqual(['bob', '[Filtered]'])
+    expect(event.breadcrumbs?.values[0]?.message).toBe('[Filtered]')
+    expect(event.breadcrumbs?.values[0]?.data).toEqual({ url: '[Filtered]' })
+    expect(event.transaction).toBe('/auth/login')
+    expect(event.culprit).toBe('auth.views in login')
+    expect(event.fingerprint).toEqual(['auth-failure'])
+    expect(event.user).toEqual({ id: 'auth0|5f7c8ec7', username: '[Filtered]' })
+    expect(event.contexts).toMatchObject({
+      app: { type: 'app', app_name: 'AuthService' },
+      billing: { note: '[Filtered]' },
+    })
+    expect(event.tags).toEqual([
+      ['flow', '[Filtered]'],
+      ['plan', 'pro'],
+    ])
+    expect(event.request?.['url']).toBe('[Filtered]')
+    expect(event.extra).toEqual({ said: '[Filtered]' })
+  })
+
   it('keeps code after a secret name in source lines, and filters secrets written there', () => {
     const code = [
       '    password = request.form["password"]',
@@ -363,8 +477,11 @@ describe('scrubEvent over every field', () => {
     }
     const event = normalizeEvent(
       {
-        exception: { values: [{ type: 'E', stacktrace: { frames: [frame] } }] },
-        extra: { note: 'password = request.form.get(' },
+        exception: {
+          values: [
+            { type: 'E', value: 'password = request.form.get(', stacktrace: { frames: [frame] } },
+          ],
+        },
       },
       { received: 1 },
     )
@@ -377,8 +494,9 @@ describe('scrubEvent over every field', () => {
       '    password = [Filtered]',
       '\tpanic(fmt.Errorf("order %s failed: password=[Filtered]", id))',
     ])
-    // Outside source lines the rule reads any value after the name.
-    expect(event.extra).toEqual({ note: 'password = [Filtered]' })
+    // Outside source lines the rule reads any value after the name (in an exception's value,
+    // where it replaces only the value).
+    expect(event.exception?.values[0]?.value).toBe('password = [Filtered]')
   })
 
   it('scrubs a form-encoded body by key', () => {
@@ -402,9 +520,9 @@ describe('scrubEvent over every field', () => {
       scrubEvent(event, {}, policy())
       return event.request?.['headers']
     }
-    expect(scrubbedHeaders(`Authorization: Bearer ${SECRET}`)).toBe(
-      'Authorization: Bearer [Filtered]',
-    )
+    // A string that names a secret is filtered whole, as Relay's password rule does.
+    expect(scrubbedHeaders(`Authorization: Bearer ${SECRET}`)).toBe('[Filtered]')
+    expect(scrubbedHeaders(`X-Trace: ${'4111 1111 1111 1111'}`)).toBe('X-Trace: [Filtered]')
     expect(scrubbedHeaders(`{"password":"${SECRET}","x":"y"}`)).toBe(
       '{"password":"[Filtered]","x":"y"}',
     )
@@ -418,7 +536,7 @@ describe('scrubEvent over every field', () => {
         ['Accept', 'text/html'],
       ]),
     ).toEqual([
-      'Authorization: Bearer [Filtered]',
+      '[Filtered]',
       ['X-A', 'b', 'postgres://u:[Filtered]@db/x'],
       { api_key: '[Filtered]' },
       ['Authorization', '[Filtered]'],
@@ -428,12 +546,16 @@ describe('scrubEvent over every field', () => {
 
   it('scrubs server_name by value, as Relay does (a host name is personal data)', () => {
     const event = normalizeEvent(
-      { server_name: `db.internal password=${SECRET} 10.1.2.3` },
+      { server_name: 'db.internal 4111 1111 1111 1111 10.1.2.3' },
       { received: 1 },
     )
     const meta = scrubEvent(event, {}, policy({ scrubIp: true }))
-    expect(event.server_name).toBe('db.internal password=[Filtered] [ip]')
+    expect(event.server_name).toBe('db.internal [Filtered] [ip]')
     expect(meta).toEqual({ server_name: { '': { rem: expect.any(Array) } } })
+    // And whole when it names a secret (Relay's password rule on a value).
+    const named = normalizeEvent({ server_name: 'auth-1.internal' }, { received: 1 })
+    scrubEvent(named, {}, policy())
+    expect(named.server_name).toBe('[Filtered]')
   })
 
   it('scrubs the transaction and a client culprit by value, and leaves a route name as sent', () => {
@@ -581,8 +703,8 @@ describe('the joined-text scan', () => {
     const joined = ['const a = b', text, 'x: 1'].join(JOIN)
     const found = DEFAULT_DETECTORS.filter((d) => d.scan(joined)).flatMap((d) => d.rules)
     expect(found.map((r) => r.id)).toContain(id)
-    const { value, meta } = scrubExtra(['const a = b', text, 'x: 1'])
-    expect(JSON.stringify(value)).toContain('[Filtered]')
+    const { value, meta } = scrubExceptionValue(text)
+    expect(value).toContain('[Filtered]')
     expect(JSON.stringify(meta)).toContain(id)
   })
 

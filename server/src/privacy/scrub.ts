@@ -10,7 +10,9 @@ import {
   FILTERED,
   IP_DETECTOR,
   JOIN,
+  MIN_PASSWORD_IN_VALUE,
   MIN_SECRET_LENGTH,
+  PASSWORD_IN_VALUE,
   SENSITIVE_KEY,
   SESSION_COOKIES,
   secretNameBefore,
@@ -89,6 +91,11 @@ const COOKIE_KEY = /(?:^|[._-])(?:set-)?cookie$/i
 const isCookieKey = (k: string): boolean =>
   k.length >= 6 && (k.charCodeAt(k.length - 6) | 0x20) === 99 && COOKIE_KEY.test(k)
 
+/** What a two-item list starts with when it is a name and its value (see `Scrubber.list`). */
+const PAIR_NAME = /^[^\s=]{1,200}$/
+/** A string in a Python repr's quotes, the quotes apart (`'…'`, `"…"`, `b'…'`). */
+const QUOTED = /^(b?(['"]))([\s\S]*)(\2)$/
+
 /** Keys seen before and whether the default key rule filters them: keys repeat across events. */
 const keyVerdicts = new Map<string, boolean>()
 
@@ -152,10 +159,24 @@ class Scrubber {
   rules: readonly ValueRule[] = []
   /** True while a frame's source lines are walked (a rule's `keepInCode` applies). */
   inCode = false
+  /**
+   * Whether the field walked now takes Relay's password rule on its values
+   * ({@link PASSWORD_IN_VALUE}: a string that mentions a secret is filtered whole). False for
+   * what Relay's default scrubbing leaves (an exception's value, the log message's text) and
+   * for names and texts a user reads that this server scrubs beyond Relay (source lines,
+   * `transaction`, `culprit`, the fingerprint, the user's id, the fields of structured contexts):
+   * there the value rules replace only what they match.
+   */
+  whole = true
+  /** The first walk's strings that {@link PASSWORD_IN_VALUE} could filter (`whole` fields). */
+  wholeTexts: string[] | undefined = []
+  /** The second walk filters `whole` strings that {@link PASSWORD_IN_VALUE} matches. */
+  wholeRule = false
 
   constructor(p: ScrubPolicy, remarks: Remarks) {
     this.p = p
     this.remarks = remarks
+    if (!p.defaults) this.wholeTexts = undefined
   }
 
   /** The rule that filters a key's whole value, if any. */
@@ -186,8 +207,10 @@ class Scrubber {
       if (s.length >= 4 && this.p.sensitive?.test(s) === true)
         return s === FILTERED ? s : this.filtered('sensitive_fields')
       if (s.length >= this.p.minLength) texts.push(s)
+      if (this.whole && s.length >= MIN_PASSWORD_IN_VALUE) this.wholeTexts?.push(s)
       return s
     }
+    if (this.wholeRule && this.whole && PASSWORD_IN_VALUE.test(s)) return this.filtered('@password')
     let out = s
     for (const rule of this.rules) {
       if (!rule.find(out)) continue
@@ -236,19 +259,22 @@ class Scrubber {
     const texts = this.texts
     if (texts === undefined || this.p.sensitive !== undefined) return false
     if (s.length >= this.p.minLength) texts.push(s)
+    if (this.whole && s.length >= MIN_PASSWORD_IN_VALUE) this.wholeTexts?.push(s)
     return true
   }
 
   /**
-   * An array, item by item; a two-item array whose first item is a string is first read as a
-   * key and its value, as Relay's `process_array` does (`["x-api-key", "…"]` in frame
-   * variables, an ASGI scope's header pairs): filtered by the key when it names a secret, else
-   * each item by value. `pairs` false: a list that is never a pair (source lines, a
-   * fingerprint, whose change would regroup the event).
+   * An array, item by item; a two-item array whose first item is a name (no blank, no `=`) is
+   * first read as a key and its value, as Relay reads the items of a list of pairs
+   * (`process_array`: an ASGI scope's header pairs `["b'x-api-key'", "…"]` in frame variables),
+   * and also alone (`["--password", "…"]` in an argument list): filtered by the key when it
+   * names a secret, else each item by value. Two strings such as `["A=1", "B=2"]` are two
+   * values. `pairs` false: a list that is never a pair (source lines, a fingerprint, whose
+   * change would regroup the event).
    */
   list(v: readonly unknown[], pairs = true): unknown[] {
     const key = v[0]
-    if (pairs && v.length === 2 && typeof key === 'string') {
+    if (pairs && v.length === 2 && typeof key === 'string' && PAIR_NAME.test(key)) {
       if (this.isSafe(key)) return v as unknown[]
       const value = v[1]
       const rule = this.keyRule(key)
@@ -341,6 +367,13 @@ class Scrubber {
    * cookie, whatever the client put there) by the value rules.
    */
   cookieString(s: string): string {
+    // A Python repr of the header (`'a=1; b=2'`, `b'…'`), as frame variables hold it.
+    const quoted = QUOTED.exec(s)
+    if (quoted !== null) {
+      const [, open = '', , inner = '', close = ''] = quoted
+      const x = this.cookieString(inner)
+      return x === inner ? s : `${open}${x}${close}`
+    }
     let changed = false
     const parts = s.split(';').map((part) => {
       const eq = part.indexOf('=')
@@ -515,20 +548,28 @@ export function scrubEvent(
   const s = new Scrubber(p, remarks)
   walkEvent(s, event, unknownKeys)
   const texts = s.texts
+  let found: Set<ValueRule> | undefined
   if (texts !== undefined && texts.length > 0 && p.detectors.length > 0) {
     const joined = texts.join(JOIN)
-    let found: Set<ValueRule> | undefined
     for (const d of p.detectors) {
       if (!d.scan(joined)) continue
       found ??= new Set()
       for (const r of d.rules) found.add(r)
     }
-    if (found !== undefined) {
-      s.texts = undefined
-      const hit = found
-      s.rules = p.valueRules.filter((r) => hit.has(r))
-      walkEvent(s, event, unknownKeys)
-    }
+  }
+  // Only the strings of fields that take it: an event's source lines are most of its text.
+  const wholeTexts = s.wholeTexts
+  const whole =
+    wholeTexts !== undefined &&
+    wholeTexts.length > 0 &&
+    PASSWORD_IN_VALUE.test(wholeTexts.join(JOIN))
+  if (found !== undefined || whole) {
+    s.texts = undefined
+    s.wholeTexts = undefined
+    s.wholeRule = whole
+    const hit = found
+    s.rules = hit === undefined ? [] : p.valueRules.filter((r) => hit.has(r))
+    walkEvent(s, event, unknownKeys)
   }
   return remarks.count === 0 ? undefined : remarks.meta
 }
@@ -551,6 +592,7 @@ function walkFrames(s: Scrubber, st: Stacktrace | undefined): void {
       }
     }
     s.inCode = true
+    s.whole = false
     if (f.context_line !== undefined) {
       const v = s.strAt('context_line', f.context_line)
       if (v !== f.context_line) {
@@ -573,6 +615,7 @@ function walkFrames(s: Scrubber, st: Stacktrace | undefined): void {
       }
     }
     s.inCode = false
+    s.whole = true
     if (next !== f) st.frames[i] = next
     path.pop()
   }
@@ -607,12 +650,49 @@ function walkKeys(
  * got) read as a request is, so a `Set-Cookie` session cookie is filtered by its name.
  */
 function walkContexts(s: Scrubber, contexts: Obj): Obj {
-  const response = contexts['response']
-  if (!isObj(response)) return s.objAt('contexts', contexts)
-  return walkKeys(s, contexts, 'contexts', (k, v) =>
-    k === 'response' ? walkHttp(s, response, k) : s.entry(k, v),
-  )
+  return walkKeys(s, contexts, 'contexts', (k, v) => {
+    if (k === 'response' && isObj(v)) return walkHttp(s, v, k)
+    if (!isObj(v) || !STRUCTURED_CONTEXTS.has(typeof v['type'] === 'string' ? v['type'] : k))
+      return s.entry(k, v)
+    s.whole = false
+    try {
+      return s.entry(k, v)
+    } finally {
+      s.whole = true
+    }
+  })
 }
+
+/**
+ * The contexts whose fields Sentry's protocol defines (device, OS, runtime, app, browser, GPU,
+ * trace …): names and versions a user reads, which Relay's password rule leaves (its schema
+ * marks few of their fields as personal data). Their keys are judged as any other's, and the
+ * value rules replace what they match; a custom context is free-form data.
+ */
+const STRUCTURED_CONTEXTS: ReadonlySet<string> = new Set([
+  'device',
+  'os',
+  'runtime',
+  'app',
+  'browser',
+  'gpu',
+  'trace',
+  'profile',
+  'replay',
+  'monitor',
+  'otel',
+  'cloud_resource',
+  'culture',
+  'flags',
+  'state',
+  'reprocessing',
+  'performance_score',
+  'nel',
+  'ota_updates',
+  'unity',
+  'memory_info',
+  'spring',
+])
 
 /**
  * `request`, or the response context: headers, cookies, query and body each parsed as the SDKs
@@ -749,6 +829,23 @@ function maskEmails(s: Scrubber, key: string, text: string): string {
   return out
 }
 
+/**
+ * `user` by key; its `id` is an identifier the issue counts users by (an Auth0 id is
+ * `auth0|…`), so the password rule does not filter it whole (Relay would: add `id` to the
+ * project's safe fields there).
+ */
+function walkUser(s: Scrubber, user: Obj): Obj {
+  return walkKeys(s, user, 'user', (k, v) => {
+    if (k !== 'id') return s.entry(k, v)
+    s.whole = false
+    try {
+      return s.entry(k, v)
+    } finally {
+      s.whole = true
+    }
+  })
+}
+
 /** One walk over every field of an event that carries client data (see {@link scrubEvent}). */
 function walkEvent(s: Scrubber, event: NormalizedEvent, unknownKeys: Obj): void {
   const path = s.path
@@ -757,8 +854,12 @@ function walkEvent(s: Scrubber, event: NormalizedEvent, unknownKeys: Obj): void 
     le = emailsInMessage(s, secretParams(s, le))
   if (le !== undefined) {
     path.push('logentry')
+    // The message is what a user reads (Relay leaves `logentry.formatted` to replace-only rules;
+    // the template is the program's text): its parameters take the password rule, it does not.
+    s.whole = false
     const message = le.message === undefined ? undefined : s.strAt('message', le.message)
     const formatted = le.formatted === undefined ? undefined : s.strAt('formatted', le.formatted)
+    s.whole = true
     const params =
       le.params === undefined
         ? undefined
@@ -781,7 +882,12 @@ function walkEvent(s: Scrubber, event: NormalizedEvent, unknownKeys: Obj): void 
       const e = exc.values[i]
       if (e === undefined) continue
       path.push(i)
-      if (e.value !== undefined) e.value = s.strAt('value', e.value)
+      if (e.value !== undefined) {
+        // Relay leaves an exception's value to the replace-only rules too.
+        s.whole = false
+        e.value = s.strAt('value', e.value)
+        s.whole = true
+      }
       const mech = e.mechanism
       if (mech !== undefined) {
         // The integration's free-form data and text, as any other databag (the mechanism is
@@ -844,10 +950,12 @@ function walkEvent(s: Scrubber, event: NormalizedEvent, unknownKeys: Obj): void 
   if (event.server_name !== undefined) event.server_name = s.strAt('server_name', event.server_name)
   // Names, but often a raw URL path (`/reset/<token>`, a browser SDK's `url` source) that the
   // issue list shows as the culprit: by value, beyond Relay, which leaves both as sent.
+  s.whole = false
   if (event.transaction !== undefined) event.transaction = s.strAt('transaction', event.transaction)
   if (event.culprit !== undefined) event.culprit = s.strAt('culprit', event.culprit)
+  s.whole = true
   if (event.contexts !== undefined) event.contexts = walkContexts(s, event.contexts as Obj)
-  if (event.user !== undefined) event.user = s.objAt('user', event.user)
+  if (event.user !== undefined) event.user = walkUser(s, event.user)
   const tags = event.tags
   let nextTags: [string, string][] | undefined
   path.push('tags')
@@ -863,8 +971,11 @@ function walkEvent(s: Scrubber, event: NormalizedEvent, unknownKeys: Obj): void 
   }
   path.pop()
   if (nextTags !== undefined) event.tags = nextTags
-  if (event.fingerprint !== undefined)
+  if (event.fingerprint !== undefined) {
+    s.whole = false
     event.fingerprint = s.listAt('fingerprint', event.fingerprint, false) as string[]
+    s.whole = true
+  }
   if (event.request !== undefined) event.request = walkHttp(s, event.request, 'request')
   for (const k in unknownKeys) {
     if (!Object.hasOwn(unknownKeys, k) || k === 'debug_meta') continue
