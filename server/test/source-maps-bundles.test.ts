@@ -202,8 +202,9 @@ describe('chunks', () => {
       chunks: [],
       projects: [other.projectSlug],
     })
-    expect(res.statusCode).toBe(404)
-    expect(res.json()).toEqual({ detail: 'no such project' })
+    // Sentry's answer, which sentry-cli prints (a 404 made it say "Release not found").
+    expect(res.statusCode).toBe(400)
+    expect(res.json()).toEqual({ detail: 'One or more projects are invalid' })
   })
 })
 
@@ -370,4 +371,130 @@ describe('release + URL', () => {
     for (const f of (await read(903)).exception.values[0]?.stacktrace.frames ?? [])
       expect(f['data']).toBeUndefined()
   }, 60_000)
+})
+
+describe('release + URL: other forms of the same URL', () => {
+  /** The app built once, uploaded as `bundle`; returns the top frame of an event of `url`. */
+  async function topFrame(
+    n: number,
+    release: string,
+    files: (minified: Buffer, sourceMap: Buffer) => Parameters<typeof artifactBundle>[0],
+    url: string,
+    platform = 'javascript',
+  ) {
+    const { out } = await bundleApp(`import { run } from './app-source.js'\nexport { run }\n`, {
+      format: 'iife',
+      globalName: 'shop',
+      salt: `forms-${n}`,
+    })
+    const minified = await readFile(join(out, 'app.min.js'))
+    const sourceMap = await readFile(join(out, 'app.min.js.map'))
+    const answer = await uploadBundle(artifactBundle(files(minified, sourceMap)), {
+      version: release,
+    })
+    expect(answer).toEqual({ state: 'ok', missingChunks: [] })
+    const frames = await framesOfRun(join(out, 'app.min.js'), url, 'shop')
+    await sendItems(app, { id: team.projectId, key: team.dsnKey }, [
+      [
+        'event',
+        {
+          event_id: eid(n),
+          platform,
+          release,
+          exception: {
+            values: [{ type: 'Error', value: 'checkout failed', stacktrace: { frames } }],
+          },
+        },
+      ],
+    ])
+    const res = await app.inject({
+      url: `/api/0/projects/${team.projectId}/events/${eid(n)}/`,
+      headers: ADMIN,
+    })
+    return res
+      .json<{ exception: { values: { stacktrace: { frames: Record<string, unknown>[] } }[] } }>()
+      .exception.values[0]?.stacktrace.frames.at(-1)
+  }
+
+  it('an absolute sourceMappingURL finds the map the CLI uploaded as ~/path', async () => {
+    // `//# sourceMappingURL=https://cdn.example/maps/app.min.js.map`: the CLI keeps the URL in
+    // the header and uploads the map it found on disk as `~/maps/app.min.js.map`.
+    const top = await topFrame(
+      911,
+      'shop@abs',
+      (minified, sourceMap) => ({
+        '_/_/assets/app.min.js': {
+          type: 'minified_source',
+          url: '~/assets/app.min.js',
+          headers: { Sourcemap: 'https://cdn.example.com/maps/app.min.js.map?v=3' },
+          data: minified,
+        },
+        '_/_/maps/app.min.js.map': {
+          type: 'source_map',
+          url: '~/maps/app.min.js.map',
+          data: sourceMap,
+        },
+      }),
+      'https://shop.example.com/assets/app.min.js',
+    )
+    expect(top?.['function']).toBe('explodeWithOriginalName')
+    expect(top?.['data']).toEqual({ symbolicated: true, sourcemap: '~/maps/app.min.js.map' })
+  }, 60_000)
+
+  it.each([
+    ['~/srv/shop', '/srv/shop/app.min.js', 921],
+    ['file:///srv/shop2', '/srv/shop2/app.min.js', 922],
+    ['/srv/shop3', 'file:///srv/shop3/app.min.js', 923],
+  ])(
+    'a Node file on disk is found uploaded with --url-prefix %s',
+    async (prefix, path, n) => {
+      const top = await topFrame(
+        n,
+        `node-${n}`,
+        (minified, sourceMap) => ({
+          '_/_/app.min.js': {
+            type: 'minified_source',
+            url: `${prefix}/app.min.js`,
+            headers: { Sourcemap: 'app.min.js.map' },
+            data: minified,
+          },
+          '_/_/app.min.js.map': {
+            type: 'source_map',
+            url: `${prefix}/app.min.js.map`,
+            data: sourceMap,
+          },
+        }),
+        path,
+        'node',
+      )
+      expect(top?.['function']).toBe('explodeWithOriginalName')
+      expect(top?.['data']).toEqual({ symbolicated: true, sourcemap: `${prefix}/app.min.js.map` })
+    },
+    60_000,
+  )
+})
+
+it('serves a stored event at /projects/{org}/{project}/events/{id}/json/ (sourcemaps explain)', async () => {
+  const url = (org: string, project: string, id: string) =>
+    `/api/0/projects/${org}/${project}/events/${id}/json/`
+  const res = await app.inject({ url: url(team.org, team.projectSlug, eid(901)), headers: auth() })
+  expect(res.statusCode, res.body).toBe(200)
+  const body = res.json<{ event_id: string; release: string }>()
+  expect(body.event_id).toBe(eid(901))
+  expect(body.release).toBe('shop@1.2.3')
+  const missing = await app.inject({
+    url: url(team.org, team.projectSlug, eid(999)),
+    headers: auth(),
+  })
+  expect(missing.statusCode).toBe(404)
+  expect(
+    (await app.inject({ url: url(team.org, 'nope', eid(901)), headers: auth() })).statusCode,
+  ).toBe(404)
+  // Another team's token does not see the team's events.
+  const other = await uploadTeam(app, 'Event JSON Other')
+  const foreign = await app.inject({
+    url: url(team.org, team.projectSlug, eid(901)),
+    headers: { authorization: `Bearer ${other.token}` },
+  })
+  expect(foreign.statusCode).toBe(404)
 })

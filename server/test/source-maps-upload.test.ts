@@ -5,6 +5,7 @@ import { framesOfRun, type V8Frame } from './source-maps/stack.ts'
 import {
   bundleApp,
   injectedDebugId,
+  listDir,
   sentryCli,
   type UploadTeam,
   uploadTeam,
@@ -45,8 +46,13 @@ afterAll(async () => {
 const ENTRY = `import { run } from './app-source.js'\nexport { run }\n`
 
 /** Builds the app (minified names depend on `salt`), injects debug IDs with the given CLI. */
-async function builtApp(major: 2 | 3, salt: string, token: string) {
-  const { out } = await bundleApp(ENTRY, { format: 'iife', globalName: 'shop', salt })
+async function builtApp(
+  major: 2 | 3,
+  salt: string,
+  token: string,
+  sourcemap: 'external' | 'inline' = 'external',
+) {
+  const { out } = await bundleApp(ENTRY, { format: 'iife', globalName: 'shop', salt, sourcemap })
   await sentryCli(major, ['sourcemaps', 'inject', out], { url: base, token })
   const file = join(out, 'app.min.js')
   return { out, file, debugId: await injectedDebugId(file) }
@@ -172,6 +178,42 @@ describe.each([2, 3] as const)('sentry-cli %i', (major) => {
   }, 120_000)
 })
 
+describe.each([2, 3] as const)('an embedded (inline) source map, sentry-cli %i', (major) => {
+  it('resolves by debug ID and by release + URL', async () => {
+    const built = await builtApp(major, `inline-${major}`, alpha.token, 'inline')
+    expect(await listDir(built.out)).toEqual(['app.min.js'])
+    const log = await upload(major, alpha, built.out)
+    expect(log).toContain('embedded sourcemap')
+    const url = `http://localhost:5173/inline${major}/app.min.js`
+    const frames = await framesOfRun(built.file, url, 'shop')
+    await send(alpha, errorEvent(major * 100 + 81, frames, built.debugId, url))
+    const byId = (await storedEvent(alpha.projectId, eid(major * 100 + 81))).exception.values[0]
+    const top = byId?.stacktrace.frames.at(-1)
+    expect(top?.['function']).toBe('explodeWithOriginalName')
+    expect(top?.['filename']).toBe('app-source.js')
+    expect(top?.['context_line']).toBe("  throw new Error('checkout failed: ' + reason)")
+    expect(top?.data).toEqual({ symbolicated: true, sourcemap: '~/app.min.js' })
+
+    // The same file uploaded for a release: an event without debug IDs finds it by its URL.
+    const release = `inline-${major}@1`
+    await upload(major, alpha, built.out, alpha.token, [
+      '--release',
+      release,
+      '--url-prefix',
+      `~/inline${major}`,
+    ])
+    const plain = { ...errorEvent(major * 100 + 82, frames, built.debugId, url, release) }
+    plain.debug_meta = { images: [] }
+    await send(alpha, plain)
+    const byUrl = (await storedEvent(alpha.projectId, eid(major * 100 + 82))).exception.values[0]
+    expect(byUrl?.stacktrace.frames.at(-1)?.['function']).toBe('explodeWithOriginalName')
+    expect(byUrl?.stacktrace.frames.at(-1)?.data).toEqual({
+      symbolicated: true,
+      sourcemap: `~/inline${major}/app.min.js`,
+    })
+  }, 120_000)
+})
+
 it('the setup page shows the upload commands for the project', async () => {
   const page = await app.inject({ url: `/projects/${alpha.projectId}/setup`, headers: ADMIN })
   expect(page.statusCode).toBe(200)
@@ -250,8 +292,8 @@ describe('grouping and isolation', () => {
         }),
       },
     )
-    expect(assemble.status).toBe(404)
-    expect(await assemble.json()).toEqual({ detail: 'no such project' })
+    expect(assemble.status).toBe(400)
+    expect(await assemble.json()).toEqual({ detail: 'One or more projects are invalid' })
   }, 120_000)
 
   it('an event sent before its upload is shown resolved once the bundle arrives', async () => {

@@ -10,6 +10,7 @@ import { type ApiScope, OPENAPI_PATH, schemaFirst } from '../http-kit/openapi.ts
 import { type PrincipalSource, principalResolver } from '../http-kit/principal.ts'
 import type { Services } from '../services.ts'
 import { triageRoutes } from '../triage/routes.ts'
+import { eventJsonRoutes } from './event-json.ts'
 import { issueRoutes } from './issues.ts'
 import { monitorRoutes } from './monitors.ts'
 import { orgReleaseRoutes } from './org-releases.ts'
@@ -43,6 +44,7 @@ export async function apiRoutes(
   })
   await projectRoutes(app, services)
   await issueRoutes(app, services)
+  await eventJsonRoutes(app, services)
   await triageRoutes(app, services)
   await alertRoutes(app, services)
   await componentRoutes(app, services)

@@ -1,7 +1,9 @@
 import { deflateRawSync } from 'node:zlib'
 import { TraceMap } from '@jridgewell/trace-mapping'
 import yauzl from 'yauzl'
+import { urlCandidates } from '../ingest/source-maps/frames.ts'
 import type { ArtifactFileToStore } from '../store/artifact-types.ts'
+import { dataUrlMap, sourceMappingUrlOf } from './embedded-map.ts'
 import { ARTIFACT_LIMITS } from './limits.ts'
 
 /** Why a bundle was refused; `detail` names the file and the reason (the CLI prints it). */
@@ -189,6 +191,8 @@ export async function readArtifactBundle(bundle: Buffer): Promise<ArtifactFileTo
   const files = isObj(manifest) ? manifest['files'] : undefined
   if (!isObj(files)) throw new BundleError('manifest.json has no "files" object')
   const out: ArtifactFileToStore[] = []
+  const embedded: ArtifactFileToStore[] = []
+  let embeddedBytes = 0
   let ord = 0
   for (const [path, meta] of Object.entries(files)) {
     if (!isObj(meta))
@@ -211,8 +215,36 @@ export async function readArtifactBundle(bundle: Buffer): Promise<ArtifactFileTo
       const own = checkSourceMap(path, bytes)
       debugId = debugId ?? own
     } else if (type === 'minified_source') {
-      const ref = header(meta['headers'], 'sourcemap') ?? header(meta['headers'], 'x-sourcemap')
-      mapUrl = ref === undefined ? null : resolveMapUrl(url, ref.slice(0, MAX_URL))
+      const ref =
+        header(meta['headers'], 'sourcemap') ??
+        header(meta['headers'], 'x-sourcemap') ??
+        embeddedRef(bytes)
+      if (ref?.startsWith('data:') === true) {
+        // An embedded map (`//# sourceMappingURL=data:…`) is stored as a map of its own under
+        // the file's URL, so both lookups (debug ID, release + URL) find it as any other map.
+        const map = dataUrlMap(ref)
+        if (map !== undefined) {
+          const own = checkSourceMap(`${path} (its embedded source map)`, map)
+          embeddedBytes += map.length
+          if (embeddedBytes > ARTIFACT_LIMITS.maxTotalBytes) {
+            throw new BundleError(
+              `the embedded source maps unpack to more than ${ARTIFACT_LIMITS.maxTotalBytes} bytes`,
+            )
+          }
+          mapUrl = url
+          embedded.push({
+            ord: 0,
+            fileType: 'source_map',
+            url,
+            debugId: debugId ?? own,
+            mapUrl: null,
+            size: map.length,
+            data: deflateRawSync(map),
+          })
+        }
+      } else if (ref !== undefined) {
+        mapUrl = resolveMapUrl(url, ref.slice(0, MAX_URL))
+      }
     }
     out.push({
       ord: ord++,
@@ -224,5 +256,28 @@ export async function readArtifactBundle(bundle: Buffer): Promise<ArtifactFileTo
       data: deflateRawSync(bytes),
     })
   }
-  return out
+  for (const f of embedded) out.push({ ...f, ord: ord++ })
+  return matchMapUrls(out)
+}
+
+/** A minified file's own `//# sourceMappingURL=data:…` when it embeds its map, else undefined. */
+function embeddedRef(bytes: Buffer): string | undefined {
+  const ref = sourceMappingUrlOf(bytes)
+  return ref?.startsWith('data:') === true ? ref : undefined
+}
+
+/**
+ * Points each minified file at the bundle's map the way Sentry finds a release artifact: its
+ * reference as written, else the other forms of that URL (query dropped, `~/path` without the
+ * host): an absolute `//# sourceMappingURL=https://cdn.example/maps/app.js.map` names the map
+ * the CLI uploaded as `~/maps/app.js.map`. A reference no map of the bundle has stays as it is.
+ */
+function matchMapUrls(files: ArtifactFileToStore[]): ArtifactFileToStore[] {
+  const maps = new Set(files.filter((f) => f.fileType === 'source_map').map((f) => f.url))
+  for (const f of files) {
+    if (f.mapUrl === null || maps.has(f.mapUrl)) continue
+    const found = urlCandidates(f.mapUrl).find((u) => maps.has(u))
+    if (found !== undefined) f.mapUrl = found
+  }
+  return files
 }

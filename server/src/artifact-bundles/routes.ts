@@ -261,7 +261,9 @@ export async function artifactRoutes(
       const projectIds: number[] = []
       for (const slug of slugs) {
         const p = teamProjects.find((x) => x.slug === slug)
-        if (p === undefined) throw new ApiError('not_found', 'no such project')
+        // Sentry's answer (400, the text sentry-cli prints): a 404 made the CLI say "Release
+        // not found", which sent users looking for a release instead of the project slug.
+        if (p === undefined) throw new ApiError('bad_request', 'One or more projects are invalid')
         projectIds.push(p.id)
       }
       const release = body.version ?? ''

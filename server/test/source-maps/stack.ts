@@ -41,7 +41,7 @@ export async function framesOfRun(
     frames.push({
       function: m[1] ?? '?',
       abs_path: url,
-      filename: new URL(url).pathname,
+      filename: new URL(url, 'file:///').pathname,
       lineno: Number(m[3]),
       colno: Number(m[4]),
       in_app: true,

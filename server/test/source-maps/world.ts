@@ -109,7 +109,13 @@ ${helpers.join('\n')}
  */
 export async function bundleApp(
   entry: string,
-  opts: { format: 'iife' | 'cjs' | 'esm'; globalName?: string; salt: string },
+  opts: {
+    format: 'iife' | 'cjs' | 'esm'
+    globalName?: string
+    salt: string
+    /** `inline`: the map embedded as a base64 `data:` URL (`esbuild --sourcemap=inline`). */
+    sourcemap?: 'external' | 'inline'
+  },
 ): Promise<{ dir: string; out: string }> {
   const dir = await mkdtemp(join(tmpdir(), 'sourcemaps-'))
   await writeFile(join(dir, 'app-source.js'), appSource(opts.salt))
@@ -120,7 +126,7 @@ export async function bundleApp(
     entryPoints: [entryPath],
     bundle: true,
     minify: true,
-    sourcemap: 'external',
+    sourcemap: opts.sourcemap ?? 'external',
     sourcesContent: true,
     format: opts.format,
     ...(opts.globalName === undefined ? {} : { globalName: opts.globalName }),

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { installedDependency } from '../../grouping/in-app.ts'
-import { servedFile, shownSource } from './frames.ts'
+import { servedFile, shownSource, urlCandidates } from './frames.ts'
 
 describe('shownSource', () => {
   it.each([
@@ -13,6 +13,10 @@ describe('shownSource', () => {
       'node_modules/@sentry/core/src/x.ts',
     ],
     ['bad%escape.js', 'bad%escape.js'],
+    // @sentry/webpack-plugin's upload: sentry-cli stripped `webpack://` from the namespace form.
+    ['app/./src/util.js', 'src/util.js'],
+    ['webpack://app/./src/util.js', 'src/util.js'],
+    ['../src/./lib/./x.js', 'src/lib/x.js'],
     ['https://cdn.example/app.js', 'https://cdn.example/app.js'],
   ])('%s is shown as %s', (source, shown) => {
     expect(shownSource(source)).toBe(shown)
@@ -42,5 +46,33 @@ describe('a mapped frame of an installed package', () => {
     expect(installedSource('C:\\shop\\node_modules\\lib\\x.js')).toBe(true)
     expect(installedSource('src/app/app.component.ts')).toBe(false)
     expect(installedSource('src/my_node_modules/x.ts')).toBe(false)
+  })
+})
+
+describe('urlCandidates', () => {
+  it('tries a URL as sent, without its query, and in the ~/path form', () => {
+    expect(urlCandidates('https://shop.example/static/app.js?v=2')).toEqual([
+      'https://shop.example/static/app.js?v=2',
+      'https://shop.example/static/app.js',
+      '~/static/app.js?v=2',
+      '~/static/app.js',
+    ])
+    expect(urlCandidates('app:///dist/index.js')).toEqual([
+      'app:///dist/index.js',
+      '~/dist/index.js',
+    ])
+  })
+
+  it('tries a file on disk as ~/path and file:// (what --url-prefix writes), and file:// as its path', () => {
+    expect(urlCandidates('/srv/app/server.js')).toEqual([
+      '/srv/app/server.js',
+      '~/srv/app/server.js',
+      'file:///srv/app/server.js',
+    ])
+    expect(urlCandidates('file:///srv/app/server.js')).toEqual([
+      'file:///srv/app/server.js',
+      '~/srv/app/server.js',
+      '/srv/app/server.js',
+    ])
   })
 })

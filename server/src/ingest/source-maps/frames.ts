@@ -102,19 +102,24 @@ const pathOf = (f: Json): string | undefined => {
 /**
  * The manifest URLs a frame's file may have been uploaded under with `--release`: the URL as
  * sent, without its query, and the `~/path` form the CLI writes (host left out), as Sentry
- * matches them.
+ * matches them. A file on disk (`/srv/app/server.js`, Node) is also looked for as
+ * `~/srv/app/server.js` (what `--url-prefix '~/srv/app'` writes) and `file:///srv/app/server.js`,
+ * and a `file://` URL as its plain path, so an upload under any of the three forms is found.
  */
 export function urlCandidates(path: string): string[] {
   const out = [path]
   const noHash = path.split('#')[0] ?? path
   const noQuery = noHash.split('?')[0] ?? noHash
-  if (noQuery !== path) out.push(noQuery)
+  out.push(noQuery)
   const m = /^[a-z][a-z0-9+.-]*:\/\/[^/]*(\/[^?#]*)(\?[^#]*)?/i.exec(path)
   if (m !== null) {
     if (m[2] !== undefined) out.push(`~${m[1]}${m[2]}`)
     out.push(`~${m[1]}`)
+    if (/^file:/i.test(path)) out.push(`${m[1]}`)
+  } else if (noQuery.startsWith('/') && !noQuery.startsWith('//')) {
+    out.push(`~${noQuery}`, `file://${noQuery}`)
   }
-  return out.slice(0, 4)
+  return [...new Set(out)].slice(0, 6)
 }
 
 /**
@@ -159,7 +164,10 @@ function decodePath(p: string): string {
 
 /**
  * The path shown for an original source: percent-escapes decoded, `webpack://app/`,
- * `turbopack:///[project]/`, `./` and leading `../` dropped (exported for its test).
+ * `turbopack:///[project]/`, `./` and leading `../` dropped, `/./` segments collapsed
+ * (exported for its test). A webpack namespace whose `webpack://` the CLI stripped
+ * (`@sentry/webpack-plugin` uploads `app/./src/util.js` for `webpack://app/./src/util.js`)
+ * is dropped too, so the plugin's upload and the map as webpack wrote it show one file.
  */
 export function shownSource(source: string): string {
   return (
@@ -167,6 +175,9 @@ export function shownSource(source: string): string {
       .replace(/^webpack:\/\/[^/]*\//, '')
       // Turbopack (Next.js 15+): `turbopack:///[project]/app/page.tsx`.
       .replace(/^turbopack:\/\/\/(?:\[[^\]/]*\]\/)?/, '')
+      // Webpack's `[namespace]/./[resource path]` with its scheme stripped.
+      .replace(/^[\w@.-]+\/\.\//, '')
+      .replace(/\/(?:\.\/)+/g, '/')
       .replace(/^(\.\.?\/)+/, '')
       .slice(0, 1024)
   )
