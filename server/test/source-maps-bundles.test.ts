@@ -282,6 +282,20 @@ describe('bad bundles are refused with the file and the reason, and nothing is s
   })
 })
 
+describe('an embedded map that does not parse', () => {
+  it('keeps the minified file without a map instead of refusing the upload', async () => {
+    const broken = Buffer.from('{"version":3,').toString('base64')
+    const js = Buffer.from(
+      `console.log(1)\n//# sourceMappingURL=data:application/json;base64,${broken}\n`,
+    )
+    const bundle = artifactBundle({
+      '_/_/broken-inline.js': { type: 'minified_source', url: '~/broken-inline.js', data: js },
+    })
+    expect(await uploadBundle(bundle)).toEqual({ state: 'ok', missingChunks: [] })
+    expect(await app.services.store.findArtifactBundle(team.teamId, sha1(bundle))).toBeDefined()
+  })
+})
+
 describe('release + URL', () => {
   it('a bundle uploaded with --release resolves frames by URL (the ~/ form), stored once', async () => {
     const { out } = await bundleApp(`import { run } from './app-source.js'\nexport { run }\n`, {

@@ -223,8 +223,11 @@ export async function readArtifactBundle(bundle: Buffer): Promise<ArtifactFileTo
         // An embedded map (`//# sourceMappingURL=data:…`) is stored as a map of its own under
         // the file's URL, so both lookups (debug ID, release + URL) find it as any other map.
         const map = dataUrlMap(ref)
-        if (map !== undefined) {
-          const own = checkSourceMap(`${path} (its embedded source map)`, map)
+        // A file whose embedded map does not parse is kept without one (its frames stay as
+        // sent), not the whole upload refused for it: the map is the bundler's, not the user's.
+        const checked = map === undefined ? undefined : embeddedMap(path, map)
+        if (map !== undefined && checked !== undefined) {
+          const own = checked.debugId
           embeddedBytes += map.length
           if (embeddedBytes > ARTIFACT_LIMITS.maxTotalBytes) {
             throw new BundleError(
@@ -258,6 +261,16 @@ export async function readArtifactBundle(bundle: Buffer): Promise<ArtifactFileTo
   }
   for (const f of embedded) out.push({ ...f, ord: ord++ })
   return matchMapUrls(out)
+}
+
+/** An embedded map's debug ID (null: it names none), or undefined when it is no source map. */
+function embeddedMap(path: string, map: Buffer): { debugId: string | null } | undefined {
+  try {
+    return { debugId: checkSourceMap(`${path} (its embedded source map)`, map) }
+  } catch (e) {
+    if (e instanceof BundleError) return undefined
+    throw e
+  }
 }
 
 /** A minified file's own `//# sourceMappingURL=data:…` when it embeds its map, else undefined. */
