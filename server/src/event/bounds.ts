@@ -31,8 +31,18 @@ export const BOUNDS = {
 
 /** A note that part of an event was cut or dropped: `name` is the path, `type` why. */
 export interface TrimNote {
-  type: 'too_deep' | 'too_many_items' | 'value_too_long' | 'invalid_timestamp' | 'invalid_data'
+  type:
+    | 'too_deep'
+    | 'too_many_items'
+    | 'value_too_long'
+    | 'invalid_timestamp'
+    | 'invalid_data'
+    | 'future_timestamp'
+    | 'past_timestamp'
   name: string
+  /** The time the client sent and the server's, when a time was corrected (RFC 3339). */
+  sdk_time?: string
+  server_time?: string
 }
 
 /** Collects trim notes while one event is normalised (at most 50, then one summary note). */

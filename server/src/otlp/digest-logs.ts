@@ -66,7 +66,7 @@ export function digestLogs(
           out.tooLarge++
           continue
         }
-        const r = digestClientEvent(raw, ctx, eventId)
+        const r = digestClientEvent(raw, ctx, eventId, true)
         if ('filtered' in r) out.filtered.push(r.filtered)
         else out.events.push(r.row)
       }

@@ -1,6 +1,7 @@
 import { ApiError } from '../../errors.ts'
 import { resolveAutoIp } from '../../event/auto-ip.ts'
 import { TrimNotes, trimBag } from '../../event/bounds.ts'
+import { boundEventTime } from '../../event/clock.ts'
 import { resolveLegacyAliases } from '../../event/legacy-aliases.ts'
 import { repairNonFiniteJson } from '../../event/non-finite-json.ts'
 import { normalizeEvent, normalizeEventId } from '../../event/normalize.ts'
@@ -100,14 +101,17 @@ export function digestEvent(
 /**
  * The digest of a client's event (envelope `event` items, `/store/`, OTLP error records): the
  * project's inbound filters first (a filtered event is neither scrubbed nor stored), then as
- * {@link digestEvent}.
+ * {@link digestEvent}. An SDK's event far from the receive time is dated when it arrived
+ * (`event/clock.ts`); `keepTime` keeps the time as sent, for an OTLP log record, whose time is
+ * when the application logged it, however long a collector held it.
  */
 export function digestClientEvent(
   raw: Record<string, unknown>,
   ctx: DigestScope,
   eventId?: string,
+  keepTime = false,
 ): { row: EventToWrite; event: NormalizedEvent } | FilteredEvent {
-  return digestWith(raw, ctx, eventId, true)
+  return digestWith(raw, ctx, eventId, true, !keepTime)
 }
 
 function digestWith(
@@ -115,11 +119,13 @@ function digestWith(
   ctx: DigestScope,
   eventId: string | undefined,
   filter: boolean,
+  boundTime = false,
 ): { row: EventToWrite; event: NormalizedEvent } | FilteredEvent {
   const event = normalizeEvent(raw, {
     ...(eventId !== undefined ? { eventId } : {}),
     received: ctx.received / 1000,
   })
+  if (boundTime) boundEventTime(event, ctx.received / 1000)
   const policy = policyOf(ctx.privacy)
   // A project that stores no IP addresses gets none filled in from the connection either.
   resolveAutoIp(event, policy.scrub.scrubIp ? undefined : ctx.clientIp, inferIp(raw))
