@@ -16,6 +16,7 @@ import { ApiError, errorStatus } from './errors.ts'
 import { healthRoutes } from './http/health.ts'
 import { installMethodNotAllowed } from './http/method-not-allowed.ts'
 import { httpServerOptions } from './http/server-options.ts'
+import { MAX_PATH_PARAM } from './http-kit/schemas.ts'
 import { dropStaleIngestCaches } from './ingest/cache-invalidation.ts'
 import { DIGEST_ON_WRITE_MODULE, digestingStore } from './ingest/digest-on-write.ts'
 import { DigestPool } from './ingest/digest-pool.ts'
@@ -62,7 +63,7 @@ const CORS = {
   strictPreflight: false,
 }
 
-/** Router errors (a path parameter over 100 characters, a malformed URL) as `{"detail"}` too. */
+/** Router errors (a path parameter over `MAX_PATH_PARAM` characters, a malformed URL) as `{"detail"}` too. */
 function frameworkErrors(err: FastifyError, _req: FastifyRequest, reply: FastifyReply): void {
   reply.code(errorStatus(err)).send({ detail: err.message })
 }
@@ -96,7 +97,13 @@ export async function buildApp(
 ): Promise<FastifyInstance> {
   const app = Fastify({
     logger: config.logLevel === 'silent' ? false : { level: config.logLevel },
-    routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
+    // A path parameter may be as long as the longest name an event or a session stores (a
+    // release: 256 characters), so every stored release can be read back by its name.
+    routerOptions: {
+      ignoreTrailingSlash: true,
+      ignoreDuplicateSlashes: true,
+      maxParamLength: MAX_PATH_PARAM,
+    },
     frameworkErrors,
     // Keep-alive longer than SDKs' idle timeout (Node SDK v11: 2 s) to avoid ECONNRESET resends.
     keepAliveTimeout: 10_000,

@@ -191,7 +191,7 @@ describe('release API', () => {
   })
 
   it("refuses bad versions, a release without projects and bad times; another team's project is missing", async () => {
-    for (const version of ['', '.', 'latest', 'a/b', 'a\nb', 'x'.repeat(101)]) {
+    for (const version of ['', '.', 'latest', 'a/b', 'a\nb', 'x'.repeat(201)]) {
       const res = await post(alpha, '', { version, projects: [alpha.projectSlug] })
       expect(res.statusCode, version).toBe(400)
       expect(res.json<{ detail: string }>().detail).toBeTruthy()
@@ -207,6 +207,15 @@ describe('release API', () => {
     })
     expect(badTime.statusCode).toBe(400)
     expect((await post(alpha, 'nope/deploys/', { environment: 'production' })).statusCode).toBe(404)
+  })
+
+  it("creates and reads back a version of 200 characters (Sentry's longest)", async () => {
+    const version = `long@${'9'.repeat(195)}`
+    const created = await post(alpha, '', { version, projects: [alpha.projectSlug] })
+    expect(created.statusCode, created.body).toBe(201)
+    const read = await release(alpha, version)
+    expect(read.statusCode, read.body).toBe(200)
+    expect(read.json<ReleaseJson>().version).toBe(version)
   })
 
   it('lists a project only its own releases; the team has no repositories', async () => {

@@ -6,9 +6,9 @@ import { bodyErrorResponses, errorResponses } from '../http-kit/schemas.ts'
 import type { Deploy, ReleaseChanges, ReleaseRecord } from '../store/release-types.ts'
 import type { Store } from '../store/types.ts'
 
-// Over 100 characters the router answers 414 before any schema (documented as such), so a
-// version longer than that could be created but never read back: the body takes 100 at most.
-const VERSION_MAX = 100
+// Sentry's longest release version (its release API's `MAX_VERSION_LENGTH`); the router takes
+// path parameters up to `MAX_PATH_PARAM` (256), so every version created can be read back.
+const VERSION_MAX = 200
 
 /**
  * A release version as Sentry accepts one: not blank, not `.`, `..` or `latest`, and none of

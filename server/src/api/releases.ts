@@ -2,7 +2,13 @@ import { z } from 'zod'
 import { ApiError } from '../errors.ts'
 import { onProject } from '../http/route-access.ts'
 import type { ApiScope } from '../http-kit/openapi.ts'
-import { errorResponses, HealthJson, PathId, ProjectParams } from '../http-kit/schemas.ts'
+import {
+  errorResponses,
+  HealthJson,
+  MAX_PATH_PARAM,
+  PathId,
+  ProjectParams,
+} from '../http-kit/schemas.ts'
 import { pathProject } from '../http-kit/validate.ts'
 import {
   type HealthCounts,
@@ -22,8 +28,11 @@ export const HealthQuery = z
   })
   .describe('query')
 
-// Over 100 characters the router answers 414 before any schema (documented as such).
-const ReleaseParams = z.object({ projectId: PathId, release: z.string().min(1).max(100) })
+// Over `MAX_PATH_PARAM` characters the router answers 414 before any schema (documented).
+const ReleaseParams = z.object({
+  projectId: PathId,
+  release: z.string().min(1).max(MAX_PATH_PARAM),
+})
 
 const ReleaseList = z.array(
   z.object({

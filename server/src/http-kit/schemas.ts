@@ -38,13 +38,20 @@ export const PathId = z
 /** `{projectId}` alone. */
 export const ProjectParams = z.object({ projectId: PathId })
 
+/**
+ * The longest path parameter the router takes (Fastify's `maxParamLength`; 414 above it): the
+ * longest name an event stores for its release (256 characters), so a release any event or
+ * session named can be read back by it.
+ */
+export const MAX_PATH_PARAM = 256
+
 /** The error answers every management route can give (the principal hook runs first). */
 export const errorResponses = {
   400: ErrorBody.describe('Invalid input'),
   401: ErrorBody.describe('Missing or wrong token'),
   403: ErrorBody.describe('Not allowed'),
   404: ErrorBody.describe('No such resource'),
-  414: ErrorBody.describe('A path parameter over 100 characters'),
+  414: ErrorBody.describe(`A path parameter over ${MAX_PATH_PARAM} characters`),
 } as const
 
 /** The extra answers of a route with a JSON body: wrong media type, body over the limit. */
