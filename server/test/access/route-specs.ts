@@ -228,8 +228,10 @@ export const SPECS: Record<string, RouteSpec> = {
   },
   'POST /api/0/organizations/:org/chunk-upload/': { rawBody: () => chunkUpload() },
   'POST /api/0/organizations/:org/artifactbundle/assemble/': {
-    // The body names projects: another team's answers as a missing one.
+    // The body names projects: another team's answers as a missing one, Sentry's 400 "One or
+    // more projects are invalid" (what sentry-cli prints as it is).
     objectIds: ['projectSlug'],
+    missingStatus: 400,
     // No chunks: nothing is missing, and an empty bundle is answered 200 `error`.
     body: (ids) => ({
       checksum: 'da39a3ee5e6b4b0d3255bfef95601890afd80709',

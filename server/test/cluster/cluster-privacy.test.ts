@@ -41,14 +41,14 @@ describe('privacy settings across two nodes', { timeout: 60_000 }, () => {
       event_id: id,
       level: 'error',
       message: 'cluster noisy widget failed',
-      extra: { member_no: 'M-7731-SECRET' },
+      extra: { member_no: 'M-7731-MEMBER' },
     })
     // Positive control: before the change node B stores the event (and caches the key and the
     // settings that come with it) and keeps the member number.
     const before = newId()
     expect(await send(nodeB, p, noisy(before))).toBe(200)
     const kept = await stored(1, p, before)
-    expect(JSON.stringify(kept)).toContain('M-7731-SECRET')
+    expect(JSON.stringify(kept)).toContain('M-7731-MEMBER')
 
     const put = await fetch(`${nodeA}/api/0/projects/${p.id}/privacy/`, {
       method: 'PUT',
@@ -85,7 +85,7 @@ describe('privacy settings across two nodes', { timeout: 60_000 }, () => {
     const scrubbed = await stored(1, p, other)
     expect(scrubbed?.event_id).toBe(other)
     const text = JSON.stringify(scrubbed)
-    expect(text).not.toContain('M-7731-SECRET')
+    expect(text).not.toContain('M-7731-MEMBER')
     expect(text).toContain('[Filtered]')
     // The stored database rows agree with the API: the one filtered event is absent.
     const counts = await cluster.storedCounts(p.id)
