@@ -70,7 +70,7 @@ describe('unsupported items', () => {
     expect(await outcomeMap(app, p.id)).toEqual({
       'accepted/error': 1,
       'unsupported:attachment/attachment': 1,
-      'unsupported:hologram_2031/default': 1,
+      'unsupported:unknown/default': 1,
       'unsupported:log/log_item': 1,
       'unsupported:profile/profile': 1,
       'unsupported:replay_event/replay': 1,
@@ -79,6 +79,15 @@ describe('unsupported items', () => {
       'unsupported:statsd/default': 1,
       'unsupported:transaction/transaction': 1,
     })
+  })
+
+  it('count item types Relay does not know under one reason, however many there are', async () => {
+    // Each made-up type was a row of its own: any sender could grow the Outcomes page without end.
+    const env = envelopeOf(
+      Array.from({ length: 300 }, (_, i): [string, string] => [`made_up_${i}`, '{}']),
+    )
+    expect((await postEnvelope(app, p.id, p.key, env)).statusCode).toBe(200)
+    expect(await outcomeMap(app, p.id)).toEqual({ 'unsupported:unknown/default': 300 })
   })
 
   it('count a container item once per record its item_count names', async () => {

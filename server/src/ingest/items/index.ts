@@ -4,6 +4,7 @@ import type { EnvelopeItem } from '../envelope.ts'
 import { handleCheckInItem } from './check-in.ts'
 import { handleClientReport } from './client-report.ts'
 import { queueEventItem } from './event.ts'
+import { unsupportedReason } from './outcome-names.ts'
 import { handleSessionItem, handleSessionsItem } from './session.ts'
 
 /** Per-envelope facts a handler may need. */
@@ -21,7 +22,8 @@ export type ItemHandler = (item: EnvelopeItem, ctx: IngestContext, env: ItemEnv)
 
 /**
  * The dispatch table: item type → handler. Types not listed here are dropped and counted as
- * `unsupported:<type>`, never fatal (the spec's envelope rule 1).
+ * `unsupported:<type>` (`unsupported:unknown` for a type Relay does not know either), never
+ * fatal (the spec's envelope rule 1).
  */
 export const ITEM_HANDLERS: Record<string, ItemHandler> = {
   event: (item, ctx, env) =>
@@ -93,7 +95,7 @@ export function handleItems(items: EnvelopeItem[], ctx: IngestContext, limits: L
     if (handler === undefined) {
       ctx.outcome(
         'unsupported',
-        item.header.type.slice(0, 64),
+        unsupportedReason(item.header.type),
         categoryOf(item.header.type),
         itemQuantity(item.header),
       )
