@@ -158,6 +158,28 @@ describe('session items', () => {
     expect(ev.status).toBe(404)
   })
 
+  it('takes 100 session items per envelope and refuses more with 413, as Relay does', async () => {
+    const many = (n: number, release: string): [string, Record<string, unknown>][] =>
+      Array.from({ length: n }, (_, i) => [
+        i % 2 === 0 ? 'session' : 'sessions',
+        i % 2 === 0
+          ? session({ attrs: { release: `${release}-${i}` } })
+          : {
+              attrs: { release: `${release}-${i}` },
+              aggregates: [{ started: new Date().toISOString(), exited: 1 }],
+            },
+      ])
+    expect((await sendItems(app, project, many(100, 'ok'))).statusCode).toBe(200)
+    const res = await sendItems(app, project, many(101, 'over'))
+    expect(res.statusCode).toBe(413)
+    expect(res.json<{ detail: string }>().detail).toMatch(
+      /envelope exceeded size limits for type 'session' \(101 > 100 items\)/,
+    )
+    const listed = (await releasesOf(app, project.id)).map((r) => r.version)
+    expect(listed).toHaveLength(100)
+    expect(listed.some((v) => v.startsWith('over-'))).toBe(false)
+  })
+
   it.each([
     ['not JSON', '{"sid":'],
     ['no started', JSON.stringify({ sid: 'x', status: 'ok', attrs: { release: 'r' } })],

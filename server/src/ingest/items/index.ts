@@ -1,4 +1,5 @@
 import type { Limits } from '../../config.ts'
+import { ApiError } from '../../errors.ts'
 import type { IngestContext } from '../context.ts'
 import type { EnvelopeItem } from '../envelope.ts'
 import { handleCheckInItem } from './check-in.ts'
@@ -85,9 +86,23 @@ function itemQuantity(header: EnvelopeItem['header']): number {
   return typeof n === 'number' && Number.isInteger(n) && n >= 1 ? Math.min(n, MAX_ITEM_COUNT) : 1
 }
 
+/**
+ * Most `session` and `sessions` items one envelope may hold, Relay's `max_session_count`: more
+ * and Relay refuses the envelope with 413 (each session item may name a release of its own, and
+ * 2,000 per envelope made 50,000 releases from 25 requests).
+ */
+export const MAX_SESSION_ITEMS = 100
+
 /** Runs every item of an envelope through its handler, counting unknown types as unsupported. */
 export function handleItems(items: EnvelopeItem[], ctx: IngestContext, limits: Limits): void {
   const env: ItemEnv = { limits, eventCount: items.filter((i) => i.header.type === 'event').length }
+  const sessions = items.filter((i) => i.header.type === 'session' || i.header.type === 'sessions')
+  if (sessions.length > MAX_SESSION_ITEMS) {
+    throw new ApiError(
+      'too_large',
+      `envelope exceeded size limits for type 'session' (${sessions.length} > ${MAX_SESSION_ITEMS} items)`,
+    )
+  }
   for (const item of items) {
     const handler = Object.hasOwn(ITEM_HANDLERS, item.header.type)
       ? ITEM_HANDLERS[item.header.type]
