@@ -1,5 +1,6 @@
 import type { Limits } from '../../config.ts'
 import { ApiError } from '../../errors.ts'
+import { isObj } from '../../event/json.ts'
 import type { IngestContext } from '../context.ts'
 import type { EnvelopeItem } from '../envelope.ts'
 import { handleCheckInItem } from './check-in.ts'
@@ -71,20 +72,26 @@ export function categoryOf(type: string): string {
 }
 
 /**
- * Most entries one container item may count for (`item_count` above it counts as this many):
- * a client's number is bounded like any other of its values.
- */
-const MAX_ITEM_COUNT = 100_000
-
-/**
  * How many records an item stands for in its outcome: a container (`log`, `span` v2,
- * `trace_metric`) says so in its header's `item_count` (Relay counts one per record), any
- * other item is one.
+ * `trace_metric`) the entries of its payload's `items` array (Relay counts one per record), any
+ * other item, or a container whose payload is no such object, one. The header's `item_count`
+ * is not believed: Relay requires it to match the payload, and trusted it let a 40-byte item
+ * with `item_count: 1e300` and `items: []` count 100,000 records.
  */
-function itemQuantity(header: EnvelopeItem['header']): number {
-  const n = header['item_count']
-  return typeof n === 'number' && Number.isInteger(n) && n >= 1 ? Math.min(n, MAX_ITEM_COUNT) : 1
+function itemQuantity(item: EnvelopeItem): number {
+  if (!CONTAINER_TYPES.has(item.header.type)) return 1
+  let json: unknown
+  try {
+    json = JSON.parse(item.payload.toString('utf8'))
+  } catch {
+    return 1
+  }
+  const entries = isObj(json) ? json['items'] : undefined
+  return Array.isArray(entries) && entries.length > 0 ? entries.length : 1
 }
+
+/** Item types whose payload is a container of records (`{"items": [...]}`). */
+const CONTAINER_TYPES: ReadonlySet<string> = new Set(['log', 'span', 'trace_metric'])
 
 /**
  * Most `session` and `sessions` items one envelope may hold, Relay's `max_session_count`: more
@@ -112,7 +119,7 @@ export function handleItems(items: EnvelopeItem[], ctx: IngestContext, limits: L
         'unsupported',
         unsupportedReason(item.header.type),
         categoryOf(item.header.type),
-        itemQuantity(item.header),
+        itemQuantity(item),
       )
       continue
     }
