@@ -314,6 +314,26 @@ describe('time ranges and the hourly series', () => {
 })
 
 describe('sessions and the rest of the server', () => {
+  it('pages the release list with limit and x-next-cursor, and refuses a bad cursor with 400', async () => {
+    const hour = Math.floor(Date.now() / HOUR) * HOUR
+    await sendSessions(
+      ...[0, 1, 2].map((i) =>
+        session({ started: new Date(hour - i * HOUR).toISOString(), attrs: { release: `p${i}` } }),
+      ),
+    )
+    const url = `/api/0/projects/${project.id}/releases/?limit=2`
+    const first = await adminGet<{ version: string }[]>(app, url)
+    expect(first.body.map((r) => r.version)).toEqual(['p0', 'p1'])
+    const next = first.headers['x-next-cursor']
+    expect(typeof next).toBe('string')
+    const second = await adminGet<{ version: string }[]>(app, `${url}&cursor=${String(next)}`)
+    expect(second.body.map((r) => r.version)).toEqual(['p2'])
+    expect(second.headers['x-next-cursor']).toBeUndefined()
+    const bad = await adminGet<{ detail: string }>(app, `${url}&cursor=p1`)
+    expect(bad.status).toBe(400)
+    expect(bad.body.detail).toMatch(/cursor/)
+  })
+
   it('finds releases whose names need escaping in the path', async () => {
     await sendSessions(session({ attrs: { release: 'web/app 1.0+build' } }))
     const r = await adminGet<{ version: string }>(
