@@ -85,6 +85,34 @@ describe('client_report items', () => {
     })
   })
 
+  it('count a reason or category that is not a known one as other / unknown', async () => {
+    // Stored as given, each made-up name was a row of its own on the Outcomes page.
+    const discarded_events = [
+      ...Array.from({ length: 200 }, (_, i) => ({
+        reason: `reason_${i}`,
+        category: `category_${i}`,
+        quantity: 1,
+      })),
+      { reason: 'before_send', category: 'made_up', quantity: 2 },
+      { reason: 'made up <b>reason</b>', category: 'log_item', quantity: 3 },
+      { reason: 'no_parent_span', category: 'span', quantity: 4 },
+    ]
+    const res = await postEnvelope(
+      app,
+      p.id,
+      p.key,
+      envelopeOf([['client_report', { discarded_events }]]),
+    )
+    expect(res.statusCode).toBe(200)
+    expect(await outcomeMap(app, p.id)).toEqual({
+      'accepted/internal': 1,
+      'client_discard:other/unknown': 200,
+      'client_discard:before_send/unknown': 2,
+      'client_discard:other/log_item': 3,
+      'client_discard:no_parent_span/span': 4,
+    })
+  })
+
   it('are dated by the report timestamp, corrected by sent_at for a drifting clock', async () => {
     const twoHoursAgo = NOW - 2 * HOUR
     const d = (reason: string) => ({

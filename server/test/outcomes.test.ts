@@ -70,7 +70,7 @@ describe('unsupported items', () => {
     expect(await outcomeMap(app, p.id)).toEqual({
       'accepted/error': 1,
       'unsupported:attachment/attachment': 1,
-      'unsupported:hologram_2031/default': 1,
+      'unsupported:unknown/default': 1,
       'unsupported:log/log_item': 1,
       'unsupported:profile/profile': 1,
       'unsupported:replay_event/replay': 1,
@@ -81,7 +81,16 @@ describe('unsupported items', () => {
     })
   })
 
-  it('count a container item once per record its item_count names', async () => {
+  it('count item types Relay does not know under one reason, however many there are', async () => {
+    // Each made-up type was a row of its own: any sender could grow the Outcomes page without end.
+    const env = envelopeOf(
+      Array.from({ length: 300 }, (_, i): [string, string] => [`made_up_${i}`, '{}']),
+    )
+    expect((await postEnvelope(app, p.id, p.key, env)).statusCode).toBe(200)
+    expect(await outcomeMap(app, p.id)).toEqual({ 'unsupported:unknown/default': 300 })
+  })
+
+  it('count a container item once per record its payload holds, whatever item_count says', async () => {
     // What @sentry/node 11 and sentry-go's log integrations send: log and span v2 containers.
     const logs = { items: [1, 2, 3].map((i) => ({ body: `l${i}`, level: 'info', timestamp: 1 })) }
     const spans = { items: [{ span_id: 'a' }, { span_id: 'b' }] }
@@ -95,16 +104,21 @@ describe('unsupported items', () => {
       JSON.stringify(logs),
       JSON.stringify({ type: 'span', item_count: 2 }),
       JSON.stringify(spans),
-      // Not a count: each such item is one.
+      // The header's count is not believed: these are 3 records each, the last 1 (none held).
       JSON.stringify({ type: 'log', item_count: 'many' }),
       JSON.stringify(logs),
       JSON.stringify({ type: 'log', item_count: -4 }),
       JSON.stringify(logs),
+      '{"type":"log","item_count":1e300}',
+      '{"items":[]}',
+      // Not a container payload: one.
+      JSON.stringify({ type: 'log', item_count: 100_000 }),
+      'not json',
     ].join('\n')
     const res = await postEnvelope(app, p.id, p.key, env)
     expect(res.statusCode).toBe(200)
     expect(await outcomeMap(app, p.id)).toEqual({
-      'unsupported:log/log_item': 5,
+      'unsupported:log/log_item': 11,
       'unsupported:span/span': 2,
     })
   })

@@ -158,6 +158,28 @@ describe('session items', () => {
     expect(ev.status).toBe(404)
   })
 
+  it('takes 100 session items per envelope and refuses more with 413, as Relay does', async () => {
+    const many = (n: number, release: string): [string, Record<string, unknown>][] =>
+      Array.from({ length: n }, (_, i) => [
+        i % 2 === 0 ? 'session' : 'sessions',
+        i % 2 === 0
+          ? session({ attrs: { release: `${release}-${i}` } })
+          : {
+              attrs: { release: `${release}-${i}` },
+              aggregates: [{ started: new Date().toISOString(), exited: 1 }],
+            },
+      ])
+    expect((await sendItems(app, project, many(100, 'ok'))).statusCode).toBe(200)
+    const res = await sendItems(app, project, many(101, 'over'))
+    expect(res.statusCode).toBe(413)
+    expect(res.json<{ detail: string }>().detail).toMatch(
+      /envelope exceeded size limits for type 'session' \(101 > 100 items\)/,
+    )
+    const listed = (await releasesOf(app, project.id)).map((r) => r.version)
+    expect(listed).toHaveLength(100)
+    expect(listed.some((v) => v.startsWith('over-'))).toBe(false)
+  })
+
   it.each([
     ['not JSON', '{"sid":'],
     ['no started', JSON.stringify({ sid: 'x', status: 'ok', attrs: { release: 'r' } })],
@@ -292,6 +314,26 @@ describe('time ranges and the hourly series', () => {
 })
 
 describe('sessions and the rest of the server', () => {
+  it('pages the release list with limit and x-next-cursor, and refuses a bad cursor with 400', async () => {
+    const hour = Math.floor(Date.now() / HOUR) * HOUR
+    await sendSessions(
+      ...[0, 1, 2].map((i) =>
+        session({ started: new Date(hour - i * HOUR).toISOString(), attrs: { release: `p${i}` } }),
+      ),
+    )
+    const url = `/api/0/projects/${project.id}/releases/?limit=2`
+    const first = await adminGet<{ version: string }[]>(app, url)
+    expect(first.body.map((r) => r.version)).toEqual(['p0', 'p1'])
+    const next = first.headers['x-next-cursor']
+    expect(typeof next).toBe('string')
+    const second = await adminGet<{ version: string }[]>(app, `${url}&cursor=${String(next)}`)
+    expect(second.body.map((r) => r.version)).toEqual(['p2'])
+    expect(second.headers['x-next-cursor']).toBeUndefined()
+    const bad = await adminGet<{ detail: string }>(app, `${url}&cursor=p1`)
+    expect(bad.status).toBe(400)
+    expect(bad.body.detail).toMatch(/cursor/)
+  })
+
   it('finds releases whose names need escaping in the path', async () => {
     await sendSessions(session({ attrs: { release: 'web/app 1.0+build' } }))
     const r = await adminGet<{ version: string }>(

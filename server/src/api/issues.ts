@@ -198,7 +198,7 @@ export async function issueRoutes(app: ApiScope, deps: { store: Store }): Promis
       config: { access: onIssue('project:read') },
       schema: {
         summary:
-          "Tag distribution of an issue: per key, the events that carried it, its distinct values and the top 10 values with their counts; and the issue's distinct users",
+          "Tag distribution of an issue: per key (at most 100: the promoted keys, then those the most events carried), the events that carried it, its distinct values and the top 10 values with their counts; and the issue's distinct users",
         params: IssueParams,
         response: { 200: TagsJson, ...errorResponses },
       },

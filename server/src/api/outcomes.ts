@@ -40,6 +40,7 @@ export const OUTCOME_DESCRIPTIONS: Record<string, string> = {
     "Filtered: the release matched one of the project's release patterns.",
   'filtered:ip-address': "Filtered: sent from one of the project's blocked client addresses.",
   unsupported: 'Dropped: this server does not store this item type.',
+  'unsupported:unknown': 'Dropped: an item type neither this server nor Relay knows.',
   'rejected:auth_missing': 'Rejected (401): the request carried no DSN key.',
   'rejected:auth_invalid': 'Rejected (401): malformed credentials.',
   'rejected:unknown_key': 'Rejected (403): the DSN key is unknown.',
@@ -75,6 +76,8 @@ export const OUTCOME_DESCRIPTIONS: Record<string, string> = {
   'client_discard:sample_rate': 'Never sent: dropped by the sample rate.',
   'client_discard:before_send': 'Never sent: dropped by a before_send hook.',
   'client_discard:event_processor': 'Never sent: dropped by an event processor.',
+  'client_discard:other':
+    'Never arrived: dropped by the SDK for a reason its client report named that is not a known one.',
 }
 
 /** The human description of an outcome row. */

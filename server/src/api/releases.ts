@@ -16,6 +16,7 @@ import {
   SESSION_CATEGORIES,
 } from '../store/release-health-types.ts'
 import type { Store } from '../store/types.ts'
+import { Cursor } from './cursor.ts'
 import { HOUR, hourBuckets, hourRange, iso, RangeQuery } from './time-range.ts'
 
 const DAY = 24 * HOUR
@@ -25,6 +26,16 @@ export const HealthQuery = z
   .object({
     ...RangeQuery,
     environment: z.string().max(64).optional(),
+  })
+  .describe('query')
+
+/** Query of the release list: the health query and a page (`x-next-cursor` continues it). */
+const ReleaseListQuery = z
+  .object({
+    ...RangeQuery,
+    environment: z.string().max(64).optional(),
+    limit: z.coerce.number().int().min(1).max(1000).default(100),
+    cursor: Cursor.optional(),
   })
   .describe('query')
 
@@ -94,16 +105,18 @@ export async function releaseRoutes(app: ApiScope, deps: { store: Store }): Prom
       config: { access: onProject('project:read') },
       schema: {
         summary:
-          'Releases with sessions in [since, until) (whole hours, default the last 90 days), newest first, with their health; filter environment',
+          'Releases with sessions in [since, until) (whole hours, default the last 90 days), newest first, with their health; filter environment; cursor paging (limit, default 100, at most 1000; x-next-cursor)',
         params: ProjectParams,
-        querystring: HealthQuery,
+        querystring: ReleaseListQuery,
         response: { 200: ReleaseList, ...errorResponses },
       },
     },
-    async (req) => {
+    async (req, reply) => {
       const projectId = (await pathProject(store, req.params.projectId)).id
       const range = rangeOf(req.query, 90)
-      const releases = await store.listReleaseHealth(projectId, range)
+      const { limit, cursor } = req.query
+      const { releases, next } = await store.listReleaseHealth(projectId, range, { limit, cursor })
+      if (next !== undefined) reply.header('x-next-cursor', next)
       return releases.map((r) => ({
         version: r.release,
         first_seen: iso(r.firstSeen),

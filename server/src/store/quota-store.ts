@@ -16,8 +16,8 @@ export interface OutcomeFilter {
   keyIds?: number[] | undefined
 }
 
-/** Summed outcome counters of one hour (`hour` = its start, ms). */
-export interface OutcomeHourTotal extends OutcomeTotal {
+/** Summed outcome counters of one hour (`hour` = its start, ms), over all their reasons. */
+export interface OutcomeHourTotal extends Omit<OutcomeTotal, 'reason'> {
   hour: number
 }
 

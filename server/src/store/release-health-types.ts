@@ -1,3 +1,4 @@
+import type { Page } from './model.ts'
 /**
  * Storage types of release health: session updates and pre-aggregated buckets folded into
  * hourly rollups per project, release and environment (protocol.md §6.2, §6.3).
@@ -79,8 +80,18 @@ export interface HealthPoint {
 
 /** Reads and writes of release health (writes happen inside the ingest transaction). */
 export interface ReleaseHealthStore {
-  /** Releases with sessions in the range, newest first. */
-  listReleaseHealth(projectId: number, range: HealthRange): Promise<ReleaseHealthSummary[]>
+  /**
+   * Releases with sessions in the range, newest first, a page of them: any client can name a
+   * release per session, so a project may hold any number. `next` is the cursor of the
+   * following page (an offset into the same order).
+   */
+  listReleaseHealth(
+    projectId: number,
+    range: HealthRange,
+    page: Page,
+  ): Promise<{ releases: ReleaseHealthSummary[]; next?: string }>
+  /** The environments with sessions in the range, by name, at most `limit` of them. */
+  releaseEnvironments(projectId: number, range: HealthRange, limit: number): Promise<string[]>
   /** Totals and the hourly series of one release; undefined when it has no sessions at all. */
   releaseHealthSeries(
     projectId: number,

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { OUTCOME_TOTALS_LIMIT } from '../../src/store/queries/outcomes.ts'
 import type { OutcomeDelta, Store } from '../../src/store/types.ts'
 import { row } from './contract.ts'
 import { openWithProject } from './contract-setup.ts'
@@ -91,14 +92,41 @@ export function quotaContract(name: string, open: () => Promise<Store>): void {
         { outcome: 'over_quota', reason: 'quota_exceeded', category: 'error', quantity: 1 },
       ])
       expect(await store.outcomeHours(project.id, { ...all, keyIds: [key.id] })).toEqual([
-        { hour: T0, outcome: 'accepted', reason: '', category: 'error', quantity: 5 },
+        { hour: T0, outcome: 'accepted', category: 'error', quantity: 5 },
+        { hour: T0 + 2 * HOUR, outcome: 'over_quota', category: 'error', quantity: 1 },
+      ])
+      await store.close()
+    })
+
+    it('answers at most OUTCOME_TOTALS_LIMIT totals, the largest, and hours summed over reasons', async () => {
+      const { store, project, delta } = await setup()
+      // Counters of made-up reasons, as ingest wrote them before it bounded the names: a row
+      // each on the Outcomes page (175,000 of them in the audit).
+      const outcomes = [
+        ...Array.from({ length: OUTCOME_TOTALS_LIMIT + 50 }, (_, i) =>
+          delta({ outcome: 'unsupported', reason: `t${String(i).padStart(5, '0')}` }),
+        ),
+        delta({ outcome: 'unsupported', reason: 'zz_big', category: 'log_item', quantity: 9 }),
+      ]
+      await store.write([{ events: [], outcomes }])
+      const all = { since: T0, until: T0 + HOUR }
+      const totals = await store.outcomeTotalsBy(project.id, all)
+      expect(totals).toHaveLength(OUTCOME_TOTALS_LIMIT)
+      expect(totals[0]?.reason).toBe('t00000')
+      expect(totals[totals.length - 1]).toEqual({
+        outcome: 'unsupported',
+        reason: 'zz_big',
+        category: 'log_item',
+        quantity: 9,
+      })
+      expect(await store.outcomeHours(project.id, all)).toEqual([
         {
-          hour: T0 + 2 * HOUR,
-          outcome: 'over_quota',
-          reason: 'quota_exceeded',
+          hour: T0,
+          outcome: 'unsupported',
           category: 'error',
-          quantity: 1,
+          quantity: OUTCOME_TOTALS_LIMIT + 50,
         },
+        { hour: T0, outcome: 'unsupported', category: 'log_item', quantity: 9 },
       ])
       await store.close()
     })

@@ -9,8 +9,60 @@ import { HOUR, openForHealthAndCrons, RANGE, T0 } from './health-cron-setup.ts'
  */
 export function releaseHealthContract(name: string, open: () => Promise<Store>): void {
   const setup = () => openForHealthAndCrons(open)
+  /** One page of the release list, bigger than these tests write. */
+  const PAGE = { limit: 100 }
 
   describe(`release health contract: ${name}`, () => {
+    it('lists releases a page at a time, newest first, each with its own environments and users', async () => {
+      const { store, project, update } = await setup()
+      // 7 releases, r0 the newest; each has its own environment and user, r3 a second one.
+      const sessions = Array.from({ length: 7 }, (_, i) =>
+        update({
+          sid: `s${i}`,
+          did: `u${i}`,
+          release: `r${i}`,
+          environment: `e${i}`,
+          started: T0 + (10 - i) * HOUR,
+          timestamp: T0 + (10 - i) * HOUR,
+        }),
+      )
+      sessions.push(
+        update({
+          sid: 'extra',
+          did: 'u9',
+          release: 'r3',
+          environment: 'e9',
+          started: T0 + 7 * HOUR,
+          timestamp: T0 + 7 * HOUR,
+        }),
+      )
+      await store.write([{ events: [], outcomes: [], sessions }])
+      const seen: string[] = []
+      let cursor: string | undefined
+      let pages = 0
+      do {
+        const page = await store.listReleaseHealth(project.id, RANGE, { limit: 3, cursor })
+        expect(page.releases.length).toBeLessThanOrEqual(3)
+        for (const r of page.releases) {
+          const n = r.release.slice(1)
+          expect(r.environments).toEqual(n === '3' ? ['e3', 'e9'] : [`e${n}`])
+          expect(r.counts.users.total).toBe(n === '3' ? 2 : 1)
+        }
+        seen.push(...page.releases.map((r) => r.release))
+        cursor = page.next
+        pages++
+      } while (cursor !== undefined)
+      expect(seen).toEqual(['r0', 'r1', 'r2', 'r3', 'r4', 'r5', 'r6'])
+      expect(pages).toBe(3)
+      expect(await store.releaseEnvironments(project.id, RANGE, 4)).toEqual([
+        'e0',
+        'e1',
+        'e2',
+        'e3',
+      ])
+      await store.close()
+    })
+
     it('counts a session once, in its worst category, across units and commits', async () => {
       const { store, project, update } = await setup()
       await store.write([
@@ -28,7 +80,7 @@ export function releaseHealthContract(name: string, open: () => Promise<Store>):
         },
       ])
       await store.write([{ events: [], outcomes: [], sessions: [update({ status: 'ok' })] }])
-      const [r] = await store.listReleaseHealth(project.id, RANGE)
+      const [r] = (await store.listReleaseHealth(project.id, RANGE, PAGE)).releases
       expect(r?.counts.sessions).toEqual({
         total: 2,
         healthy: 1,
@@ -69,7 +121,7 @@ export function releaseHealthContract(name: string, open: () => Promise<Store>):
           ),
         )
       }
-      const [r] = await store.listReleaseHealth(project.id, RANGE)
+      const [r] = (await store.listReleaseHealth(project.id, RANGE, PAGE)).releases
       expect(r?.counts.sessions).toMatchObject({ total: 5, crashed: 5, healthy: 0 })
       await store.close()
     })
@@ -106,11 +158,12 @@ export function releaseHealthContract(name: string, open: () => Promise<Store>):
         environment: 'prod',
       })
       expect(prod?.totals.sessions.total).toBe(5)
-      const late = await store.listReleaseHealth(project.id, {
-        since: T0 + HOUR,
-        until: RANGE.until,
-      })
-      expect(late[0]?.counts.sessions.total).toBe(5)
+      const late = await store.listReleaseHealth(
+        project.id,
+        { since: T0 + HOUR, until: RANGE.until },
+        PAGE,
+      )
+      expect(late.releases[0]?.counts.sessions.total).toBe(5)
       expect(await store.releaseHealthSeries(project.id, 'other', RANGE)).toBeUndefined()
       await store.close()
     })

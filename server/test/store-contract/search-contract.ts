@@ -1,6 +1,7 @@
 import Fastify from 'fastify'
 import { describe, expect, it } from 'vitest'
 import { parseQuery } from '../../src/search/query.ts'
+import { TAG_DISTRIBUTION_KEYS } from '../../src/store/queries/issue-search.ts'
 import { installSearchBackfill, runSearchBackfill } from '../../src/store/search-backfill-job.ts'
 import type { IssueSort } from '../../src/store/search-types.ts'
 import type { EventToWrite, Store } from '../../src/store/types.ts'
@@ -329,6 +330,45 @@ export function searchContract(name: string, open: () => Promise<Store>): void {
         },
       ])
       expect(await store.tagDistribution((d?.id ?? 0) + 1000, 2)).toEqual([])
+      await store.close()
+    })
+
+    it('shows at most TAG_DISTRIBUTION_KEYS keys of an issue with many: promoted first, then the most carried', async () => {
+      const { store, project, key } = await openWithProject(open)
+      // 600 distinct keys over 12 events of 50 tags (more than SQLite's 500 compound-SELECT
+      // branches, one per key, that the distribution once was); `hot` on 3 events, `os.name`
+      // (promoted) on one, every other key on one.
+      let next = 0
+      const events = Array.from({ length: 12 }, (_, n) => {
+        const own: Tags = [
+          ...(n < 3 ? ([['hot', 'yes']] as Tags) : []),
+          ...(n === 11 ? ([['os.name', 'Linux']] as Tags) : []),
+        ]
+        while (own.length < 50) own.push([`k${String(next++).padStart(4, '0')}`, 'v'])
+        return ev(project.id, key.id, 'many', 'M', 'm.js', T0 + n, own, '')
+      })
+      await store.write([{ events, outcomes: [] }])
+      const [m] = (
+        await store.searchIssues(project.id, parseQuery('', NOW), 'last_seen', { limit: 1 })
+      ).issues
+      const dist = await store.tagDistribution(m?.id ?? 0, 2)
+      expect(dist).toHaveLength(TAG_DISTRIBUTION_KEYS)
+      const keys = dist.map((d) => d.key)
+      expect(keys).toEqual([...keys].sort())
+      expect(keys).toContain('os.name')
+      expect(dist.find((d) => d.key === 'hot')).toEqual({
+        key: 'hot',
+        total: 3,
+        distinct: 1,
+        top: [{ value: 'yes', count: 3 }],
+      })
+      // The rest by key, ties broken by name: k0000 … after `hot` and `os.name`.
+      expect(keys.filter((k) => k.startsWith('k'))).toEqual(
+        Array.from(
+          { length: TAG_DISTRIBUTION_KEYS - 2 },
+          (_, i) => `k${String(i).padStart(4, '0')}`,
+        ),
+      )
       await store.close()
     })
 

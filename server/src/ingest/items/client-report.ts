@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { parseTimestamp } from '../../event/normalize.ts'
 import type { IngestContext } from '../context.ts'
+import { discardCategory, discardReason } from './outcome-names.ts'
 
 const DAY = 86_400_000
 /** Relay corrects report times by `sent_at` when the client clock is off by this much. */
@@ -73,7 +74,8 @@ export function parseClientReport(
 
 /**
  * `client_report` items: the SDK's own drop counters become `client_discard` outcomes of the
- * request's key. The item itself is counted `accepted` (category `internal`); a report that does
+ * request's key, a reason or category that is not a known one counted as `other` / `unknown`
+ * (outcome-names.ts). The item itself is counted `accepted` (category `internal`); a report that does
  * not parse is counted `rejected` / `invalid_client_report` and never fails the envelope, since
  * SDKs append reports to ordinary envelopes whose events must not be lost over it.
  */
@@ -94,8 +96,8 @@ export function handleClientReport(payload: Buffer, ctx: IngestContext, maxSize:
       keyId: ctx.key.id,
       at: report.at,
       outcome: 'client_discard',
-      reason: d.reason,
-      category: d.category,
+      reason: discardReason(d.reason),
+      category: discardCategory(d.category),
       quantity: d.quantity,
     })
   }

@@ -1,9 +1,12 @@
 import type { Limits } from '../../config.ts'
+import { ApiError } from '../../errors.ts'
+import { isObj } from '../../event/json.ts'
 import type { IngestContext } from '../context.ts'
 import type { EnvelopeItem } from '../envelope.ts'
 import { handleCheckInItem } from './check-in.ts'
 import { handleClientReport } from './client-report.ts'
 import { queueEventItem } from './event.ts'
+import { unsupportedReason } from './outcome-names.ts'
 import { handleSessionItem, handleSessionsItem } from './session.ts'
 
 /** Per-envelope facts a handler may need. */
@@ -21,7 +24,8 @@ export type ItemHandler = (item: EnvelopeItem, ctx: IngestContext, env: ItemEnv)
 
 /**
  * The dispatch table: item type → handler. Types not listed here are dropped and counted as
- * `unsupported:<type>`, never fatal (the spec's envelope rule 1).
+ * `unsupported:<type>` (`unsupported:unknown` for a type Relay does not know either), never
+ * fatal (the spec's envelope rule 1).
  */
 export const ITEM_HANDLERS: Record<string, ItemHandler> = {
   event: (item, ctx, env) =>
@@ -68,24 +72,44 @@ export function categoryOf(type: string): string {
 }
 
 /**
- * Most entries one container item may count for (`item_count` above it counts as this many):
- * a client's number is bounded like any other of its values.
+ * How many records an item stands for in its outcome: a container (`log`, `span` v2,
+ * `trace_metric`) the entries of its payload's `items` array (Relay counts one per record), any
+ * other item, or a container whose payload is no such object, one. The header's `item_count`
+ * is not believed: Relay requires it to match the payload, and trusted it let a 40-byte item
+ * with `item_count: 1e300` and `items: []` count 100,000 records.
  */
-const MAX_ITEM_COUNT = 100_000
+function itemQuantity(item: EnvelopeItem): number {
+  if (!CONTAINER_TYPES.has(item.header.type)) return 1
+  let json: unknown
+  try {
+    json = JSON.parse(item.payload.toString('utf8'))
+  } catch {
+    return 1
+  }
+  const entries = isObj(json) ? json['items'] : undefined
+  return Array.isArray(entries) && entries.length > 0 ? entries.length : 1
+}
+
+/** Item types whose payload is a container of records (`{"items": [...]}`). */
+const CONTAINER_TYPES: ReadonlySet<string> = new Set(['log', 'span', 'trace_metric'])
 
 /**
- * How many records an item stands for in its outcome: a container (`log`, `span` v2,
- * `trace_metric`) says so in its header's `item_count` (Relay counts one per record), any
- * other item is one.
+ * Most `session` and `sessions` items one envelope may hold, Relay's `max_session_count`: more
+ * and Relay refuses the envelope with 413 (each session item may name a release of its own, and
+ * 2,000 per envelope made 50,000 releases from 25 requests).
  */
-function itemQuantity(header: EnvelopeItem['header']): number {
-  const n = header['item_count']
-  return typeof n === 'number' && Number.isInteger(n) && n >= 1 ? Math.min(n, MAX_ITEM_COUNT) : 1
-}
+export const MAX_SESSION_ITEMS = 100
 
 /** Runs every item of an envelope through its handler, counting unknown types as unsupported. */
 export function handleItems(items: EnvelopeItem[], ctx: IngestContext, limits: Limits): void {
   const env: ItemEnv = { limits, eventCount: items.filter((i) => i.header.type === 'event').length }
+  const sessions = items.filter((i) => i.header.type === 'session' || i.header.type === 'sessions')
+  if (sessions.length > MAX_SESSION_ITEMS) {
+    throw new ApiError(
+      'too_large',
+      `envelope exceeded size limits for type 'session' (${sessions.length} > ${MAX_SESSION_ITEMS} items)`,
+    )
+  }
   for (const item of items) {
     const handler = Object.hasOwn(ITEM_HANDLERS, item.header.type)
       ? ITEM_HANDLERS[item.header.type]
@@ -93,9 +117,9 @@ export function handleItems(items: EnvelopeItem[], ctx: IngestContext, limits: L
     if (handler === undefined) {
       ctx.outcome(
         'unsupported',
-        item.header.type.slice(0, 64),
+        unsupportedReason(item.header.type),
         categoryOf(item.header.type),
-        itemQuantity(item.header),
+        itemQuantity(item),
       )
       continue
     }

@@ -22,6 +22,8 @@ const T0 = Date.UTC(2026, 0, 15, 10, 0, 0)
 /** Later than every test event's receive time (store-contract `row`). */
 const L = 1_800_000_000_000
 const RANGE = { since: 0, until: T0 + 10 * HOUR }
+/** One page of the release list, bigger than any test writes. */
+const PAGE = { limit: 100 }
 
 /** A unit of one session update of release `r@1` in production (`over` changes it). */
 const sessionUnit = (projectId: number, over: Partial<SessionUpdate>): WriteUnit => ({
@@ -255,8 +257,8 @@ describe('counter deltas on PostgreSQL', () => {
     expect(Number(left[0]?.n)).toBe(0)
     // i % 4 === 0: 10 crashed; i % 5 === 0 and not % 4: 0, 5, 10, … minus 0, 20 → 6 errored.
     const sessions = { total: 40, healthy: 24, errored: 6, unhandled: 0, abnormal: 0, crashed: 10 }
-    const [ra] = await a.listReleaseHealth(project.id, RANGE)
-    const [rb] = await b.listReleaseHealth(project.id, RANGE)
+    const [ra] = (await a.listReleaseHealth(project.id, RANGE, PAGE)).releases
+    const [rb] = (await b.listReleaseHealth(project.id, RANGE, PAGE)).releases
     expect(ra?.counts.sessions).toEqual(sessions)
     expect(rb?.counts.sessions).toEqual(sessions)
     const series = await b.releaseHealthSeries(project.id, 'r@1', RANGE)
@@ -301,10 +303,10 @@ describe('counter deltas on PostgreSQL', () => {
         'SELECT coalesce(sum(crashed), 0) AS n FROM health_hours WHERE project_id = $1',
         [project.id],
       )
-      const read = b.listReleaseHealth(project.id, RANGE)
+      const read = b.listReleaseHealth(project.id, RANGE, PAGE)
       const series = b.releaseHealthSeries(project.id, 'r@1', RANGE)
       await c.query('COMMIT')
-      const [r] = await read
+      const [r] = (await read).releases
       const pending = Number(before[0]?.n)
       expect(pending).toBeLessThan(r?.counts.sessions.crashed ?? 0)
       expect(r?.counts.sessions.total).toBe(r?.counts.sessions.crashed)

@@ -30,6 +30,7 @@ const COUNTER_READS = [
   'tagDistribution',
   'triageIssues',
   'listReleaseHealth',
+  'releaseEnvironments',
   'releaseHealthSeries',
 ] as const satisfies readonly (keyof Store)[]
 

@@ -71,6 +71,16 @@ function textIn(d: Dialect, text: string): Statement {
  */
 const FACET_KINDS = new Set(['environment', 'release', 'component'])
 
+/**
+ * Most keys of an issue's tag distribution (docs/search.md, "The issue page"): the issue page
+ * and `GET /api/0/issues/{id}/tags/` show these, the promoted keys first, then the keys most
+ * events carried; the rest are left out.
+ */
+export const TAG_DISTRIBUTION_KEYS = 100
+
+/** The keys a distribution shows before any other: the facets and the promoted keys. */
+const PROMOTED_KEYS = [...FACET_KINDS, ...TAG_KEY_BITS.keys()]
+
 /** The table and key column a tag key is looked up in. */
 const tagTable = (key: string) =>
   FACET_KINDS.has(key) ? raw('issue_facets WHERE kind') : raw('issue_tags WHERE key')
@@ -163,15 +173,25 @@ export function issueSearchQueries(db: SqlPort): IssueSearchStore {
 
     tagDistribution: async (issueId, top) => {
       // Per key its count and sum, an aggregate over the issue's primary-key range that
-      // needs no sort; then each key's top values, a top-N per key (a window over every row
-      // sorted every row: most of a big issue's rows are its distinct users).
+      // needs no sort of the rows; of its keys the promoted ones (environment, release, the
+      // keys of store/tag-key-mask.ts) first, then the most carried, at most
+      // TAG_DISTRIBUTION_KEYS: an issue can hold any number of keys (50 per event, a new set
+      // each event), and one top-N branch per key made the second read unbounded (SQLite
+      // refused 500+ branches; PostgreSQL planned 11,000 in 5 s). Then each key's top values,
+      // a top-N per key (a window over every row sorted every row: most of a big issue's rows
+      // are its distinct users).
       const keys = await db.all<{
         key: string
         total: number | string
         distinct_values: number | string
       }>(
-        sql`SELECT key, SUM(times_seen) AS total, COUNT(*) AS distinct_values
-            FROM issue_tags WHERE issue_id = ${issueId} GROUP BY key ORDER BY key`,
+        sql`SELECT * FROM (SELECT key, SUM(times_seen) AS total, COUNT(*) AS distinct_values
+            FROM issue_tags WHERE issue_id = ${issueId} GROUP BY key
+            ORDER BY CASE WHEN key IN (${join(
+              PROMOTED_KEYS.map((k) => sql`${k}`),
+              ', ',
+            )}) THEN 0 ELSE 1 END, SUM(times_seen) DESC, key
+            LIMIT ${TAG_DISTRIBUTION_KEYS}) shown ORDER BY key`,
       )
       if (keys.length === 0) return []
       const tops = await db.all<{ key: string; value: string; times_seen: number | string }>(

@@ -3,7 +3,14 @@ import type { OutcomeTotal } from '../model.ts'
 import type { OutcomeFilter, OutcomeHourTotal, OutcomeStore } from '../quota-store.ts'
 import { inList } from '../sql/in-list.ts'
 import type { SqlPort } from '../sql/port.ts'
-import { raw, sql } from '../sql/statement.ts'
+import { sql } from '../sql/statement.ts'
+
+/**
+ * Most rows of outcome totals one read answers (docs/outcomes.md), the largest quantities:
+ * ingest keeps reasons and categories to known names, but counters written before it did (a
+ * made-up item type or client report reason each) stay until retention drops them.
+ */
+export const OUTCOME_TOTALS_LIMIT = 1000
 
 /** `[since, until)` widened to whole hours: counters are kept per hour. */
 function hourRange(f: OutcomeFilter): [number, number] {
@@ -12,19 +19,26 @@ function hourRange(f: OutcomeFilter): [number, number] {
 
 /** Outcome counter reads, written once (the table is written by each backend's ingest.ts). */
 export function outcomeQueries(db: SqlPort): OutcomeStore {
-  const read = <T>(by: string, projectId: number, f: OutcomeFilter): Promise<T[]> => {
+  const where = (projectId: number, f: OutcomeFilter) => {
     const [since, until] = hourRange(f)
     const keys =
       f.keyIds === undefined ? sql`` : sql`AND ${inList(db.dialect, 'key_id', f.keyIds, 'bigint')}`
-    const cols = raw(`${by}outcome, reason, category`)
-    return db.all<T>(
-      sql`SELECT ${cols}, SUM(quantity) AS quantity FROM outcomes
-          WHERE project_id = ${projectId} AND hour >= ${since} AND hour < ${until} ${keys}
-          GROUP BY ${cols} ORDER BY ${cols}`,
-    )
+    return sql`project_id = ${projectId} AND hour >= ${since} AND hour < ${until} ${keys}`
   }
   return {
-    outcomeTotalsBy: (projectId, f) => read<OutcomeTotal>('', projectId, f),
-    outcomeHours: (projectId, f) => read<OutcomeHourTotal>('hour, ', projectId, f),
+    outcomeTotalsBy: (projectId, f) =>
+      db.all<OutcomeTotal>(
+        sql`SELECT * FROM (SELECT outcome, reason, category, SUM(quantity) AS quantity
+            FROM outcomes WHERE ${where(projectId, f)} GROUP BY outcome, reason, category
+            ORDER BY SUM(quantity) DESC, outcome, reason, category
+            LIMIT ${OUTCOME_TOTALS_LIMIT}) shown ORDER BY outcome, reason, category`,
+      ),
+    // Per hour, outcome and category only: the chart sums the reasons.
+    outcomeHours: (projectId, f) =>
+      db.all<OutcomeHourTotal>(
+        sql`SELECT hour, outcome, category, SUM(quantity) AS quantity FROM outcomes
+            WHERE ${where(projectId, f)} GROUP BY hour, outcome, category
+            ORDER BY hour, outcome, category`,
+      ),
   }
 }

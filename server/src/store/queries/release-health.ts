@@ -172,22 +172,33 @@ export function releaseHealthQueries(db: SqlPort): ReleaseHealthStore {
       AND (${env} IS NULL OR environment = ${env})`
   }
   return {
-    listReleaseHealth: async (projectId, r) => {
+    listReleaseHealth: async (projectId, r, page) => {
       const where = range(projectId, r)
+      const at = Number(page.cursor ?? 0)
+      const offset = Number.isSafeInteger(at) && at > 0 ? at : 0
+      // The page of releases first (one aggregate over the range's rollups, in the list's
+      // order), then the environments and users of those releases only.
+      const rows = await db.all<CountRow & { release: string; first: number; last: number }>(
+        sql`SELECT release, MIN(hour) AS first, MAX(hour) AS last, SUM(sessions) AS sessions, ${sums}
+            FROM health_hours WHERE ${where} GROUP BY release ORDER BY last DESC, release
+            LIMIT ${page.limit + 1} OFFSET ${offset}`,
+      )
+      const shown = rows.slice(0, page.limit)
+      if (shown.length === 0) return { releases: [] }
+      const onPage = sql`${where} AND release IN (${join(
+        shown.map((x) => sql`${x.release}`),
+        ', ',
+      )})`
       const envs = new Map<string, string[]>()
       for (const e of await db.all<{ release: string; environment: string }>(
-        sql`SELECT DISTINCT release, environment FROM health_hours WHERE ${where} ORDER BY environment`,
+        sql`SELECT DISTINCT release, environment FROM health_hours WHERE ${onPage} ORDER BY environment`,
       )) {
         const list = envs.get(e.release) ?? []
         list.push(e.environment)
         envs.set(e.release, list)
       }
       const users = new Map<string, HealthCounts>()
-      const rows = await db.all<CountRow & { release: string; first: number; last: number }>(
-        sql`SELECT release, MIN(hour) AS first, MAX(hour) AS last, SUM(sessions) AS sessions, ${sums}
-            FROM health_hours WHERE ${where} GROUP BY release ORDER BY last DESC, release`,
-      )
-      const out = rows.map((row) => {
+      const releases = shown.map((row) => {
         const counts = emptyCounts()
         addSessions(counts, row)
         users.set(row.release, counts)
@@ -201,15 +212,25 @@ export function releaseHealthQueries(db: SqlPort): ReleaseHealthStore {
       })
       for (const u of await db.all<{ release: string; category: number; n: number }>(
         sql`SELECT release, category, COUNT(*) AS n FROM (
-              SELECT release, did, MAX(category) AS category FROM health_users WHERE ${where}
+              SELECT release, did, MAX(category) AS category FROM health_users WHERE ${onPage}
               GROUP BY release, did
             ) worst GROUP BY release, category`,
       )) {
         const counts = users.get(u.release)
         if (counts !== undefined) addUsers(counts, u.category, u.n)
       }
-      return out
+      return rows.length > page.limit
+        ? { releases, next: String(offset + page.limit) }
+        : { releases }
     },
+
+    releaseEnvironments: async (projectId, r, limit) =>
+      (
+        await db.all<{ environment: string }>(
+          sql`SELECT DISTINCT environment FROM health_hours WHERE ${range(projectId, r)}
+              ORDER BY environment LIMIT ${limit}`,
+        )
+      ).map((e) => e.environment),
 
     releaseHealthSeries: async (projectId, release, r) => {
       const known = await db.first(

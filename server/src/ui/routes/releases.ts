@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { z } from 'zod'
+import { Cursor } from '../../api/cursor.ts'
 import { onProject } from '../../http/route-access.ts'
 import { parseInput } from '../../http-kit/validate.ts'
 import {
@@ -36,7 +37,12 @@ const ReleasesQuery = z.object({
   range: z.enum(['24h', '14d', '90d']).default('14d'),
   environment: z.string().max(64).default(''),
   release: z.string().max(250).default(''),
+  cursor: Cursor.optional(),
 })
+
+/** Releases per page of the list, and environments offered by its filter. */
+const RELEASES_PER_PAGE = 100
+const ENVIRONMENTS_SHOWN = 100
 
 const CATEGORY_COLORS: Record<SessionCategory, string> = {
   healthy: '#3d9a5b',
@@ -104,19 +110,33 @@ export async function releaseRoutes(app: FastifyInstance, deps: UiDeps): Promise
       const r = RANGES[q.range]
       const { since, until } = rangeWindow(r, Date.now())
       const env = q.environment === '' ? undefined : q.environment
-      const [ctx, releases, allEnvs, recorded] = await Promise.all([
+      const [ctx, { releases, next }, allEnvs, recorded] = await Promise.all([
         pageContext(deps, req, 'releases', project),
-        store.listReleaseHealth(project.id, { since, until, environment: env }),
-        store.listReleaseHealth(project.id, { since: until - 90 * DAY, until }),
+        store.listReleaseHealth(
+          project.id,
+          { since, until, environment: env },
+          { limit: RELEASES_PER_PAGE, cursor: q.cursor },
+        ),
+        store.releaseEnvironments(
+          project.id,
+          { since: until - 90 * DAY, until },
+          ENVIRONMENTS_SHOWN + 1,
+        ),
         store.listReleases(project.teamId, project.id, 20),
       ])
-      const environments = [...new Set(allEnvs.flatMap((x) => x.environments))]
-        .filter((e) => e !== '')
-        .sort()
+      const environments = allEnvs.filter((e) => e !== '').slice(0, ENVIRONMENTS_SHOWN)
       const selected = releases.find((x) => x.release === q.release) ?? releases[0]
-      const url = (over: Partial<z.infer<typeof ReleasesQuery>>) => {
-        const p = new URLSearchParams({ ...q, ...over })
-        for (const k of ['environment', 'release']) if (p.get(k) === '') p.delete(k)
+      const url = (
+        over: Partial<Record<'range' | 'environment' | 'release' | 'cursor', string>>,
+      ) => {
+        const p = new URLSearchParams({
+          range: q.range,
+          environment: q.environment,
+          release: q.release,
+          cursor: q.cursor ?? '',
+          ...over,
+        })
+        for (const k of ['environment', 'release', 'cursor']) if (p.get(k) === '') p.delete(k)
         return `${projectUrl(project.id, 'releases')}?${p}`
       }
 
@@ -193,6 +213,11 @@ ${legend(lines.map((l) => ({ key: l.label, label: l.label, color: l.color })))}
       )}</span></form>
 <div class="table-wrap"><table><thead><tr><th>Release</th><th>Environments</th><th class="num">Crash-free sessions</th><th class="num">Sessions</th><th class="num">Crash-free users</th><th class="num">Users</th><th>Last active hour</th></tr></thead>
 <tbody>${rows.length === 0 ? html`<tr><td colspan="7" class="empty">No sessions in this range. SDKs send sessions when a release is set.</td></tr>` : rows}</tbody></table></div>
+<div class="pager">${
+        q.cursor === undefined
+          ? ''
+          : html`<a class="button" href="${url({ cursor: '' })}">« First page</a>`
+      }${next === undefined ? '' : html`<a class="button" href="${url({ cursor: next })}" rel="next">Next page »</a>`}</div>
 <div class="card">${chart}</div>
 ${recordedReleases(recorded)}`
       return sendPage(reply, layout(ctx, `${project.name} releases`, body))
