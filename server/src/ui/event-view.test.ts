@@ -15,6 +15,43 @@ describe('event view', () => {
     expect(out).toContain('800 older frames not shown')
   })
 
+  it('shows the minified frames as sent, folded, beside the source-mapped ones', () => {
+    const out = eventBody(
+      {
+        platform: 'javascript',
+        exception: {
+          values: [
+            {
+              type: 'TypeError',
+              value: 'x is undefined',
+              stacktrace: {
+                frames: [{ filename: 'src/cart.ts', function: 'checkout', lineno: 12 }],
+              },
+              raw_stacktrace: {
+                frames: [
+                  {
+                    filename: 'https://shop.example/assets/app-4f2a.js',
+                    function: 'P_',
+                    lineno: 1,
+                  },
+                ],
+              },
+            },
+          ],
+        },
+      },
+      null,
+    ).value
+    expect(out).toContain('src/cart.ts')
+    expect(out).toContain('<details class="raw-frames">')
+    expect(out.indexOf('app-4f2a.js')).toBeGreaterThan(out.indexOf('Minified frames, as sent'))
+    const plain = eventBody(
+      { exception: { values: [{ type: 'E', stacktrace: { frames: [{ filename: 'a.js' }] } }] } },
+      null,
+    ).value
+    expect(plain).not.toContain('raw-frames')
+  })
+
   it('folds a Cargo crate marked in_app (the Rust panic hook) into the library frames', () => {
     const out = stacktrace({
       frames: [

@@ -402,6 +402,17 @@ function exceptionGroupIds(values: readonly Json[]): Set<number> {
   return ids
 }
 
+/**
+ * The frames as the client sent them when source maps rewrote the shown ones
+ * (`raw_stacktrace`), folded: Sentry's "minified" view, to compare a mapped frame with the
+ * line and column the browser reported.
+ */
+function rawFrames(exception: Json, platform: string | undefined, images: readonly NativeImage[]) {
+  const raw = exception['raw_stacktrace']
+  if (arr(obj(raw)?.['frames']).length === 0) return html``
+  return html`<details class="raw-frames"><summary class="small muted">Minified frames, as sent</summary>${stacktrace(raw, platform, images)}</details>`
+}
+
 /** The exception chain: the one thrown first, then what caused it. */
 function exceptions(event: Json, images: readonly NativeImage[]): SafeHtml {
   const values = arr(obj(event['exception'])?.['values'])
@@ -437,7 +448,7 @@ ${
   borrowed === undefined
     ? stacktrace(v['stacktrace'], str(event['platform']), images)
     : html`<p class="small muted">No stack trace of its own: the crashed thread's.</p>${stacktrace(borrowed, str(event['platform']), images)}`
-}</section>`
+}${rawFrames(v, str(event['platform']), images)}</section>`
   })}`
 }
 
