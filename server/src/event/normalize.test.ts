@@ -193,3 +193,20 @@ describe('threads', () => {
     ])
   })
 })
+
+describe('tags', () => {
+  it("read as Relay's TagEntry: key blanks as '-', booleans as Python writes them", () => {
+    const e = normalizeEvent(
+      { tags: { ' feature flag ': true, beta: false, count: 3, plain: 'true' } },
+      { received: 1 },
+    )
+    expect(e.tags).toEqual([
+      ['feature-flag', 'True'],
+      ['beta', 'False'],
+      ['count', '3'],
+      ['plain', 'true'],
+    ])
+    const pairs = normalizeEvent({ tags: [['a b', true]] }, { received: 1 })
+    expect(pairs.tags).toEqual([['a-b', 'True']])
+  })
+})

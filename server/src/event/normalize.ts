@@ -335,8 +335,10 @@ function tags(v: unknown, notes: TrimNotes): [string, string][] {
       if (pairs.length === BOUNDS.tags) notes.add('too_many_items', 'tags')
       return
     }
-    const key = str(k, 200)
-    const value = str(val, 200) ?? (typeof val === 'boolean' ? String(val) : undefined)
+    // As Relay's `TagEntry`: the key trimmed with its blanks as `-`, a boolean value written as
+    // Python does (`True`, `False`: Relay's `LenientString`), so `flag:True` finds it as there.
+    const key = str(k, 200)?.trim().replaceAll(' ', '-')
+    const value = str(val, 200) ?? (typeof val === 'boolean' ? (val ? 'True' : 'False') : undefined)
     if (key !== undefined && key !== '' && value !== undefined) pairs.push([key, value])
   }
   if (Array.isArray(v)) {
