@@ -100,6 +100,21 @@ const pathOf = (f: Json): string | undefined => {
 }
 
 /**
+ * A frame as the client sent it, for `raw_stacktrace`: without the note an earlier resolution
+ * (at ingest, before the bundle was uploaded) left in its `data`, which is the server's, not
+ * the client's, and no longer true once the frame maps.
+ */
+function asSent(f: Json): Json {
+  const data = f['data']
+  if (!isObj(data) || data['sourcemap_error'] === undefined) return { ...f }
+  const { sourcemap_error: _note, debug_id: _id, ...rest } = data
+  const out = { ...f }
+  if (Object.keys(rest).length > 0) out['data'] = rest
+  else delete out['data']
+  return out
+}
+
+/**
  * The manifest URLs a frame's file may have been uploaded under with `--release`: the URL as
  * sent, without its query, and the `~/path` form the CLI writes (host left out), as Sentry
  * matches them. A file on disk (`/srv/app/server.js`, Node) is also looked for as
@@ -282,7 +297,7 @@ export function rewriteFrames(
     const frames = framesOf(st)
     const results = frames.map((f) => lookupFrame(f, images, needs, maps))
     if (results.every((r) => r === undefined)) continue
-    const raw = frames.map((f) => ({ ...f }))
+    const raw = frames.map(asSent)
     let mapped = false
     results.forEach((r, i) => {
       const f = frames[i] as Json
