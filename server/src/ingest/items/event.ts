@@ -7,6 +7,7 @@ import { repairNonFiniteJson } from '../../event/non-finite-json.ts'
 import { normalizeEvent, normalizeEventId } from '../../event/normalize.ts'
 import type { NormalizedEvent } from '../../event/types.ts'
 import { fillUserAgentContexts } from '../../event/user-agent-contexts.ts'
+import { wellFormed } from '../../event/well-formed.ts'
 import { groupEvent } from '../../grouping/index.ts'
 import { type FilterReason, inboundFilter } from '../../privacy/filters.ts'
 import { policyOf } from '../../privacy/policy.ts'
@@ -193,7 +194,21 @@ function digestWith(
     },
   }
   if (group.previousHash !== undefined) digested.row.previousHash = group.previousHash
+  // JSON keeps a lone surrogate escaped (`\ud800`), but the row's text columns hold it as a
+  // character, which SQLite read back as three U+FFFD and PostgreSQL as one: written as one
+  // U+FFFD here, both backends show and find the same text.
+  if (payload.includes('\\ud')) wellFormedRow(digested.row)
   return digested
+}
+
+/** The row's text columns with each lone surrogate as U+FFFD (see `digestWith`). */
+function wellFormedRow(row: EventToWrite): void {
+  row.title = wellFormed(row.title)
+  row.culprit = wellFormed(row.culprit)
+  if (row.type !== null) row.type = wellFormed(row.type)
+  if (row.value !== null) row.value = wellFormed(row.value)
+  if (row.text !== undefined) row.text = wellFormed(row.text)
+  if (row.tags !== undefined) row.tags = row.tags.map(([k, v]) => [wellFormed(k), wellFormed(v)])
 }
 
 /** The JS SDKs' `sdk.settings.infer_ip` ("auto" | "never"), when sent. */
