@@ -12,7 +12,9 @@ const types = (s: string | Buffer) =>
 describe('parseEnvelope', () => {
   it('reads items without length (JS) up to the next newline, no trailing newline', () => {
     expect(
-      types('{"event_id":"a"}\n{"type":"event"}\n{"x":1}\n{"type":"session"}\n{"s":2}'),
+      types(
+        '{"event_id":"9ec79c33ec9942ab8353589fcb2e04dc"}\n{"type":"event"}\n{"x":1}\n{"type":"session"}\n{"s":2}',
+      ),
     ).toEqual([
       ['event', '{"x":1}'],
       ['session', '{"s":2}'],
@@ -81,5 +83,27 @@ describe('parseEnvelope', () => {
     rejects('{}\n{"type":"event","length":"7"}\n{}', /bad length/)
     rejects('', /empty/)
     rejects('  \n ', /empty/)
+  })
+})
+
+describe("the envelope header's event_id", () => {
+  it('is a UUID, dashed or not, or absent; anything else refuses the envelope', () => {
+    const body = (id: unknown) =>
+      Buffer.from(`${JSON.stringify({ event_id: id })}\n{"type":"event"}\n{}`)
+    expect(parseEnvelope(body('9ec79c33ec9942ab8353589fcb2e04dc')).items).toHaveLength(1)
+    expect(parseEnvelope(body('9EC79C33-EC99-42AB-8353-589FCB2E04DC')).items).toHaveLength(1)
+    expect(parseEnvelope(body(null)).items).toHaveLength(1)
+    for (const bad of ['not-a-uuid', '', 12, { id: 1 }]) {
+      let caught: unknown
+      try {
+        parseEnvelope(body(bad))
+      } catch (err) {
+        caught = err
+      }
+      expect(caught, String(bad)).toBeInstanceOf(ApiError)
+      const e = caught as ApiError
+      expect(e.status).toBe(400)
+      expect(e.causes).toEqual(['invalid envelope header: event_id is not a UUID'])
+    }
   })
 })

@@ -1,4 +1,5 @@
 import { ApiError } from '../errors.ts'
+import { normalizeEventId } from '../event/normalize.ts'
 
 /** An item header: `type` is required, everything else is optional and kept as sent. */
 export interface ItemHeader {
@@ -75,6 +76,11 @@ export function parseEnvelope(body: Buffer): Envelope {
   const headerEnd = body.indexOf(LF)
   const firstLineEnd = headerEnd === -1 || headerEnd > end ? end : headerEnd
   const header = parseJsonObject(body.subarray(0, firstLineEnd), 'envelope header')
+  // Relay reads the header's `event_id` as an event id or refuses the envelope: a value that is
+  // none would otherwise be replaced silently and the SDK told an id it never sent.
+  const id = header['event_id']
+  if (id !== undefined && id !== null && normalizeEventId(id) === undefined)
+    throw invalid('invalid envelope header: event_id is not a UUID')
   const items: EnvelopeItem[] = []
   let pos = firstLineEnd + 1
   while (pos < end) {
