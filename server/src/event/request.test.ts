@@ -48,7 +48,17 @@ describe('normalizeRequest', () => {
       inferred_content_type: 'application/x-www-form-urlencoded',
     })
     // A word or a base64 string reads as a form of one empty field: text.
-    for (const text of ['hello', 'dGU=', 'dA==', '{"broken":', '<?xml a=1?>', 'naïve=1']) {
+    // And text with a blank in it, which no form encoder writes (its sentence would be a name).
+    for (const text of [
+      'hello',
+      'dGU=',
+      'dA==',
+      '{"broken":',
+      '<?xml a=1?>',
+      'naïve=1',
+      'Customer called: card 4111 1111 1111 1111; priority=high',
+      'a=1\nb=2',
+    ]) {
       expect(normalizeRequest({ data: text })).toEqual({ data: text })
     }
     expect(

@@ -64,11 +64,14 @@ function splitUrl(r: Obj, url: string): void {
 /**
  * A form-encoded body's fields, or undefined for text that only parses as one by accident
  * (Relay's `urlencoded_from_str`: not ASCII, XML or JSON-like; a single field whose value is
- * empty or `=`, as a word or a base64 string reads).
+ * empty or `=`, as a word or a base64 string reads). Beyond Relay, text with a blank in it is
+ * no form either (an encoder writes a blank as `+` or `%20`): `Customer called: card 4111 …;
+ * priority=high` had become one field named by the whole sentence, and names are not scrubbed,
+ * so the card number in it was stored; kept as text, the value rules read all of it.
  */
 function formFields(raw: string): Obj | undefined {
   // biome-ignore lint/suspicious/noControlCharactersInRegex: ASCII is the test.
-  if (!/^[\x00-\x7f]*$/.test(raw)) return undefined
+  if (!/^[\x00-\x7f]*$/.test(raw) || /\s/.test(raw.trim())) return undefined
   if (raw.startsWith('<?xml') || raw.startsWith('{') || raw.startsWith('[')) return undefined
   // fromEntries defines own keys: a field named `__proto__` stays a plain field.
   const fields: Obj = Object.fromEntries(new URLSearchParams(raw))

@@ -279,29 +279,41 @@ function keyWordEndsAt(text: string, end: number): boolean {
  * no such rule: a token under a key like `GITHUB_PAT` or in plain text would be stored as
  * sent. Each needs its prefix and enough token characters after it, so prose and identifiers
  * that merely start the same way are kept.
- * A token starts where a run of token characters starts (the lookbehind), not at any word
- * boundary: `eyJ-eyJ-…` or `xoxb-1-xoxb-1-…` would otherwise be tried at every repeat, each try
- * reading up to the quantifier's bound ahead (0.3 s for 100 KB of `eyJ-`); this way the runs a
- * match is tried on do not overlap, and the scan stays linear.
+ * A token starts where no letter or digit stands before it (the lookbehind; a JSON Web Token
+ * where no token character does): `eyJ-eyJ-…` tried at every repeat would read up to its
+ * quantifiers' bound ahead each time (0.3 s for 100 KB of `eyJ-`); the other formats' tries read
+ * a few hundred characters at most, so the scan stays linear.
  */
-const TOKEN_FORMATS: readonly [start: string, rest: string][] = [
+const TOKEN_FORMATS: readonly [start: string, rest: string, after?: string][] = [
   ['gh[pousr]_', '[A-Za-z0-9]{36,251}'],
   ['github_pat_', '[A-Za-z0-9_]{22,244}'],
   ['glpat-', '[A-Za-z0-9_-]{20,200}'],
   ['[rs]k_(?:live|test)_', '[A-Za-z0-9]{16,247}'],
   [String.raw`xox[abeprs]-\d`, String.raw`\d{0,19}-[A-Za-z0-9-]{8,250}`],
-  ['A[KS]IA', '[A-Z0-9]{16}'],
+  // An AWS key id glued to a lower-case word (`keyAKIA…`) is one too.
+  ['A[KS]IA', '[A-Z0-9]{16}', 'A-Z0-9'],
   ['AIza', '[A-Za-z0-9_-]{35}'],
   ['npm_', '[A-Za-z0-9]{36}'],
   ['sntry[su]_', '[A-Za-z0-9_+/=.-]{20,400}'],
   ['sk-(?:proj|ant|svcacct|admin)-', '[A-Za-z0-9_-]{20,400}'],
-  ['eyJ', String.raw`[A-Za-z0-9_-]{8,2000}\.eyJ[A-Za-z0-9_-]{8,8000}\.[A-Za-z0-9_-]{0,2000}`],
+  // Only here a run of token characters before the start makes it no token: its parts are
+  // long, and `eyJ-eyJ-…` tried at every repeat would read kilobytes ahead each time.
+  [
+    'eyJ',
+    String.raw`[A-Za-z0-9_-]{8,2000}\.eyJ[A-Za-z0-9_-]{8,8000}\.[A-Za-z0-9_-]{0,2000}`,
+    'A-Za-z0-9_-',
+  ],
 ]
 
+/**
+ * A token may follow a word joined by `-` or `_` (`uid-ghp_…`, `x_sk_live_…`): no letter or digit
+ * right before it, unless the format says otherwise. Each try reads at most a few hundred
+ * characters, so the scan stays linear.
+ */
 const API_TOKEN = new RegExp(
-  TOKEN_FORMATS.map(([start, rest]) => `(?<![A-Za-z0-9_-])${start}${rest}(?![A-Za-z0-9_-])`).join(
-    '|',
-  ),
+  TOKEN_FORMATS.map(
+    ([start, rest, after = 'A-Za-z0-9']) => `(?<![${after}])${start}${rest}(?![A-Za-z0-9_-])`,
+  ).join('|'),
   'g',
 )
 

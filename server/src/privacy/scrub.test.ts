@@ -127,9 +127,15 @@ describe('value rules', () => {
     ],
     [
       'token start inside a word',
-      `${'x'}${'AKIA'}IOSFODNN7EXAMPLE`,
-      `x${'AKIA'}IOSFODNN7EXAMPLE`,
+      `${'X9'}${'AKIA'}IOSFODNN7EXAMPLE ${'xghp_'}${'a1B2c3D4e5F6'.repeat(3)}`,
+      `X9${'AKIA'}IOSFODNN7EXAMPLE x${'ghp_'}${'a1B2c3D4e5F6'.repeat(3)}`,
       undefined,
+    ],
+    [
+      'token joined to a word by - or _, or an AWS key id to a lower-case word',
+      `uid-${'ghp_'}${'a1B2c3D4e5F6'.repeat(3)} key${'AKIA'}IOSFODNN7EXAMPLE x_${'sk_'}live_${'4eC39HqLyjWDarjtT1zdp7dc'}`,
+      'uid-[Filtered] key[Filtered] x_[Filtered]',
+      '@apitoken',
     ],
   ]
   it.each(cases)('%s', (_name, input, output, rule) => {
@@ -377,12 +383,17 @@ describe('scrubEvent over every field', () => {
 
   it('reads two values as two values, not as a name and its value', () => {
     const event = normalizeEvent(
-      { extra: { env: ['AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI', 'HOME=/root'] } },
+      {
+        extra: { env: ['AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI', 'HOME=/root'] },
+        contexts: { deploy: { profiles: ['auth', 'prod'] } },
+      },
       { received: 1 },
     )
     scrubEvent(event, {}, policy())
     // The first names a secret (filtered whole); the second is kept, not taken for its value.
     expect(event.extra).toEqual({ env: ['[Filtered]', 'HOME=/root'] })
+    // Two words are two values, as Relay reads them: the one that names a secret goes.
+    expect(event.contexts).toEqual({ deploy: { profiles: ['[Filtered]', 'prod'] } })
   })
 
   it('reads a Cookie header in a Python repr cookie by cookie', () => {
@@ -891,9 +902,16 @@ describe('the token rule on hostile text', () => {
     const rule = DEFAULT_DETECTORS.flatMap((d) => d.rules).find((r) => r.id === '@apitoken')
     expect(rule).toBeDefined()
     const size = 1_000_000
-    const hostile = ['eyJ-', 'xoxb-1-', 'eyJa.eyJa.', 'sntrys_a/', 'AIza-'].map((unit) =>
-      unit.repeat(Math.ceil(size / unit.length)).slice(0, size),
-    )
+    const hostile = [
+      'eyJ-',
+      'xoxb-1-',
+      'eyJa.eyJa.',
+      'sntrys_a/',
+      'AIza-',
+      'sk-proj-',
+      'glpat-',
+      'x-ghp_',
+    ].map((unit) => unit.repeat(Math.ceil(size / unit.length)).slice(0, size))
     for (const input of hostile) {
       const started = performance.now()
       input.replace(rule?.re ?? /$^/g, () => '[Filtered]')

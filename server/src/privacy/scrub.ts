@@ -91,8 +91,11 @@ const COOKIE_KEY = /(?:^|[._-])(?:set-)?cookie$/i
 const isCookieKey = (k: string): boolean =>
   k.length >= 6 && (k.charCodeAt(k.length - 6) | 0x20) === 99 && COOKIE_KEY.test(k)
 
-/** What a two-item list starts with when it is a name and its value (see `Scrubber.list`). */
-const PAIR_NAME = /^[^\s=]{1,200}$/
+/** A command-line option, read with the value after it (see `Scrubber.list`). */
+const OPTION = /^--?[A-Za-z][\w.-]{0,100}$/
+/** An item of a list of pairs: a two-item list whose first item is a string. */
+const isPair = (x: unknown): boolean =>
+  Array.isArray(x) && x.length === 2 && typeof x[0] === 'string'
 /** A string in a Python repr's quotes, the quotes apart (`'…'`, `"…"`, `b'…'`). */
 const QUOTED = /^(b?(['"]))([\s\S]*)(\2)$/
 
@@ -264,17 +267,18 @@ class Scrubber {
   }
 
   /**
-   * An array, item by item; a two-item array whose first item is a name (no blank, no `=`) is
-   * first read as a key and its value, as Relay reads the items of a list of pairs
-   * (`process_array`: an ASGI scope's header pairs `["b'x-api-key'", "…"]` in frame variables),
-   * and also alone (`["--password", "…"]` in an argument list): filtered by the key when it
-   * names a secret, else each item by value. Two strings such as `["A=1", "B=2"]` are two
-   * values. `pairs` false: a list that is never a pair (source lines, a fingerprint, whose
-   * change would regroup the event).
+   * An array: a list of pairs (every item a two-item list whose first item is a string: an
+   * ASGI scope's headers `[["b'x-api-key'", "…"], …]` in frame variables) pair by pair, each
+   * value judged under its pair's name as Relay's `process_pairlist` does; an option and its
+   * value alone (`["--password", "…"]` in an argument list; Relay would read two values) by the
+   * option's name; else item by item, so `["auth", "prod"]` or `["A_SECRET=…", "HOME=/root"]`
+   * are values. `pairs` false: a list that is never read as pairs (source lines, a fingerprint,
+   * whose change would regroup the event).
    */
   list(v: readonly unknown[], pairs = true): unknown[] {
+    if (pairs && v.length > 0 && v.every(isPair)) return this.pairList(v as [string, unknown][])
     const key = v[0]
-    if (pairs && v.length === 2 && typeof key === 'string' && PAIR_NAME.test(key)) {
+    if (pairs && v.length === 2 && typeof key === 'string' && OPTION.test(key)) {
       if (this.isSafe(key)) return v as unknown[]
       const value = v[1]
       const rule = this.keyRule(key)
@@ -295,6 +299,22 @@ class Scrubber {
       if (x !== v[i]) {
         out ??= v.slice()
         out[i] = x
+      }
+    }
+    return out ?? (v as unknown[])
+  }
+
+  /** A list of `[name, value]` pairs: each value as a keyed value (see {@link list}). */
+  pairList(v: readonly [string, unknown][]): unknown[] {
+    let out: unknown[] | undefined
+    for (let i = 0; i < v.length; i++) {
+      const [name, value] = v[i] as [string, unknown]
+      this.path.push(i)
+      const x = this.entry(name, value, false, 1)
+      this.path.pop()
+      if (x !== value) {
+        out ??= v.slice()
+        out[i] = [name, x]
       }
     }
     return out ?? (v as unknown[])
@@ -533,8 +553,8 @@ function removeIpFields(event: NormalizedEvent, remarks: Remarks): void {
 
 /**
  * Scrubs a normalised event in place (its bags replaced where something changed) and the
- * unknown top-level keys kept beside it (`extra`, keyed by name; `debug_meta` is never
- * touched). Returns the remarks, or undefined when nothing was removed.
+ * unknown top-level keys kept beside it (`extra`, keyed by name; `debug_meta` and `modules`
+ * are never touched). Returns the remarks, or undefined when nothing was removed.
  */
 export function scrubEvent(
   event: NormalizedEvent,
@@ -846,6 +866,13 @@ function walkUser(s: Scrubber, user: Obj): Obj {
   })
 }
 
+/**
+ * Top-level keys the normaliser keeps as sent that hold no personal data (Relay's schema marks
+ * none of them): the binaries of a native crash, and `modules`, the installed packages and their
+ * versions (`golang.org/x/oauth2`, `next-auth`: by name they would match the password rule).
+ */
+const NOT_CLIENT_DATA: ReadonlySet<string> = new Set(['debug_meta', 'modules'])
+
 /** One walk over every field of an event that carries client data (see {@link scrubEvent}). */
 function walkEvent(s: Scrubber, event: NormalizedEvent, unknownKeys: Obj): void {
   const path = s.path
@@ -978,7 +1005,7 @@ function walkEvent(s: Scrubber, event: NormalizedEvent, unknownKeys: Obj): void 
   }
   if (event.request !== undefined) event.request = walkHttp(s, event.request, 'request')
   for (const k in unknownKeys) {
-    if (!Object.hasOwn(unknownKeys, k) || k === 'debug_meta') continue
+    if (!Object.hasOwn(unknownKeys, k) || NOT_CLIENT_DATA.has(k)) continue
     const v = unknownKeys[k]
     const x = s.entry(k, v)
     if (x !== v) unknownKeys[k] = x

@@ -137,9 +137,6 @@ function digestWith(
   // The browser and OS a browser SDK's User-Agent names (Relay fills them the same way).
   fillUserAgentContexts(event)
   const component = ctx.key.component
-  if (component !== null && !event.tags.some(([k]) => k === 'component')) {
-    event.tags.push(['component', component])
-  }
   // Unknown top-level keys are kept for display, trimmed like every other databag. A client's
   // own `_meta` is not: remarks are the server's (below), never taken from the sender. A
   // top-level `message` keeps its place but not its value: the normaliser read it into
@@ -153,6 +150,10 @@ function digestWith(
   if (extraNotes.notes.length > 0) event.errors = [...(event.errors ?? []), ...extraNotes.list()]
   // Scrubbed before grouping: a secret can neither split an issue nor show in its title.
   const meta = scrubEvent(event, stored, policy.scrub)
+  // The key's label, which an admin chose, after scrubbing (`auth-service` is no secret).
+  if (component !== null && !event.tags.some(([k]) => k === 'component')) {
+    event.tags.push(['component', component])
+  }
   if ('message' in stored) {
     const text = event.logentry?.formatted ?? event.logentry?.message
     if (text !== undefined) stored['message'] = text
