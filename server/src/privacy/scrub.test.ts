@@ -70,6 +70,12 @@ describe('value rules', () => {
       '@password',
     ],
     [
+      "a key's secret half under its usual names",
+      'config: AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI private_key: k9 aws_access_key_id=AKID keys=3',
+      'config: AWS_SECRET_ACCESS_KEY=[Filtered] private_key: [Filtered] aws_access_key_id=AKID keys=3',
+      '@password',
+    ],
+    [
       'basic credentials',
       'Authorization: Basic dXNlcjpwYXNz',
       'Authorization: Basic [Filtered]',
