@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { normalizeEvent } from '../event/normalize.ts'
 import { filterPolicy, inboundFilter, isLegacyBrowser, isWebCrawler } from './filters.ts'
-import { compileGlob } from './glob.ts'
 import { cidrError, NEW_PROJECT_PRIVACY, settingsProblem } from './settings.ts'
 
 const ALL_ON = {
@@ -180,13 +179,6 @@ describe('user agents', () => {
 })
 
 describe('settings validation', () => {
-  it('parses globs and refuses broken ones', () => {
-    expect(compileGlob('1.2.*').test('1.2.99')).toBe(true)
-    expect(compileGlob('1.2.*').test('1x2.99')).toBe(false)
-    expect(compileGlob('a?c').test('ABC')).toBe(true)
-    expect(compileGlob('{x,y}z').test('yz')).toBe(true)
-  })
-
   it('names the entry that does not parse', () => {
     const base = structuredClone(NEW_PROJECT_PRIVACY)
     const bad: [(s: typeof base) => void, string][] = [
