@@ -455,6 +455,31 @@ describe('release + URL: other forms of the same URL', () => {
     expect(top?.['data']).toEqual({ symbolicated: true, sourcemap: '~/maps/app.min.js.map' })
   }, 60_000)
 
+  it("an absolute sourceMappingURL only in the file's own comment finds the map too", async () => {
+    // The CLI could not resolve the URL, so it sent no `Sourcemap` header: the comment says it.
+    const top = await topFrame(
+      912,
+      'shop@abs-comment',
+      (minified, sourceMap) => ({
+        '_/_/assets/app.min.js': {
+          type: 'minified_source',
+          url: '~/assets/app.min.js',
+          data: Buffer.from(
+            `${minified.toString('utf8').replace(/\n\/\/# sourceMappingURL=.*\n?$/, '')}\n//# sourceMappingURL=https://cdn.example.com/maps/app.min.js.map\n`,
+          ),
+        },
+        '_/_/maps/app.min.js.map': {
+          type: 'source_map',
+          url: '~/maps/app.min.js.map',
+          data: sourceMap,
+        },
+      }),
+      'https://shop.example.com/assets/app.min.js',
+    )
+    expect(top?.['function']).toBe('explodeWithOriginalName')
+    expect(top?.['data']).toEqual({ symbolicated: true, sourcemap: '~/maps/app.min.js.map' })
+  }, 60_000)
+
   it.each([
     ['~/srv/shop', '/srv/shop/app.min.js', 921],
     ['file:///srv/shop2', '/srv/shop2/app.min.js', 922],

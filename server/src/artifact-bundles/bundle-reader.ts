@@ -218,7 +218,9 @@ export async function readArtifactBundle(bundle: Buffer): Promise<ArtifactFileTo
       const ref =
         header(meta['headers'], 'sourcemap') ??
         header(meta['headers'], 'x-sourcemap') ??
-        embeddedRef(bytes)
+        // Without a header (the CLI found no reference it could resolve, as for an absolute
+        // URL), the file's own `//# sourceMappingURL=` comment, as Sentry reads it.
+        sourceMappingUrlOf(bytes)
       if (ref?.startsWith('data:') === true) {
         // An embedded map (`//# sourceMappingURL=data:…`) is stored as a map of its own under
         // the file's URL, so both lookups (debug ID, release + URL) find it as any other map.
@@ -271,12 +273,6 @@ function embeddedMap(path: string, map: Buffer): { debugId: string | null } | un
     if (e instanceof BundleError) return undefined
     throw e
   }
-}
-
-/** A minified file's own `//# sourceMappingURL=data:…` when it embeds its map, else undefined. */
-function embeddedRef(bytes: Buffer): string | undefined {
-  const ref = sourceMappingUrlOf(bytes)
-  return ref?.startsWith('data:') === true ? ref : undefined
 }
 
 /**
