@@ -217,6 +217,9 @@ const PASSWORD_WORDS = [
   'privatekey',
   'private_key',
   'private-key',
+  // A session cookie written out (`('Cookie', 'sessionid=…')` in a repr of request headers).
+  'sessionid',
+  'sessid',
 ]
 
 /** Whether `text` ends at `end` (exclusive) with `word`, ASCII letters compared caselessly. */
@@ -368,7 +371,7 @@ export const DEFAULT_VALUE_RULES: readonly ValueRule[] = [
     // The key word may end a longer name (`db_password=`, `refresh_token=`, `client_secret:`),
     // as Relay's key rule matches it anywhere in a key; only the value is replaced. After
     // `Authorization:` the scheme (`Basic`, `Digest`, …) stays and the credentials go.
-    re: /(password|passwd|secret|api[-_]?key|(?:access|secret|private)[-_]?key|token|authorization|auth)(["']?\s{0,3}[:=]\s{0,3}["']?)((?:basic|bearer|digest|negotiate|ntlm|token)\s+)?([^\s"'&;,]{1,400})/gi,
+    re: /(password|passwd|secret|api[-_]?key|(?:access|secret|private)[-_]?key|token|authorization|auth|sessionid|sessid)(["']?\s{0,3}[:=]\s{0,3}["']?)((?:basic|bearer|digest|negotiate|ntlm|token)\s+)?([^\s"'&;,]{1,400})/gi,
     // A log template's placeholder (`password={}`, `token=%s`) is no secret: the template,
     // which grouping reads, stays as sent (its parameter is judged by `secretParams`).
     replace: (_m, key, sep, scheme, value) => {

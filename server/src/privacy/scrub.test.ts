@@ -76,6 +76,12 @@ describe('value rules', () => {
       '@password',
     ],
     [
+      'a session cookie written out in a repr of headers',
+      "EnvironHeaders([('Cookie', 'sessionid=sess9876; theme=dark; JSESSIONID=j1; PHPSESSID=p2')])",
+      "EnvironHeaders([('Cookie', 'sessionid=[Filtered]; theme=dark; JSESSIONID=[Filtered]; PHPSESSID=[Filtered]')])",
+      '@password',
+    ],
+    [
       'basic credentials',
       'Authorization: Basic dXNlcjpwYXNz',
       'Authorization: Basic [Filtered]',
@@ -249,8 +255,9 @@ describe('cookie headers under their own name', () => {
   )
 
   it('leaves a key that only contains the word', () => {
-    expect(scrubExtra({ cookie_policy: 'sessionid=x' }).value).toEqual({
-      cookie_policy: 'sessionid=x',
+    // `session` is a session cookie's name: read as a cookie header, it would be filtered.
+    expect(scrubExtra({ cookie_policy: 'session=x' }).value).toEqual({
+      cookie_policy: 'session=x',
     })
   })
 })
