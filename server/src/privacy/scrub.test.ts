@@ -447,6 +447,7 @@ describe('scrubEvent over every field', () => {
         contexts: {
           app: { type: 'app', app_name: 'AuthService' },
           billing: { note: said },
+          state: { state: { type: 'redux', value: { note: said } } },
         },
         tags: { flow: 'oauth', plan: 'pro' },
         request: { url: 'https://shop.example/auth/callback', method: 'GET' },
@@ -470,6 +471,7 @@ describe('scrubEvent over every field', () => {
     expect(event.contexts).toMatchObject({
       app: { type: 'app', app_name: 'AuthService' },
       billing: { note: '[Filtered]' },
+      state: { state: { type: 'redux', value: { note: '[Filtered]' } } },
     })
     expect(event.tags).toEqual([
       ['flow', '[Filtered]'],

@@ -687,7 +687,8 @@ function walkContexts(s: Scrubber, contexts: Obj): Obj {
  * The contexts whose fields Sentry's protocol defines (device, OS, runtime, app, browser, GPU,
  * trace …): names and versions a user reads, which Relay's password rule leaves (its schema
  * marks few of their fields as personal data). Their keys are judged as any other's, and the
- * value rules replace what they match; a custom context is free-form data.
+ * value rules replace what they match; a custom context is free-form data, and so are `otel`
+ * (an OpenTelemetry record's attributes) and `state` (a Redux store's state).
  */
 const STRUCTURED_CONTEXTS: ReadonlySet<string> = new Set([
   'device',
@@ -700,11 +701,9 @@ const STRUCTURED_CONTEXTS: ReadonlySet<string> = new Set([
   'profile',
   'replay',
   'monitor',
-  'otel',
   'cloud_resource',
   'culture',
   'flags',
-  'state',
   'reprocessing',
   'performance_score',
   'nel',
