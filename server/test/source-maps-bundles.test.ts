@@ -430,55 +430,48 @@ describe('release + URL: other forms of the same URL', () => {
       .exception.values[0]?.stacktrace.frames.at(-1)
   }
 
-  it('an absolute sourceMappingURL finds the map the CLI uploaded as ~/path', async () => {
-    // `//# sourceMappingURL=https://cdn.example/maps/app.min.js.map`: the CLI keeps the URL in
-    // the header and uploads the map it found on disk as `~/maps/app.min.js.map`.
-    const top = await topFrame(
-      911,
-      'shop@abs',
-      (minified, sourceMap) => ({
-        '_/_/assets/app.min.js': {
-          type: 'minified_source',
-          url: '~/assets/app.min.js',
-          headers: { Sourcemap: 'https://cdn.example.com/maps/app.min.js.map?v=3' },
-          data: minified,
-        },
-        '_/_/maps/app.min.js.map': {
-          type: 'source_map',
-          url: '~/maps/app.min.js.map',
-          data: sourceMap,
-        },
-      }),
-      'https://shop.example.com/assets/app.min.js',
+  /** The minified file with its own last comment naming the map by an absolute URL. */
+  const withAbsoluteComment = (minified: Buffer) =>
+    Buffer.from(
+      `${minified.toString('utf8').replace(/\n\/\/# sourceMappingURL=.*\n?$/, '')}\n//# sourceMappingURL=https://cdn.example.com/maps/app.min.js.map\n`,
     )
-    expect(top?.['function']).toBe('explodeWithOriginalName')
-    expect(top?.['data']).toEqual({ symbolicated: true, sourcemap: '~/maps/app.min.js.map' })
-  }, 60_000)
 
-  it("an absolute sourceMappingURL only in the file's own comment finds the map too", async () => {
-    // The CLI could not resolve the URL, so it sent no `Sourcemap` header: the comment says it.
-    const top = await topFrame(
-      912,
-      'shop@abs-comment',
-      (minified, sourceMap) => ({
-        '_/_/assets/app.min.js': {
-          type: 'minified_source',
-          url: '~/assets/app.min.js',
-          data: Buffer.from(
-            `${minified.toString('utf8').replace(/\n\/\/# sourceMappingURL=.*\n?$/, '')}\n//# sourceMappingURL=https://cdn.example.com/maps/app.min.js.map\n`,
-          ),
-        },
-        '_/_/maps/app.min.js.map': {
-          type: 'source_map',
-          url: '~/maps/app.min.js.map',
-          data: sourceMap,
-        },
-      }),
-      'https://shop.example.com/assets/app.min.js',
-    )
-    expect(top?.['function']).toBe('explodeWithOriginalName')
-    expect(top?.['data']).toEqual({ symbolicated: true, sourcemap: '~/maps/app.min.js.map' })
-  }, 60_000)
+  // `//# sourceMappingURL=https://cdn.example/maps/app.min.js.map`: the CLI uploads the map it
+  // found on disk as `~/maps/app.min.js.map`, and keeps the URL in the `Sourcemap` header, or
+  // (when it could not resolve it) sends no header and the file's own comment says it.
+  it.each([
+    ['in the Sourcemap header', 911, 'header'],
+    ["only in the file's own comment", 912, 'comment'],
+  ] as const)(
+    'an absolute sourceMappingURL %s finds the map the CLI uploaded as ~/path',
+    async (_where, n, how) => {
+      const top = await topFrame(
+        n,
+        `shop@abs-${how}`,
+        (minified, sourceMap) => ({
+          '_/_/assets/app.min.js': {
+            type: 'minified_source',
+            url: '~/assets/app.min.js',
+            ...(how === 'header'
+              ? {
+                  headers: { Sourcemap: 'https://cdn.example.com/maps/app.min.js.map?v=3' },
+                  data: minified,
+                }
+              : { data: withAbsoluteComment(minified) }),
+          },
+          '_/_/maps/app.min.js.map': {
+            type: 'source_map',
+            url: '~/maps/app.min.js.map',
+            data: sourceMap,
+          },
+        }),
+        'https://shop.example.com/assets/app.min.js',
+      )
+      expect(top?.['function']).toBe('explodeWithOriginalName')
+      expect(top?.['data']).toEqual({ symbolicated: true, sourcemap: '~/maps/app.min.js.map' })
+    },
+    60_000,
+  )
 
   it.each([
     ['~/srv/shop', '/srv/shop/app.min.js', 921],

@@ -4,6 +4,7 @@ import { onOrg } from '../http/route-access.ts'
 import { eventJson } from '../http-kit/format.ts'
 import type { ApiScope } from '../http-kit/openapi.ts'
 import { ErrorBody, EventJson, errorResponses } from '../http-kit/schemas.ts'
+import { teamProject } from '../http-kit/validate.ts'
 import type { Store } from '../store/types.ts'
 
 const Params = z.object({
@@ -34,10 +35,7 @@ export async function eventJsonRoutes(app: ApiScope, deps: { store: Store }): Pr
     async (req) => {
       const teamId = req.accessTeamId
       if (teamId === undefined) throw notFound('organization')
-      const project = (await store.listProjects()).find(
-        (p) => p.teamId === teamId && p.slug === req.params.project,
-      )
-      if (project === undefined) throw notFound('project')
+      const project = await teamProject(store, teamId, req.params.project)
       const eventId = req.params.eventId.replaceAll('-', '').toLowerCase()
       const e = await store.getEvent(project.id, eventId)
       if (e === undefined) throw notFound('event')

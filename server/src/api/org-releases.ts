@@ -3,6 +3,7 @@ import { ApiError, notFound } from '../errors.ts'
 import { onOrg } from '../http/route-access.ts'
 import type { ApiScope } from '../http-kit/openapi.ts'
 import { bodyErrorResponses, errorResponses } from '../http-kit/schemas.ts'
+import { teamProject, teamProjects } from '../http-kit/validate.ts'
 import type { Deploy, ReleaseChanges, ReleaseRecord } from '../store/release-types.ts'
 import type { Store } from '../store/types.ts'
 
@@ -161,14 +162,10 @@ const teamOf = (teamId: number | undefined): number => {
 export async function orgReleaseRoutes(app: ApiScope, deps: { store: Store }): Promise<void> {
   const { store } = deps
 
-  /** The team's projects: every lookup by slug or id below is among them only. */
-  const teamProjects = async (teamId: number) =>
-    (await store.listProjects()).filter((p) => p.teamId === teamId)
-
   /** The team's projects that `refs` name (by slug or id); a name of none is a 404. */
   async function projectIds(teamId: number, refs: readonly (string | number)[] | undefined) {
     if (refs === undefined) return undefined
-    const own = await teamProjects(teamId)
+    const own = await teamProjects(store, teamId)
     return refs.map((ref) => {
       const p = own.find((x) => (typeof ref === 'number' ? x.id === ref : x.slug === ref))
       // As a missing object, whether another team's or none (the name is not echoed).
@@ -195,13 +192,6 @@ export async function orgReleaseRoutes(app: ApiScope, deps: { store: Store }): P
       commits,
       projectIds: await projectIds(teamId, b.projects),
     }
-  }
-
-  /** The project `slug` of the team, for the project-bound paths sentry-cli 2 uses. */
-  async function teamProject(teamId: number, slug: string) {
-    const own = (await teamProjects(teamId)).find((x) => x.slug === slug)
-    if (own === undefined) throw notFound('project')
-    return own.id
   }
 
   /**
@@ -238,7 +228,9 @@ export async function orgReleaseRoutes(app: ApiScope, deps: { store: Store }): P
     const params = byProject ? OrgProjectParams : OrgParams
     const withVersion = byProject ? OrgProjectParams.extend({ version: Version }) : VersionParams
     const projectOf = async (teamId: number, p: object) =>
-      'project' in p && typeof p.project === 'string' ? teamProject(teamId, p.project) : undefined
+      'project' in p && typeof p.project === 'string'
+        ? (await teamProject(store, teamId, p.project)).id
+        : undefined
     const where = byProject
       ? 'a project of the team (sentry-cli 2)'
       : 'the team (`org` is its slug)'
@@ -344,7 +336,7 @@ export async function orgReleaseRoutes(app: ApiScope, deps: { store: Store }): P
     async (req) => {
       const teamId = teamOf(req.accessTeamId)
       const p = req.query.project
-      const own = await teamProjects(teamId)
+      const own = await teamProjects(store, teamId)
       const project =
         p === undefined ? undefined : own.find((x) => x.slug === p || String(x.id) === p)
       if (p !== undefined && project === undefined) throw notFound('project')
@@ -364,7 +356,7 @@ export async function orgReleaseRoutes(app: ApiScope, deps: { store: Store }): P
     },
     async (req) => {
       const teamId = teamOf(req.accessTeamId)
-      const projectId = await teamProject(teamId, req.params.project)
+      const projectId = (await teamProject(store, teamId, req.params.project)).id
       return (await store.listReleases(teamId, projectId, 100)).map(releaseJson)
     },
   )

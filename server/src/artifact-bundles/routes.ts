@@ -7,6 +7,7 @@ import { ApiError } from '../errors.ts'
 import { onOrg, SIGNED_IN } from '../http/route-access.ts'
 import { type ApiScope, MULTIPART_PARTS } from '../http-kit/openapi.ts'
 import { ErrorBody, errorResponses } from '../http-kit/schemas.ts'
+import { teamProjects } from '../http-kit/validate.ts'
 import type { SourceMapResolver } from '../ingest/source-maps/resolver.ts'
 import type { Store } from '../store/types.ts'
 import { BundleError, readArtifactBundle } from './bundle-reader.ts'
@@ -257,10 +258,10 @@ export async function artifactRoutes(
           'name the project the bundle is for (sentry-cli --project / SENTRY_PROJECT)',
         )
       }
-      const teamProjects = (await store.listProjects()).filter((p) => p.teamId === teamId)
+      const own = await teamProjects(store, teamId)
       const projectIds: number[] = []
       for (const slug of slugs) {
-        const p = teamProjects.find((x) => x.slug === slug)
+        const p = own.find((x) => x.slug === slug)
         // Sentry's answer (400, the text sentry-cli prints): a 404 made the CLI say "Release
         // not found", which sent users looking for a release instead of the project slug.
         if (p === undefined) throw new ApiError('bad_request', 'One or more projects are invalid')

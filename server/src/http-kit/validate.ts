@@ -1,5 +1,5 @@
 import type { z } from 'zod'
-import { ApiError } from '../errors.ts'
+import { ApiError, notFound } from '../errors.ts'
 import type { Project, Store } from '../store/types.ts'
 
 /** Parses request input with a zod schema; a mismatch is a 400 naming the fields. */
@@ -28,4 +28,19 @@ export async function pathProject(store: Store, projectId: number): Promise<Proj
   const project = await store.getProject(projectId)
   if (project === undefined) throw new ApiError('not_found', 'no such project')
   return project
+}
+
+/**
+ * A team's projects: the routes sentry-cli calls name projects by slug within an organization
+ * (a team here), so every lookup by slug is among these only, never another team's.
+ */
+export async function teamProjects(store: Store, teamId: number): Promise<Project[]> {
+  return (await store.listProjects()).filter((p) => p.teamId === teamId)
+}
+
+/** The team's project with this slug; another team's or none is a 404, alike. */
+export async function teamProject(store: Store, teamId: number, slug: string): Promise<Project> {
+  const own = (await teamProjects(store, teamId)).find((p) => p.slug === slug)
+  if (own === undefined) throw notFound('project')
+  return own
 }

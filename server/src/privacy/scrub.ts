@@ -182,6 +182,17 @@ class Scrubber {
     if (!p.defaults) this.wholeTexts = undefined
   }
 
+  /** `walk` with {@link whole} off: a field a user reads as a name or a message. */
+  named<T>(walk: () => T): T {
+    const was = this.whole
+    this.whole = false
+    try {
+      return walk()
+    } finally {
+      this.whole = was
+    }
+  }
+
   /** The rule that filters a key's whole value, if any. */
   keyRule(key: string): string | undefined {
     if (!this.p.defaults && this.p.sensitive === undefined) return undefined
@@ -674,12 +685,7 @@ function walkContexts(s: Scrubber, contexts: Obj): Obj {
     if (k === 'response' && isObj(v)) return walkHttp(s, v, k)
     if (!isObj(v) || !STRUCTURED_CONTEXTS.has(typeof v['type'] === 'string' ? v['type'] : k))
       return s.entry(k, v)
-    s.whole = false
-    try {
-      return s.entry(k, v)
-    } finally {
-      s.whole = true
-    }
+    return s.named(() => s.entry(k, v))
   })
 }
 
@@ -854,15 +860,9 @@ function maskEmails(s: Scrubber, key: string, text: string): string {
  * project's safe fields there).
  */
 function walkUser(s: Scrubber, user: Obj): Obj {
-  return walkKeys(s, user, 'user', (k, v) => {
-    if (k !== 'id') return s.entry(k, v)
-    s.whole = false
-    try {
-      return s.entry(k, v)
-    } finally {
-      s.whole = true
-    }
-  })
+  return walkKeys(s, user, 'user', (k, v) =>
+    k === 'id' ? s.named(() => s.entry(k, v)) : s.entry(k, v),
+  )
 }
 
 /**
@@ -882,10 +882,12 @@ function walkEvent(s: Scrubber, event: NormalizedEvent, unknownKeys: Obj): void 
     path.push('logentry')
     // The message is what a user reads (Relay leaves `logentry.formatted` to replace-only rules;
     // the template is the program's text): its parameters take the password rule, it does not.
-    s.whole = false
-    const message = le.message === undefined ? undefined : s.strAt('message', le.message)
-    const formatted = le.formatted === undefined ? undefined : s.strAt('formatted', le.formatted)
-    s.whole = true
+    const message = s.named(() =>
+      le.message === undefined ? undefined : s.strAt('message', le.message),
+    )
+    const formatted = s.named(() =>
+      le.formatted === undefined ? undefined : s.strAt('formatted', le.formatted),
+    )
     const params =
       le.params === undefined
         ? undefined
@@ -908,12 +910,9 @@ function walkEvent(s: Scrubber, event: NormalizedEvent, unknownKeys: Obj): void 
       const e = exc.values[i]
       if (e === undefined) continue
       path.push(i)
-      if (e.value !== undefined) {
-        // Relay leaves an exception's value to the replace-only rules too.
-        s.whole = false
-        e.value = s.strAt('value', e.value)
-        s.whole = true
-      }
+      // Relay leaves an exception's value to the replace-only rules too.
+      const value = e.value
+      if (value !== undefined) e.value = s.named(() => s.strAt('value', value))
       const mech = e.mechanism
       if (mech !== undefined) {
         // The integration's free-form data and text, as any other databag (the mechanism is
@@ -976,10 +975,10 @@ function walkEvent(s: Scrubber, event: NormalizedEvent, unknownKeys: Obj): void 
   if (event.server_name !== undefined) event.server_name = s.strAt('server_name', event.server_name)
   // Names, but often a raw URL path (`/reset/<token>`, a browser SDK's `url` source) that the
   // issue list shows as the culprit: by value, beyond Relay, which leaves both as sent.
-  s.whole = false
-  if (event.transaction !== undefined) event.transaction = s.strAt('transaction', event.transaction)
-  if (event.culprit !== undefined) event.culprit = s.strAt('culprit', event.culprit)
-  s.whole = true
+  const { transaction, culprit, fingerprint } = event
+  if (transaction !== undefined)
+    event.transaction = s.named(() => s.strAt('transaction', transaction))
+  if (culprit !== undefined) event.culprit = s.named(() => s.strAt('culprit', culprit))
   if (event.contexts !== undefined) event.contexts = walkContexts(s, event.contexts as Obj)
   if (event.user !== undefined) event.user = walkUser(s, event.user)
   const tags = event.tags
@@ -997,11 +996,8 @@ function walkEvent(s: Scrubber, event: NormalizedEvent, unknownKeys: Obj): void 
   }
   path.pop()
   if (nextTags !== undefined) event.tags = nextTags
-  if (event.fingerprint !== undefined) {
-    s.whole = false
-    event.fingerprint = s.listAt('fingerprint', event.fingerprint, false) as string[]
-    s.whole = true
-  }
+  if (fingerprint !== undefined)
+    event.fingerprint = s.named(() => s.listAt('fingerprint', fingerprint, false) as string[])
   if (event.request !== undefined) event.request = walkHttp(s, event.request, 'request')
   for (const k in unknownKeys) {
     if (!Object.hasOwn(unknownKeys, k) || NOT_CLIENT_DATA.has(k)) continue
