@@ -20,6 +20,30 @@ describe('request section', () => {
     expect(out).toContain('&quot;quantity&quot;: 2')
   })
 
+  it('labels the body with the type it was read as, and shows that type nowhere else', () => {
+    // What Starlette and Bottle send (sentry-sdk 2.75): a JSON body, and a GET whose WSGI
+    // environment has `Content-Type: text/plain` but no body.
+    const post = requestSection({
+      method: 'POST',
+      url: 'http://127.0.0.1:8000/users/17/orders',
+      data: { note: 'gift wrap' },
+      inferred_content_type: 'application/json',
+    }).value
+    expect(post).toContain('<h3>Body <span class="muted small mono">application/json</span></h3>')
+    expect(post).not.toContain('<h3>Other</h3>')
+    const get = requestSection({
+      method: 'GET',
+      url: 'http://127.0.0.1:8000/users/17',
+      headers: { 'Content-Type': 'text/plain' },
+      inferred_content_type: 'text/plain',
+      fragment: 'top',
+    }).value
+    expect(get).not.toContain('inferred_content_type')
+    expect(get).not.toContain('<h3>Body')
+    expect(get).toContain('<h3>Other</h3>')
+    expect(get).toContain('<th class="mono">fragment</th><td class="mono">top</td>')
+  })
+
   it('reads headers as pairs and query strings as pairs or objects', () => {
     expect(pairsOf([['Host', 'x'], ['bad'], 'junk'], '&')).toEqual([['Host', 'x']])
     expect(pairsOf({ a: 1, b: ['x'] }, '&')).toEqual([

@@ -79,6 +79,18 @@ function pairTable(title: string, pairs: [string, string][]): SafeHtml {
   )}</table></div>`
 }
 
+/** The request's fields shown in a place of their own, not among "Other". */
+const SHOWN = new Set([
+  'method',
+  'url',
+  'query_string',
+  'headers',
+  'cookies',
+  'data',
+  'env',
+  'inferred_content_type',
+])
+
 /** The request section: empty when the event carries no request. */
 export function requestSection(request: unknown): SafeHtml {
   const r = obj(request)
@@ -87,15 +99,16 @@ export function requestSection(request: unknown): SafeHtml {
   const url = scalar(r['url'])
   const body = r['data']
   const hasBody = body !== undefined && body !== null && body !== ''
-  const rest = Object.entries(r).filter(
-    ([k]) => !['method', 'url', 'query_string', 'headers', 'cookies', 'data', 'env'].includes(k),
-  )
+  // The type the body was read as (event/request.ts) labels the body: it says nothing of a
+  // request without one (a WSGI GET carries `Content-Type: text/plain` by default).
+  const bodyType = hasBody ? scalar(r['inferred_content_type']) : undefined
+  const rest = Object.entries(r).filter(([k]) => !SHOWN.has(k))
   return html`<h2>Request</h2><section class="request">
 ${method === undefined && url === undefined ? '' : html`<p class="mono break"><b>${method ?? ''}</b> ${truncate(url ?? '', 2000)}</p>`}
 ${pairTable('Query', pairsOf(r['query_string'], '&'))}
 ${pairTable('Headers', pairsOf(r['headers'], '&'))}
 ${pairTable('Cookies', pairsOf(r['cookies'], ';'))}
-${hasBody ? html`<h3>Body</h3><pre>${asText(body, MAX_BODY)}</pre>` : ''}
+${hasBody ? html`<h3>Body${bodyType === undefined ? '' : html` <span class="muted small mono">${truncate(bodyType, 100)}</span>`}</h3><pre>${asText(body, MAX_BODY)}</pre>` : ''}
 ${pairTable('Environment', pairsOf(r['env'], '&'))}
 ${pairTable(
   'Other',
