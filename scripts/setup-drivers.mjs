@@ -155,9 +155,9 @@ const builders = {
       run('go', ['build', modfile, '-trimpath', '-o', join(out, 'conformance-go'), '.'], dir)
     })
   },
-  // The Go web app of the go-http and go-gin rows: sentry-go's sentryhttp and sentrygin with
-  // Gin, as pinned in conformance/drivers/go-web/go.mod (sentrygin's newest release on the
-  // proxy, with the sentry-go of the same version).
+  // The Go web app of the go-http, go-gin and go-echo rows: sentry-go's sentryhttp, sentrygin
+  // with Gin and sentryecho with Echo 5, as pinned in conformance/drivers/go-web/go.mod (the
+  // integrations' newest release on the proxy, with the sentry-go of the same version).
   'go-web'() {
     const dir = join(root, 'conformance', 'drivers', 'go-web')
     cached('go-web', [dir], 'conformance-go-web', (out) => {

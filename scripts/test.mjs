@@ -118,7 +118,7 @@ step('conformance matrix on PostgreSQL', process.execPath, [
   'conformance/bin/conformance.mjs',
   '--postgres',
   '--only',
-  'node-11,express-11,fastify-11,browser-11,python,flask,fastapi,django,go,go-http,go-gin,java,spring-boot,rust-stock,rust-sdk,otel-js',
+  'node-11,express-11,fastify-11,koa-11,hono-11,browser-11,python,flask,fastapi,django,go,go-http,go-gin,go-echo,java,spring-boot,rust-stock,rust-sdk,otel-js',
   '--out',
   `${results}/conformance-postgres`,
 ])

@@ -1,6 +1,7 @@
-// A small Go shop with the stock sentry-go web integrations, started by the go-http and go-gin
-// drivers: `conformance-go-web http` serves net/http (Go 1.22 patterns) through sentryhttp,
-// `conformance-go-web gin` serves Gin through sentrygin. A panic in the /orders/{id} route is
+// A small Go shop with the stock sentry-go web integrations, started by the go-http, go-gin and
+// go-echo drivers: `conformance-go-web http` serves net/http (Go 1.22 patterns) through
+// sentryhttp, `conformance-go-web gin` serves Gin through sentrygin, `conformance-go-web echo`
+// serves Echo 5 through sentryecho. A panic in the /orders/{id} route is
 // the unhandled error; each framework's own recovery answers 500 after the SDK re-panics, as
 // the integrations' docs set it up. Speaks the protocol of ../web-app.mjs on its standard
 // streams (`listening`, `sent`, `flushed` lines; `flush` read from stdin), plus an
@@ -20,9 +21,12 @@ import (
 	"time"
 
 	"github.com/getsentry/sentry-go"
+	sentryecho "github.com/getsentry/sentry-go/echo"
 	sentrygin "github.com/getsentry/sentry-go/gin"
 	sentryhttp "github.com/getsentry/sentry-go/http"
 	"github.com/gin-gonic/gin"
+	"github.com/labstack/echo/v5"
+	echomiddleware "github.com/labstack/echo/v5/middleware"
 )
 
 var out sync.Mutex
@@ -86,9 +90,29 @@ func ginApp() http.Handler {
 	return app
 }
 
+// echoApp is the shop on Echo 5: Echo's Recover outside sentryecho, as Echo's users set it up.
+func echoApp() http.Handler {
+	app := echo.New()
+	app.Use(echomiddleware.Recover())
+	app.Use(sentryecho.New(sentryecho.Options{Repanic: true}))
+	app.Use(func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c *echo.Context) error {
+			authenticate(sentryecho.GetHubFromContext(c), c.Request())
+			return next(c)
+		}
+	})
+	app.GET("/health", func(c *echo.Context) error { return c.String(http.StatusOK, "ok") })
+	app.GET("/orders/:id", func(c *echo.Context) error {
+		loadOrder(sentryecho.GetHubFromContext(c), c.Param("id"))
+		return nil
+	})
+	return app
+}
+
 func main() {
-	if len(os.Args) != 2 || (os.Args[1] != "http" && os.Args[1] != "gin") {
-		log.Fatal("usage: conformance-go-web http|gin")
+	apps := map[string]func() http.Handler{"http": netHTTP, "gin": ginApp, "echo": echoApp}
+	if len(os.Args) != 2 || apps[os.Args[1]] == nil {
+		log.Fatal("usage: conformance-go-web http|gin|echo")
 	}
 	transport := newTracedTransport()
 	err := sentry.Init(sentry.ClientOptions{
@@ -106,10 +130,7 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	handler := netHTTP()
-	if os.Args[1] == "gin" {
-		handler = ginApp()
-	}
+	handler := apps[os.Args[1]]()
 	listener, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		log.Fatal(err)

@@ -69,10 +69,13 @@ describe('the matrix declares its framework rows', () => {
         'express-11',
         'express-8',
         'fastify-11',
+        'koa-11',
+        'hono-11',
         'flask',
         'fastapi',
         'django',
         'go-gin',
+        'go-echo',
         'spring-boot',
       ]),
     )
