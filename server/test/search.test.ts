@@ -63,6 +63,7 @@ describe('search through the API', () => {
     expect(await titles('!has:user')).toEqual(['queue stalled'])
     expect(await titles('chargecard')).toEqual([checkout])
     expect(await titles('handled:no mechanism:express')).toEqual([checkout])
+    expect(await titles('error.mechanism:express')).toEqual([checkout])
     expect(await titles('is:unresolved environment:staging')).toEqual(['queue stalled'])
     expect(await titles('nothing-matches-this')).toEqual([])
     // Sentry's text fields read as free text.

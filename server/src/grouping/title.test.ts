@@ -193,6 +193,39 @@ describe('culprit', () => {
     ).toBe('?(app:///index.js)')
   })
 
+  it('writes a JavaScript file without its query: webpack names a second module of one file by a hash', () => {
+    // Captured from a Vue 2.7 app (vue-loader 15, webpack 5): an error in a template expression
+    // resolves into the compiled render function, a module webpack names `App.vue?<hash>` after
+    // the template's id, which vue-loader derives from the file's content (another hash per edit).
+    const render: Frame = {
+      function: 'render',
+      filename: 'src/App.vue?e6f3',
+      abs_path: 'webpack://wpv2/./src/App.vue?e6f3',
+      lineno: 21,
+      context_line: '      ? _c("p", [_vm._v(_vm._s(_vm.order.total.toFixed(2)))])',
+      in_app: true,
+    }
+    const library: Frame = {
+      function: '_render',
+      filename: 'node_modules/vue/dist/vue.runtime.esm.js',
+      in_app: false,
+    }
+    const stacktrace = { frames: [library, render] }
+    const js = { ...withException({ type: 'TypeError', stacktrace }), platform: 'javascript' }
+    expect(labelEvent(js).culprit).toBe('render(src/App.vue)')
+    const busted = { frames: [{ ...render, filename: 'https://shop.example/app.js?v=3#top' }] }
+    const served = { ...withException({ type: 'E', stacktrace: busted }), platform: 'javascript' }
+    expect(labelEvent(served).culprit).toBe('render(https://shop.example/app.js)')
+    // Not other languages' files, and a file that is all query stays as sent.
+    const python = { frames: [{ ...helperFrame, filename: 'shop/cart.py?x' }] }
+    expect(labelEvent(withException({ type: 'E', stacktrace: python })).culprit).toBe(
+      'shop/cart.py?x in total',
+    )
+    const odd = { frames: [{ ...render, filename: '?odd' }] }
+    const oddEvent = { ...withException({ type: 'E', stacktrace: odd }), platform: 'javascript' }
+    expect(labelEvent(oddEvent).culprit).toBe('render(?odd)')
+  })
+
   it('writes native frames as the function alone, even with a file', () => {
     const frame: Frame = { filename: 'main.m', function: '-[AppDelegate crash:]', in_app: true }
     const stacktrace = { frames: [frame] }

@@ -58,7 +58,10 @@ const NATIVE_PLATFORMS = new Set(['objc', 'cocoa', 'native'])
  * One frame as Sentry's legacy culprit writes it (sentry `culprit.py`): the function alone for
  * native code, `function(file)` for JavaScript, else "module or file in function"; a frame of
  * another language than the event (`frame.platform`) is written as its own. Empty when a
- * non-native frame names neither module nor file.
+ * non-native frame names neither module nor file. A JavaScript file is written without its
+ * query and fragment, as the module Sentry derives from it is: webpack names a second module of
+ * one file `App.vue?5d7d` after a hash that vue-loader's template id (of the file's content)
+ * changes with every edit, and a served file may carry a cache-busting `?v=`.
  */
 function frameCulprit(frame: Frame, eventPlatform: string): string {
   const platform = nonBlank(frame.platform) ?? eventPlatform
@@ -66,7 +69,8 @@ function frameCulprit(frame: Frame, eventPlatform: string): string {
   if (NATIVE_PLATFORMS.has(platform)) return fn ?? '?'
   const location = nonBlank(frame.module) ?? nonBlank(frame.filename)
   if (location === undefined) return ''
-  return JS_PLATFORMS.has(platform) ? `${fn ?? '?'}(${location})` : `${location} in ${fn ?? '?'}`
+  if (!JS_PLATFORMS.has(platform)) return `${location} in ${fn ?? '?'}`
+  return `${fn ?? '?'}(${nonBlank(withoutQuery(location)) ?? location})`
 }
 
 /**

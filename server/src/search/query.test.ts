@@ -126,6 +126,17 @@ describe('parseQuery', () => {
     expect(() => parseQuery('error.unhandled:maybe', NOW)).toThrow(QuerySyntaxError)
   })
 
+  it("reads Sentry's error.mechanism as the mechanism tag, lists and negation included", () => {
+    const boundary = 'auto.function.react.error_boundary'
+    expect(parseQuery(`error.mechanism:${boundary}`, NOW).terms).toEqual([
+      { kind: 'tag', key: 'mechanism', values: [boundary], negated: false },
+    ])
+    expect(parseQuery('!Error.Mechanism:[onerror, "auto.http.*"]', NOW).terms).toEqual([
+      { kind: 'tag', key: 'mechanism', values: ['onerror', 'auto.http.*'], negated: true },
+    ])
+    expect(() => parseQuery('error.mechanism:', NOW)).toThrow(QuerySyntaxError)
+  })
+
   it('reads keys named like Object.prototype members as tags', () => {
     // They once found Object.prototype through an object literal and reached SQL as a column.
     for (const key of ['constructor', '__proto__', 'toString', 'hasOwnProperty']) {

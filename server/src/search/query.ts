@@ -223,6 +223,9 @@ const BOOLEANS: ReadonlyMap<string, boolean> = new Map([
 /** One `key:value` term; `i` is just past the colon. */
 function keyed(r: Reader, key: string, keyAt: number, negated: boolean, now: number): SearchTerm {
   const lower = key.toLowerCase()
+  // Sentry's `error.mechanism:auto.function.react.error_boundary`, read as the `mechanism` tag
+  // (the thrown exception's; Sentry's term also matches a cause's, e.g. `chained`).
+  if (lower === 'error.mechanism') return keyed(r, 'mechanism', keyAt, negated, now)
   if (r.done || /\s/.test(r.peek())) r.fail(`expected a value after '${key}:'`, keyAt)
   if (r.peek() === '[') {
     if (
