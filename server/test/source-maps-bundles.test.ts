@@ -574,6 +574,81 @@ describe('a Turbopack server chunk (Next.js): an escaped sourceMappingURL, a map
   )
 })
 
+describe('a Next.js server chunk built twice', () => {
+  /** Uploads a build of the app as chunk `hash`, sends its error as @sentry/nextjs does. */
+  async function chunkEvent(n: number, hash: string) {
+    const { out } = await bundleApp(`import { run } from './app-source.js'\nexport { run }\n`, {
+      format: 'iife',
+      globalName: 'shop',
+      salt: `chunk-${hash}`,
+    })
+    const debugId = `4aa269f5-0000-4000-8000-00000000${String(n).padStart(4, '0')}`
+    const name = `[root-of-the-server]__${hash}._.js`
+    const answer = await uploadBundle(
+      artifactBundle({
+        '_/_/c.js': {
+          type: 'minified_source',
+          url: `~/chunks/ssr/${name}`,
+          headers: { 'debug-id': debugId, Sourcemap: `${name}.map` },
+          data: await readFile(join(out, 'app.min.js')),
+        },
+        '_/_/c.js.map': {
+          type: 'source_map',
+          url: `~/chunks/ssr/${name}.map`,
+          headers: { 'debug-id': debugId },
+          data: await readFile(join(out, 'app.min.js.map')),
+        },
+      }),
+    )
+    expect(answer).toEqual({ state: 'ok', missingChunks: [] })
+    const url = `app:///_next/server/chunks/ssr/${name}`
+    // The Node SDK names each frame's module after its file: the chunk, hash and all.
+    const frames = (await framesOfRun(join(out, 'app.min.js'), url, 'shop')).map((f) => ({
+      ...f,
+      module: name.slice(0, -3),
+      in_app: true,
+    }))
+    await sendItems(app, { id: team.projectId, key: team.dsnKey }, [
+      [
+        'event',
+        {
+          event_id: eid(n),
+          platform: 'node',
+          debug_meta: { images: [{ type: 'sourcemap', code_file: url, debug_id: debugId }] },
+          exception: {
+            values: [{ type: 'Error', value: 'render failed', stacktrace: { frames } }],
+          },
+        },
+      ],
+    ])
+    const res = await app.inject({
+      url: `/api/0/projects/${team.projectId}/events/${eid(n)}/`,
+      headers: ADMIN,
+    })
+    return res.json<{
+      issue_id: number
+      exception: {
+        values: {
+          stacktrace: { frames: Record<string, unknown>[] }
+          raw_stacktrace: { frames: Record<string, unknown>[] }
+        }[]
+      }
+    }>()
+  }
+
+  it('groups as one issue: the mapped frame drops the module the SDK took from the chunk name', async () => {
+    const first = await chunkEvent(941, '1111aaaa')
+    const second = await chunkEvent(942, '2222bbbb')
+    expect(second.issue_id).toBe(first.issue_id)
+    const top = first.exception.values[0]?.stacktrace.frames.at(-1)
+    expect(top?.['function']).toBe('explodeWithOriginalName')
+    expect(top?.['module']).toBeUndefined()
+    expect(first.exception.values[0]?.raw_stacktrace.frames.at(-1)?.['module']).toBe(
+      '[root-of-the-server]__1111aaaa._',
+    )
+  }, 60_000)
+})
+
 it('serves a stored event at /projects/{org}/{project}/events/{id}/json/ (sourcemaps explain)', async () => {
   const url = (org: string, project: string, id: string) =>
     `/api/0/projects/${org}/${project}/events/${id}/json/`
