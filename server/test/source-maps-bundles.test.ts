@@ -506,6 +506,149 @@ describe('release + URL: other forms of the same URL', () => {
   )
 })
 
+describe('a Turbopack server chunk (Next.js): an escaped sourceMappingURL, a map without an ID', () => {
+  // What sentry-cli uploaded from `.next/server/chunks/ssr/` of a `next build --turbopack`: the
+  // chunk has the debug ID the CLI injected and names its map `%5Broot-of-the-server%5D__….map`
+  // in the Sourcemap header; the CLI did not match that escaped name to the map it uploaded, so
+  // the map has no debug ID. The SDK reports the chunk as `app:///_next/server/chunks/ssr/…`.
+  it.each([
+    ['an escaped name', '%5Broot-of-the-server%5D__0a1b2c3d._.js.map', 931],
+    ['a name as written', '[root-of-the-server]__0a1b2c3d._.js.map', 932],
+  ])(
+    'a frame with a debug ID finds the map its chunk names by %s',
+    async (_how, reference, n) => {
+      const { out } = await bundleApp(`import { run } from './app-source.js'\nexport { run }\n`, {
+        format: 'iife',
+        globalName: 'shop',
+        salt: `turbopack-${n}`,
+      })
+      const debugId = `0ca5dac8-396b-5519-a286-a835182a4${String(n).padStart(3, '0')}`
+      const minified = await readFile(join(out, 'app.min.js'))
+      const sourceMap = await readFile(join(out, 'app.min.js.map'))
+      const answer = await uploadBundle(
+        artifactBundle({
+          '_/_/chunks/ssr/a.js': {
+            type: 'minified_source',
+            url: '~/chunks/ssr/[root-of-the-server]__0a1b2c3d._.js',
+            headers: { 'debug-id': debugId, Sourcemap: reference },
+            data: minified,
+          },
+          '_/_/chunks/ssr/a.js.map': {
+            type: 'source_map',
+            url: '~/chunks/ssr/[root-of-the-server]__0a1b2c3d._.js.map',
+            data: sourceMap,
+          },
+        }),
+      )
+      expect(answer).toEqual({ state: 'ok', missingChunks: [] })
+      const url = 'app:///_next/server/chunks/ssr/[root-of-the-server]__0a1b2c3d._.js'
+      const frames = await framesOfRun(join(out, 'app.min.js'), url, 'shop')
+      expect(frames.length).toBeGreaterThan(0)
+      await sendItems(app, { id: team.projectId, key: team.dsnKey }, [
+        [
+          'event',
+          {
+            event_id: eid(n),
+            platform: 'node',
+            debug_meta: { images: [{ type: 'sourcemap', code_file: url, debug_id: debugId }] },
+            exception: {
+              values: [{ type: 'Error', value: 'render failed', stacktrace: { frames } }],
+            },
+          },
+        ],
+      ])
+      const res = await app.inject({
+        url: `/api/0/projects/${team.projectId}/events/${eid(n)}/`,
+        headers: ADMIN,
+      })
+      const top = res
+        .json<{ exception: { values: { stacktrace: { frames: Record<string, unknown>[] } }[] } }>()
+        .exception.values[0]?.stacktrace.frames.at(-1)
+      expect(top?.['function']).toBe('explodeWithOriginalName')
+      expect(top?.['data']).toEqual({
+        symbolicated: true,
+        sourcemap: '~/chunks/ssr/[root-of-the-server]__0a1b2c3d._.js.map',
+      })
+    },
+    60_000,
+  )
+})
+
+describe('a Next.js server chunk built twice', () => {
+  /** Uploads a build of the app as chunk `hash`, sends its error as @sentry/nextjs does. */
+  async function chunkEvent(n: number, hash: string) {
+    const { out } = await bundleApp(`import { run } from './app-source.js'\nexport { run }\n`, {
+      format: 'iife',
+      globalName: 'shop',
+      salt: `chunk-${hash}`,
+    })
+    const debugId = `4aa269f5-0000-4000-8000-00000000${String(n).padStart(4, '0')}`
+    const name = `[root-of-the-server]__${hash}._.js`
+    const answer = await uploadBundle(
+      artifactBundle({
+        '_/_/c.js': {
+          type: 'minified_source',
+          url: `~/chunks/ssr/${name}`,
+          headers: { 'debug-id': debugId, Sourcemap: `${name}.map` },
+          data: await readFile(join(out, 'app.min.js')),
+        },
+        '_/_/c.js.map': {
+          type: 'source_map',
+          url: `~/chunks/ssr/${name}.map`,
+          headers: { 'debug-id': debugId },
+          data: await readFile(join(out, 'app.min.js.map')),
+        },
+      }),
+    )
+    expect(answer).toEqual({ state: 'ok', missingChunks: [] })
+    const url = `app:///_next/server/chunks/ssr/${name}`
+    // The Node SDK names each frame's module after its file: the chunk, hash and all.
+    const frames = (await framesOfRun(join(out, 'app.min.js'), url, 'shop')).map((f) => ({
+      ...f,
+      module: name.slice(0, -3),
+      in_app: true,
+    }))
+    await sendItems(app, { id: team.projectId, key: team.dsnKey }, [
+      [
+        'event',
+        {
+          event_id: eid(n),
+          platform: 'node',
+          debug_meta: { images: [{ type: 'sourcemap', code_file: url, debug_id: debugId }] },
+          exception: {
+            values: [{ type: 'Error', value: 'render failed', stacktrace: { frames } }],
+          },
+        },
+      ],
+    ])
+    const res = await app.inject({
+      url: `/api/0/projects/${team.projectId}/events/${eid(n)}/`,
+      headers: ADMIN,
+    })
+    return res.json<{
+      issue_id: number
+      exception: {
+        values: {
+          stacktrace: { frames: Record<string, unknown>[] }
+          raw_stacktrace: { frames: Record<string, unknown>[] }
+        }[]
+      }
+    }>()
+  }
+
+  it('groups as one issue: the mapped frame drops the module the SDK took from the chunk name', async () => {
+    const first = await chunkEvent(941, '1111aaaa')
+    const second = await chunkEvent(942, '2222bbbb')
+    expect(second.issue_id).toBe(first.issue_id)
+    const top = first.exception.values[0]?.stacktrace.frames.at(-1)
+    expect(top?.['function']).toBe('explodeWithOriginalName')
+    expect(top?.['module']).toBeUndefined()
+    expect(first.exception.values[0]?.raw_stacktrace.frames.at(-1)?.['module']).toBe(
+      '[root-of-the-server]__1111aaaa._',
+    )
+  }, 60_000)
+})
+
 it('serves a stored event at /projects/{org}/{project}/events/{id}/json/ (sourcemaps explain)', async () => {
   const url = (org: string, project: string, id: string) =>
     `/api/0/projects/${org}/${project}/events/${id}/json/`

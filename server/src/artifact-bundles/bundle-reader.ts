@@ -279,14 +279,40 @@ function embeddedMap(path: string, map: Buffer): { debugId: string | null } | un
  * Points each minified file at the bundle's map the way Sentry finds a release artifact: its
  * reference as written, else the other forms of that URL (query dropped, `~/path` without the
  * host): an absolute `//# sourceMappingURL=https://cdn.example/maps/app.js.map` names the map
- * the CLI uploaded as `~/maps/app.js.map`. A reference no map of the bundle has stays as it is.
+ * the CLI uploaded as `~/maps/app.js.map`. A reference is a URL, so its percent-escapes name
+ * the file's characters: Turbopack's `//# sourceMappingURL=%5Broot-of-the-server%5D__….js.map`
+ * is the map the CLI uploaded as `~/chunks/ssr/[root-of-the-server]__….js.map`. A reference no
+ * map of the bundle has stays as it is.
+ *
+ * A map found so, without a debug ID of its own, takes its minified file's: sentry-cli gives a
+ * map its file's ID only when it resolved the reference itself, which it does not for an
+ * escaped one, and a frame with a debug ID looks its map up by that ID alone. Without this
+ * every server-side frame of a Turbopack build of Next.js stayed minified.
  */
 function matchMapUrls(files: ArtifactFileToStore[]): ArtifactFileToStore[] {
-  const maps = new Set(files.filter((f) => f.fileType === 'source_map').map((f) => f.url))
+  const maps = new Map<string, ArtifactFileToStore>()
+  for (const f of files) if (f.fileType === 'source_map') maps.set(f.url, f)
   for (const f of files) {
-    if (f.mapUrl === null || maps.has(f.mapUrl)) continue
-    const found = urlCandidates(f.mapUrl).find((u) => maps.has(u))
-    if (found !== undefined) f.mapUrl = found
+    if (f.mapUrl === null) continue
+    if (!maps.has(f.mapUrl)) {
+      const decoded = decodeUrl(f.mapUrl)
+      const forms = urlCandidates(f.mapUrl)
+      if (decoded !== f.mapUrl) forms.push(...urlCandidates(decoded))
+      const found = forms.find((u) => maps.has(u))
+      if (found !== undefined) f.mapUrl = found
+    }
+    const map = maps.get(f.mapUrl)
+    if (map !== undefined && map.debugId === null && f.debugId !== null) map.debugId = f.debugId
   }
   return files
+}
+
+/** A URL with its percent-escapes decoded, or as it is when they do not decode. */
+function decodeUrl(url: string): string {
+  if (!url.includes('%')) return url
+  try {
+    return decodeURIComponent(url)
+  } catch {
+    return url
+  }
 }

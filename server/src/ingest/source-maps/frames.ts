@@ -323,6 +323,11 @@ export function rewriteFrames(
       f['filename'] = shownSource(r.pos.source)
       f['lineno'] = r.pos.line
       f['colno'] = r.pos.column
+      // The Node SDK's `module` named the minified file (`806`, Turbopack's
+      // `[root-of-the-server]__4aa269f5._`), whose chunk hash changes with each build, and it
+      // would group the frame ahead of its source. Sentry sends its processor no `module` and
+      // keeps only the one derived from the original source; the raw frame keeps the SDK's.
+      delete f['module']
       if (caller !== undefined && caller !== null) f['function'] = caller
       // A frame of an installed package (Angular's maps name them `node_modules/zone.js/…`) is
       // no app code, whatever the browser SDK, which marks the whole bundle in-app, said.

@@ -80,6 +80,33 @@ describe('scope names of minified frames', () => {
     expect(parsed.scopeName(1, code.lastIndexOf('throw') + 1)).toBeUndefined()
   })
 
+  it('names a renamed binding by the identifier its mapping points at when the map has no names', () => {
+    // Turbopack (Next.js 15): `async function d(` mapped to `ServerErrorPage` of the original
+    // (line 1, column 30), with `names: []`; a second file's binding maps to the keyword before
+    // its name, which names nothing.
+    const code = 'async function d(){throw Error("x")}'
+    const map = (mappings: string) =>
+      new ParsedMap({
+        bundleId: 1,
+        url: '~/page.js.map',
+        data: deflateRawSync(
+          JSON.stringify({
+            version: 3,
+            sources: ['page.tsx'],
+            names: [],
+            mappings,
+            sourcesContent: [
+              "export default async function ServerErrorPage() {\n  throw new Error('x')\n}",
+            ],
+          }),
+        ),
+        minified: deflateRawSync(code),
+      })
+    const at = code.indexOf('throw') + 1
+    expect(map('eAA8B,IAC5B').scopeName(1, at)).toBe('ServerErrorPage')
+    expect(map('eAAe,IAC5B').scopeName(1, at)).toBeUndefined()
+  })
+
   it('has no scope names without the minified file or when it does not parse', async () => {
     const { code, map } = await minified()
     const noFile = new ParsedMap({ bundleId: 1, url: 'm', data: deflateRawSync(map) })

@@ -62,8 +62,8 @@ export class ParsedMap {
    * The original name of the function a minified position is in (Sentry's scope names): the
    * token naming the innermost function around it in the minified file, mapped through the map
    * (its `names` entry there). A property or method key (`onClick: () =>`, which minifiers
-   * keep) is its own name; a binding the map names nothing for is kept only when the original
-   * source has that very identifier there. Undefined when the bundle has no minified file, the
+   * keep) is its own name; a binding the map names nothing for is the identifier written where
+   * the map points it (not a keyword). Undefined when the bundle has no minified file, the
    * position is in no named function, or nothing names it: the caller falls back.
    */
   scopeName(line: number, column: number): string | undefined {
@@ -85,7 +85,11 @@ export class ParsedMap {
     if (!token.binding) return token.name
     if (token.anonymous || seg === null || seg.length === 1) return undefined
     const original = this.#sourceLines(seg[1])?.[seg[2]]
-    return original?.startsWith(token.name, seg[3]) === true ? token.name : undefined
+    if (original === undefined) return undefined
+    // A map that maps the binding itself but names nothing (Turbopack's, with `names: []`) maps
+    // it to where the original name is written: `d` of `async function d(` to `ServerErrorPage`.
+    if (seg[0] === token.column - 1) return originalIdentifier(original, seg[3])
+    return original.startsWith(token.name, seg[3]) ? token.name : undefined
   }
 
   #sourceLines(sourceIndex: number): string[] | undefined {
@@ -141,4 +145,28 @@ export class ParsedMap {
       post: lines.slice(line0 + 1, line0 + 1 + CONTEXT_LINES).map((l) => cut(l)),
     }
   }
+}
+
+/** Words a mapping may point at that name no function (the keyword before the name). */
+const NOT_A_NAME = new Set([
+  'async',
+  'await',
+  'class',
+  'const',
+  'default',
+  'export',
+  'function',
+  'get',
+  'let',
+  'new',
+  'return',
+  'set',
+  'static',
+  'var',
+])
+
+/** The identifier written at a 0-based column of an original line, unless it is a keyword. */
+function originalIdentifier(line: string, column: number): string | undefined {
+  const id = /^[A-Za-z_$][\w$]{0,199}/.exec(line.slice(column, column + 200))?.[0]
+  return id === undefined || NOT_A_NAME.has(id) ? undefined : id
 }
