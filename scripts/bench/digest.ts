@@ -14,6 +14,10 @@
  * the sources through tsx: tsx wraps every closure in a `__name` call that the build lacks.
  * `--privacy-off` adds, after each root, the same root with the project's data scrubbing and
  * inbound filters off (the default digest has them on), so their cost is a ratio of one run.
+ * `--client` measures a client event's digest instead (`digestPayload`: the inbound filters,
+ * the clock correction and the time bound too), under an envelope header whose `sent_at` is
+ * the receive time, as a stock SDK's on a right clock; `--drift-ms N` puts it N ms earlier
+ * (from 3300000, every event is corrected for the sender's clock, event/clock.ts).
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join, relative, resolve } from 'node:path'
@@ -28,6 +32,8 @@ const { values: opts } = parseArgs({
     ms: { type: 'string', default: '400' },
     root: { type: 'string', multiple: true },
     'privacy-off': { type: 'boolean', default: false },
+    client: { type: 'boolean', default: false },
+    'drift-ms': { type: 'string', default: '0' },
   },
 })
 
@@ -113,11 +119,28 @@ async function loadDigest(root: string, privacyOff = false): Promise<Digest> {
       clientIps: [],
     },
   }
+  const received = 1_763_800_000_000
+  const sentAt = new Date(received - Number(opts['drift-ms'])).toISOString()
   const ctx = new IngestContext(
     { project, key, ...(privacyOff ? { privacy: off } : {}) },
-    1_763_800_000_000,
-    {},
+    received,
+    opts.client ? { sent_at: sentAt } : {},
   )
+  if (opts.client) {
+    const client = items.digestPayload as (
+      payload: Uint8Array,
+      scope: unknown,
+      headerId: string | undefined,
+    ) => { payload: string } | { filtered: string }
+    return (events) => {
+      let bytes = 0
+      for (const e of events) {
+        const r = client(e.payload, ctx, eventId(e.headerId))
+        bytes += 'filtered' in r ? 0 : r.payload.length
+      }
+      return bytes
+    }
+  }
   return (events) => {
     let bytes = 0
     for (const e of events) {

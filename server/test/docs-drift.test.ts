@@ -192,7 +192,12 @@ const PATH_BASES = [
 ]
 
 // Paths in other projects' repositories, cited as such.
-const OTHER_PROJECTS = ['docs/Reference/Errors.md', 'relay-server/src/utils/rate_limits.rs']
+const OTHER_PROJECTS = [
+  'docs/Reference/Errors.md',
+  'relay-server/src/utils/rate_limits.rs',
+  'relay-server/src/extractors/request_meta.rs',
+  'relay-server/src/envelope/mod.rs',
+]
 
 /** The backticked file paths of a page (a `/` inside, a file extension, outside code blocks). */
 function namedPaths(page: string): string[] {

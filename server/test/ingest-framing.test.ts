@@ -51,17 +51,17 @@ describe('envelope framing as the SDKs send it', () => {
 
   it('Python: lengths, content_type on items, trailing newline, RFC 3339 timestamps', async () => {
     const id = eid(2)
-    const event = JSON.stringify({
-      event_id: id,
-      message: 'py style',
-      timestamp: '2026-11-22T09:04:23.409956Z',
-    })
-    const body = `{"event_id":"${id}","sent_at":"2026-11-22T09:04:23.409956Z"}\n{"type":"event","content_type":"application/json","length":${Buffer.byteLength(event)}}\n${event}\n`
+    // Python's form (microseconds, `Z`) of a time a second ago: a `sent_at` days old would be
+    // read as a clock off by days, and the event dated now (event/clock.ts).
+    const ms = new Date(Date.now() - 1000).toISOString()
+    const at = ms.replace('Z', '956Z')
+    const event = JSON.stringify({ event_id: id, message: 'py style', timestamp: at })
+    const body = `{"event_id":"${id}","sent_at":"${at}"}\n{"type":"event","content_type":"application/json","length":${Buffer.byteLength(event)}}\n${event}\n`
     const res = await post(body, { 'content-type': 'application/x-sentry-envelope' })
     expect(res.statusCode).toBe(200)
     expect(res.json()).toEqual({ id })
     const e = await stored(id)
-    expect(e?.['timestamp']).toBeCloseTo(Date.parse('2026-11-22T09:04:23.409Z') / 1000, 2)
+    expect(e?.['timestamp']).toBeCloseTo(Date.parse(ms) / 1000, 2)
   })
 
   it('Rust: dashed event id in the header wins over the payload id, stored undashed', async () => {

@@ -39,6 +39,7 @@ export interface TrimNote {
     | 'invalid_data'
     | 'future_timestamp'
     | 'past_timestamp'
+    | 'clock_drift'
   name: string
   /** The time the client sent and the server's, when a time was corrected (RFC 3339). */
   sdk_time?: string

@@ -1,3 +1,4 @@
+import { clockDrift } from '../event/clock.ts'
 import type { PrivacySettings } from '../privacy/settings.ts'
 import type { EventToWrite, OutcomeDelta, WriteUnit } from '../store/types.ts'
 import type { ResolvedKey } from './keys.ts'
@@ -27,6 +28,12 @@ export class IngestContext {
   /** The project's scrubbing and filter settings; absent: a new project's defaults. */
   readonly privacy: PrivacySettings | undefined
   readonly envelopeHeader: Record<string, unknown>
+  /**
+   * How far the sender's clock is behind (ms, negative: ahead), from the envelope header's
+   * `sent_at`, read once per envelope (event/clock.ts `clockDrift`); 0: no correction, and
+   * always for `/store/`, whose request has no envelope header.
+   */
+  readonly clockDrift: number
   readonly unit: WriteUnit = { events: [], outcomes: [] }
   /** Event items waiting for the digest (digest-pool.ts), in envelope order. */
   readonly digests: { payload: Uint8Array; headerId: string | undefined }[] = []
@@ -46,6 +53,7 @@ export class IngestContext {
     this.key = resolved.key
     this.received = received
     this.envelopeHeader = envelopeHeader
+    this.clockDrift = clockDrift(envelopeHeader['sent_at'], received)
     this.clientIp = clientIp
     this.privacy = resolved.privacy
   }

@@ -38,6 +38,8 @@ type JobMeta = [
   clientIp: string | null,
   /** The index of the job's privacy settings in the batch's table (privacy/settings-wire.ts). */
   privacy: number,
+  /** The sender's clock drift, ms (DigestScope `clockDrift`); 0: none. */
+  clockDrift: number,
 ]
 
 interface JobsMeta {
@@ -56,6 +58,7 @@ export function encodeJobs(jobs: readonly DigestJob[]): ArrayBuffer {
     j.headerId ?? null,
     j.scope.clientIp ?? null,
     privacy.ref(j.scope.privacy),
+    j.scope.clockDrift ?? 0,
   ])
   const batch: JobsMeta = { jobs: meta, privacy: privacy.texts }
   return pack(
@@ -69,11 +72,21 @@ export function decodeJobs(ab: ArrayBuffer): DigestJob[] {
   const { meta, parts } = unpack<JobsMeta>(ab)
   if (parts.length !== meta.jobs.length) throw new Error('digest batch: entries do not match')
   const table = readSettingsTable(meta.privacy)
-  return meta.jobs.map(([projectId, keyId, component, received, headerId, clientIp, p], i) => ({
-    scope: digestScope(projectId, keyId, component, received, clientIp, settingsAt(table, p)),
-    payload: parts[i] as Buffer,
-    headerId: headerId ?? undefined,
-  }))
+  return meta.jobs.map(
+    ([projectId, keyId, component, received, headerId, clientIp, p, drift], i) => ({
+      scope: digestScope(
+        projectId,
+        keyId,
+        component,
+        received,
+        clientIp,
+        settingsAt(table, p),
+        drift,
+      ),
+      payload: parts[i] as Buffer,
+      headerId: headerId ?? undefined,
+    }),
+  )
 }
 
 type OutcomeMeta =

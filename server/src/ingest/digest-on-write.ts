@@ -34,6 +34,7 @@ export function digestUnits(
       todo.received,
       todo.clientIp,
       todo.privacy,
+      todo.clockDrift,
     )
     const rows: EventToWrite[] = []
     const filtered: OutcomeDelta[] = []

@@ -37,7 +37,8 @@ describe('digest codec', () => {
     const jobs: DigestJob[] = [
       { scope, payload: Buffer.from('{"message":"ünïcødé ✓ 🚀"}'), headerId: 'a'.repeat(32) },
       {
-        scope: { ...scope, key: { id: 4, component: null } },
+        // A sender's clock 2 h behind (the envelope's sent_at) crosses with the job.
+        scope: { ...scope, key: { id: 4, component: null }, clockDrift: 7_200_000 },
         payload: Buffer.alloc(0),
         headerId: undefined,
       },

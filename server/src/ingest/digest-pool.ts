@@ -181,6 +181,7 @@ export async function digestQueued(ctx: IngestContext, pool: DigestPool): Promis
       clientIp: ctx.clientIp ?? null,
       privacy: ctx.privacy ?? null,
       items: ctx.digests.map((d) => ({ payload: d.payload, headerId: d.headerId ?? null })),
+      ...(ctx.clockDrift !== 0 ? { clockDrift: ctx.clockDrift } : {}),
       ...(ctx.sourceMaps !== undefined ? { sourceMaps: ctx.sourceMaps } : {}),
     }
     return

@@ -38,6 +38,11 @@ export interface UndigestedEvents {
   /** Each item's bytes and, when it wins over the payload's, the envelope header's event id. */
   items: { payload: Uint8Array; headerId: string | null }[]
   /**
+   * How far the sender's clock was behind (ms, negative: ahead), from the envelope's `sent_at`
+   * (event/clock.ts `clockDrift`); absent: no correction.
+   */
+  clockDrift?: number
+  /**
    * Set when the project has source-map bundles: the items' minified frames are resolved right
    * before their digest (ingest/digest-on-write.ts). The number is the receiving node's count
    * of uploads it saw: a larger one than the resolver last saw drops its cached "no map" answers.

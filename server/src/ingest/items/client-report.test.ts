@@ -1,9 +1,14 @@
 import { describe, expect, it } from 'vitest'
+import { clockDrift } from '../../event/clock.ts'
 import { parseClientReport } from './client-report.ts'
 
 const NOW = Date.UTC(2026, 0, 5, 10, 30, 0)
 const parse = (v: unknown, sentAt?: unknown) =>
-  parseClientReport(Buffer.from(typeof v === 'string' ? v : JSON.stringify(v)), NOW, sentAt)
+  parseClientReport(
+    Buffer.from(typeof v === 'string' ? v : JSON.stringify(v)),
+    NOW,
+    clockDrift(sentAt, NOW),
+  )
 
 describe('parseClientReport', () => {
   it('reads float-second and RFC 3339 timestamps', () => {

@@ -4,8 +4,6 @@ import type { IngestContext } from '../context.ts'
 import { discardCategory, discardReason } from './outcome-names.ts'
 
 const DAY = 86_400_000
-/** Relay corrects report times by `sent_at` when the client clock is off by this much. */
-const DRIFT_MS = 55 * 60_000
 /** Reports dated further back than this (or in the future) are filed at receive time. */
 const MAX_AGE_MS = 90 * DAY
 
@@ -37,14 +35,15 @@ export interface ClientReport {
  * Reads a `client_report` payload, Relay's way: `discarded_events` become `client_discard`
  * counters by reason and category; entries with an over-long reason or a bad shape are skipped;
  * `rate_limited_events`, `filtered_events` and `filtered_sampling_events` are ignored (only
- * Relay may send them). The report's `timestamp` dates the counters, corrected by the envelope's
- * `sent_at` when the client clock is off by 55 minutes or more; a time in the future or older
- * than 90 days becomes the receive time. Returns undefined for a payload that is no report.
+ * Relay may send them). The report's `timestamp` dates the counters, moved by `clockDrift` (ms,
+ * the envelope's `sent_at` against the receive time, event/clock.ts: 0 unless the client clock
+ * is off by 55 minutes or more); a time in the future or older than 90 days becomes the receive
+ * time. Returns undefined for a payload that is no report.
  */
 export function parseClientReport(
   payload: Buffer,
   received: number,
-  sentAt: unknown,
+  clockDrift: number,
 ): ClientReport | undefined {
   let json: unknown
   try {
@@ -62,11 +61,7 @@ export function parseClientReport(
   let at = received
   const ts = parseTimestamp(report.data.timestamp)
   if (ts !== undefined) {
-    at = ts * 1000
-    const sent = parseTimestamp(sentAt)
-    if (sent !== undefined && Math.abs(received - sent * 1000) >= DRIFT_MS) {
-      at += received - sent * 1000
-    }
+    at = ts * 1000 + clockDrift
     if (at > received || at < received - MAX_AGE_MS) at = received
   }
   return { at: Math.round(at), discards }
@@ -84,7 +79,7 @@ export function handleClientReport(payload: Buffer, ctx: IngestContext, maxSize:
     ctx.outcome('rejected', 'too_large', 'internal')
     return
   }
-  const report = parseClientReport(payload, ctx.received, ctx.envelopeHeader['sent_at'])
+  const report = parseClientReport(payload, ctx.received, ctx.clockDrift)
   if (report === undefined) {
     ctx.outcome('rejected', 'invalid_client_report', 'internal')
     return

@@ -1,7 +1,7 @@
 import { ApiError } from '../../errors.ts'
 import { resolveAutoIp } from '../../event/auto-ip.ts'
 import { TrimNotes, trimBag } from '../../event/bounds.ts'
-import { boundEventTime } from '../../event/clock.ts'
+import { boundEventTime, correctClockDrift } from '../../event/clock.ts'
 import { resolveLegacyAliases } from '../../event/legacy-aliases.ts'
 import { repairNonFiniteJson } from '../../event/non-finite-json.ts'
 import { normalizeEvent, normalizeEventId } from '../../event/normalize.ts'
@@ -30,6 +30,11 @@ export interface DigestScope {
   readonly clientIp?: string | undefined
   /** The project's scrubbing and filter settings (privacy/); absent: a new project's. */
   readonly privacy?: PrivacySettings | undefined
+  /**
+   * How far the sender's clock was behind (ms, negative: ahead), from the envelope's `sent_at`
+   * (event/clock.ts `clockDrift`); 0 or absent: no correction.
+   */
+  readonly clockDrift?: number | undefined
 }
 
 /**
@@ -43,6 +48,7 @@ export function digestScope(
   received: number,
   clientIp: string | null,
   privacy?: PrivacySettings | null,
+  clockDrift?: number,
 ): DigestScope {
   return {
     project: { id: projectId },
@@ -50,6 +56,7 @@ export function digestScope(
     received,
     clientIp: clientIp ?? undefined,
     privacy: privacy ?? undefined,
+    ...(clockDrift ? { clockDrift } : {}),
   }
 }
 
@@ -102,7 +109,8 @@ export function digestEvent(
 /**
  * The digest of a client's event (envelope `event` items, `/store/`, OTLP error records): the
  * project's inbound filters first (a filtered event is neither scrubbed nor stored), then as
- * {@link digestEvent}. An SDK's event far from the receive time is dated when it arrived
+ * {@link digestEvent}. An SDK's times are corrected for its clock by the envelope's `sent_at`
+ * (`ctx.clockDrift`), then an event still far from the receive time is dated when it arrived
  * (`event/clock.ts`); `keepTime` keeps the time as sent, for an OTLP log record, whose time is
  * when the application logged it, however long a collector held it.
  */
@@ -126,7 +134,12 @@ function digestWith(
     ...(eventId !== undefined ? { eventId } : {}),
     received: ctx.received / 1000,
   })
-  if (boundTime) boundEventTime(event, ctx.received / 1000)
+  if (boundTime) {
+    const received = ctx.received / 1000
+    // Rare (a clock off by 55 min or more): one comparison per event otherwise.
+    if (ctx.clockDrift) correctClockDrift(event, ctx.clockDrift / 1000, received, raw)
+    boundEventTime(event, received, raw)
+  }
   const policy = policyOf(ctx.privacy)
   // A project that stores no IP addresses gets none filled in from the connection either.
   resolveAutoIp(event, policy.scrub.scrubIp ? undefined : ctx.clientIp, inferIp(raw))

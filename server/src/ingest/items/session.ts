@@ -6,9 +6,6 @@ import { wellFormed } from '../../event/well-formed.ts'
 import type { SessionBucket, SessionCategory } from '../../store/release-health-types.ts'
 import type { IngestContext } from '../context.ts'
 
-/** Relay corrects client times by `sent_at` when the client clock is off by this much. */
-const DRIFT_MS = 55 * 60_000
-
 const timestamp = z.union([z.string().max(64), z.number()])
 const count = z
   .number()
@@ -101,14 +98,6 @@ function parse<T extends z.ZodType>(
   throw new ApiError('invalid_json', `invalid ${what} payload: ${fields.join('; ')}`, fields)
 }
 
-/** Client-clock correction: how far to shift client times (0 unless off by 55 min or more). */
-function clockShift(ctx: IngestContext): number {
-  const sentAt = parseTimestamp(ctx.envelopeHeader['sent_at'])
-  if (sentAt === undefined) return 0
-  const drift = ctx.received - sentAt * 1000
-  return Math.abs(drift) >= DRIFT_MS ? drift : 0
-}
-
 /** A client time in ms, or a 400 naming the field. */
 function time(value: unknown, field: string, what: string, shift: number): number {
   const s = parseTimestamp(value)
@@ -125,7 +114,8 @@ function time(value: unknown, field: string, what: string, shift: number): numbe
  */
 export function handleSessionItem(payload: Buffer, ctx: IngestContext, maxSize: number): void {
   const s = parse(payload, Session, 'session', maxSize)
-  const shift = clockShift(ctx)
+  // Client-clock correction by the envelope's `sent_at` (0 unless off by 55 min or more).
+  const shift = ctx.clockDrift
   const status = (s.status ?? 'ok').toLowerCase()
   const started = time(s.started, 'started', 'session', shift)
   const at = s.timestamp == null ? ctx.received : time(s.timestamp, 'timestamp', 'session', shift)
@@ -153,7 +143,8 @@ export function handleSessionItem(payload: Buffer, ctx: IngestContext, maxSize: 
  */
 export function handleSessionsItem(payload: Buffer, ctx: IngestContext, maxSize: number): void {
   const s = parse(payload, Sessions, 'sessions', maxSize)
-  const shift = clockShift(ctx)
+  // Client-clock correction by the envelope's `sent_at` (0 unless off by 55 min or more).
+  const shift = ctx.clockDrift
   const buckets: SessionBucket[] = s.aggregates.map((a, i) => ({
     projectId: ctx.project.id,
     release: s.attrs.release,
