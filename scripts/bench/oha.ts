@@ -14,7 +14,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import Database from 'better-sqlite3'
-import { ENVELOPE, envelopeEventId, hasBinary } from './wrk.ts'
+import { ENVELOPE, envelopeEventId, hasBinary, withSentAtNow } from './wrk.ts'
 
 /** The oha release the bench is measured with (crates.io). */
 export const OHA_VERSION = '1.16.0'
@@ -61,7 +61,7 @@ export interface OpenLoopResult {
 /** The envelope without its event ids: the server gives each request a fresh one. */
 function bodyWithoutEventId(dir: string): string {
   const id = envelopeEventId()
-  const body = readFileSync(ENVELOPE, 'latin1')
+  const body = withSentAtNow(readFileSync(ENVELOPE, 'latin1'))
     .replaceAll(`"event_id":"${id}",`, '')
     .replaceAll(`,"event_id":"${id}"`, '')
   if (body.includes(id)) throw new Error(`${ENVELOPE}: could not remove the event id`)

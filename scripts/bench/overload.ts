@@ -11,7 +11,7 @@ import type { Instance } from './instance.ts'
 import { type LoadShape, measureIngest } from './measure.ts'
 import { ensureOha, runOpenLoop } from './oha.ts'
 import { cpuMs, peakRssMiB } from './server.ts'
-import { ENVELOPE, envelopeEventId } from './wrk.ts'
+import { ENVELOPE, envelopeEventId, withSentAtNow } from './wrk.ts'
 
 /** What the overload run measured. */
 export interface OverloadFigures {
@@ -67,7 +67,7 @@ const RECOVERED_AFTER = 10
  * what a client sees while something else happens (overload, a slow page view).
  */
 export function startProbe(url: string): { samples: Sample[]; stop(): Promise<void> } {
-  const template = readFileSync(ENVELOPE, 'latin1')
+  const template = withSentAtNow(readFileSync(ENVELOPE, 'latin1'))
   const oldId = envelopeEventId()
   const samples: Sample[] = []
   let running = true

@@ -15,7 +15,7 @@ import { buildSync } from 'esbuild'
 import { type Instance, type StartOptions, startInstance } from './instance.ts'
 import { type IngestFigures, type LoadShape, measureIngest } from './measure.ts'
 import { formatIngest, medianOf } from './report.ts'
-import { ENVELOPE, envelopeEventId } from './wrk.ts'
+import { ENVELOPE, envelopeEventId, withSentAtNow } from './wrk.ts'
 
 const CLI = join(import.meta.dirname, '../../node_modules/sentry-cli-3/bin/sentry-cli')
 const PAGE_URL = 'https://shop.example.com/assets/app.min.js'
@@ -150,7 +150,10 @@ async function upload(inst: Instance, out: string): Promise<void> {
 /** Posts the envelope once; returns the request's wall time in ms. */
 async function postOnce(inst: Instance, body: string, n: number): Promise<number> {
   const old = body === ENVELOPE ? envelopeEventId() : 'a'.repeat(32)
-  const text = readFileSync(body, 'utf8').replaceAll(old, n.toString(16).padStart(32, 'b'))
+  const text = withSentAtNow(readFileSync(body, 'utf8')).replaceAll(
+    old,
+    n.toString(16).padStart(32, 'b'),
+  )
   const t0 = performance.now()
   const res = await fetch(new URL(inst.target.path, inst.url), { method: 'POST', body: text })
   const ms = performance.now() - t0
