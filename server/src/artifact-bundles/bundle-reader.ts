@@ -32,8 +32,8 @@ export function normalizeDebugId(v: unknown): string | null {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`
 }
 
-/** A header of a manifest entry, whatever the case of its name. */
-function header(headers: unknown, name: string): string | undefined {
+/** A header of a manifest entry or a release file, whatever the case of its name. */
+export function header(headers: unknown, name: string): string | undefined {
   if (!isObj(headers)) return undefined
   for (const [k, v] of Object.entries(headers)) {
     if (k.toLowerCase() === name && typeof v === 'string') return v
@@ -134,8 +134,11 @@ async function readZip(zip: Buffer): Promise<Map<string, Buffer>> {
   })
 }
 
-/** Checks that a source map parses; the reason otherwise. Returns its own debug ID, if any. */
-function checkSourceMap(name: string, bytes: Buffer): string | null {
+/**
+ * Checks that a source map parses; the reason otherwise. Returns its own debug ID, if any.
+ * Release files (release-file-reader.ts) are checked by the same rule as bundle files.
+ */
+export function checkSourceMap(name: string, bytes: Buffer): string | null {
   let json: unknown
   try {
     json = JSON.parse(bytes.toString('utf8'))

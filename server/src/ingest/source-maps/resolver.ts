@@ -97,6 +97,17 @@ export class SourceMapResolver {
     }
   }
 
+  /**
+   * Forgets every map this node cached for the projects of a removed upload (a release file
+   * deleted), so their next events no longer resolve through it (other nodes: LRU eviction).
+   */
+  noteRemoval(projectIds: readonly number[]): void {
+    for (const id of projectIds) this.#projects.delete(id)
+    for (const k of this.#maps.keys()) {
+      if (projectIds.some((p) => k.startsWith(`${p}:`))) this.#maps.delete(k)
+    }
+  }
+
   /** Whether a project has any bundle (cached; a "no" is asked again after 30 s). */
   async projectHasBundles(projectId: number, now = Date.now()): Promise<boolean> {
     const c = this.#projects.get(projectId)
