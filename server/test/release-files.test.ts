@@ -22,8 +22,14 @@ let other: UploadTeam
 
 const VERSION = 'shop@2.0.0'
 
+/** The upload calls the CLI made (method, path without the query, status). */
+const calls: string[] = []
+
 beforeAll(async () => {
   app = await testApp()
+  app.addHook('onResponse', async (req, reply) => {
+    calls.push(`${req.method} ${req.url.split('?')[0]} ${reply.statusCode}`)
+  })
   team = await uploadTeam(app, 'Release Files')
   other = await uploadTeam(app, 'Release Files Other')
   for (const t of [team, other]) {
@@ -388,5 +394,54 @@ describe('stock sentry-cli 2.58 releases files', () => {
     const all = await sentryCli(2, [...files, 'delete', '--all'], env)
     expect(all).toContain('All files deleted.')
     expect(await sentryCli(2, [...files, 'list'], env)).not.toContain('app.min.js')
+  }, 120_000)
+
+  it('uploads a directory: with a project as an artifact bundle, without one as a legacy release bundle', async () => {
+    const env = { url: base, token: team.token }
+    const at = ['--org', team.org, '--project', team.projectSlug]
+    const url = 'https://shop.example.com/static/app.min.js'
+    for (const [n, version, withProject, command] of [
+      [20, 'shop@4.0.0', true, 'upload-sourcemaps'],
+      [21, 'shop@5.0.0', false, 'upload'],
+    ] as const) {
+      await sentryCli(2, ['releases', ...at, 'new', version], env)
+      const { out } = await bundleApp(ENTRY, {
+        format: 'iife',
+        globalName: 'shop',
+        salt: `rf-dir-${n}`,
+      })
+      await appendFile(join(out, 'app.min.js'), '//# sourceMappingURL=app.min.js.map\n')
+      calls.length = 0
+      const where = withProject ? at : ['--org', team.org]
+      await sentryCli(
+        2,
+        [
+          'releases',
+          ...where,
+          'files',
+          version,
+          command,
+          out,
+          '--url-prefix',
+          '~/static',
+          '--dist',
+          'web',
+        ],
+        env,
+      )
+      const assembles = calls.filter((c) => c.includes('/assemble/'))
+      expect(assembles.length, calls.join('\n')).toBeGreaterThan(0)
+      for (const c of assembles) {
+        expect(c).toMatch(
+          withProject
+            ? /^POST \/api\/0\/organizations\/[^/]+\/artifactbundle\/assemble\/ 200$/
+            : /^POST \/api\/0\/organizations\/[^/]+\/releases\/shop(@|%40)5\.0\.0\/assemble\/ 200$/,
+        )
+      }
+      await sendRun(n, join(out, 'app.min.js'), url, version, 'web')
+      const top = await topFrame(n)
+      expect(top?.['function'], `${command} ${version}`).toBe('explodeWithOriginalName')
+      expect(top?.['data']).toEqual({ symbolicated: true, sourcemap: '~/static/app.min.js.map' })
+    }
   }, 120_000)
 })

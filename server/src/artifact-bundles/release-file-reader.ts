@@ -1,23 +1,16 @@
 import { deflateRawSync } from 'node:zlib'
 import type { ArtifactFileToStore } from '../store/artifact-types.ts'
-import { checkSourceMap, header, normalizeDebugId, resolveMapUrl } from './bundle-reader.ts'
+import {
+  checkSourceMap,
+  header,
+  looksLikeSourceMap,
+  normalizeDebugId,
+  resolveMapUrl,
+} from './bundle-reader.ts'
 import { sourceMappingUrlOf } from './embedded-map.ts'
 
 /** Longest release-file name (its URL), as for a file of a bundle. */
 export const MAX_RELEASE_FILE_NAME = 2048
-
-/** Whether the bytes are a JSON object shaped as a source map (what decides the file's type). */
-function looksLikeSourceMap(bytes: Buffer): boolean {
-  const head = bytes.subarray(0, 64).toString('utf8').trimStart()
-  // A map starts with `{` (a `)]}'` XSSI prefix is read by the map parser, not here).
-  if (!head.startsWith('{')) return false
-  try {
-    const json: unknown = JSON.parse(bytes.toString('utf8'))
-    return typeof json === 'object' && json !== null && ('mappings' in json || 'sections' in json)
-  } catch {
-    return false
-  }
-}
 
 /**
  * One file of sentry-cli 2.x's `releases files <v> upload` as a bundle file to store. A legacy

@@ -251,6 +251,10 @@ export const SPECS: Record<string, RouteSpec> = {
       projects: [ids['projectSlug']],
     }),
   },
+  'POST /api/0/organizations/:org/releases/:version/assemble/': {
+    // No chunks: nothing is missing, and an empty bundle is answered 200 `error`.
+    body: () => ({ checksum: 'da39a3ee5e6b4b0d3255bfef95601890afd80709', chunks: [] }),
+  },
   'POST /api/0/organizations/:org/releases/': {
     // The body names projects: another team's answers as a missing one.
     objectIds: ['projectSlug'],
