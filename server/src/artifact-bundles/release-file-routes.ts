@@ -11,6 +11,7 @@ import type { ReleaseFileRecord } from '../store/release-file-types.ts'
 import type { Store } from '../store/types.ts'
 import { BundleError } from './bundle-reader.ts'
 import { ARTIFACT_LIMITS } from './limits.ts'
+import { oneAtATime } from './one-at-a-time.ts'
 import { MAX_RELEASE_FILE_NAME, readReleaseFile } from './release-file-reader.ts'
 
 const OrgParams = z.object({ org: z.string().min(1).max(100) })
@@ -211,27 +212,31 @@ export async function releaseFileRoutes(
           if (dist.length > 64 || /[\r\n\t/\\]/.test(dist)) {
             throw new ApiError('bad_request', 'dist: at most 64 characters, no "/" or "\\"')
           }
-          let file: ReturnType<typeof readReleaseFile>
-          try {
-            file = readReleaseFile(fileName, bytes, headers)
-          } catch (err) {
-            if (err instanceof BundleError) throw new ApiError('bad_request', err.message)
-            throw err
-          }
           const projectIds = release.projects.map((p) => p.id)
-          const stored = await store.storeReleaseFile(
-            {
-              teamId,
-              release: release.version,
-              dist,
-              name: fileName,
-              headers,
-              sha1: createHash('sha1').update(bytes).digest('hex'),
-              file,
-              projectIds,
-            },
-            Date.now(),
-          )
+          const body = bytes
+          // Checked, hashed and deflated one upload at a time per node, as assembles are.
+          const stored = await oneAtATime(async () => {
+            let file: ReturnType<typeof readReleaseFile>
+            try {
+              file = readReleaseFile(fileName, body, headers)
+            } catch (err) {
+              if (err instanceof BundleError) throw new ApiError('bad_request', err.message)
+              throw err
+            }
+            return store.storeReleaseFile(
+              {
+                teamId,
+                release: release.version,
+                dist,
+                name: fileName,
+                headers,
+                sha1: createHash('sha1').update(body).digest('hex'),
+                file,
+                projectIds,
+              },
+              Date.now(),
+            )
+          })
           if (stored === undefined) {
             throw new ApiError(
               'conflict',

@@ -12,6 +12,7 @@ import type { SourceMapResolver } from '../ingest/source-maps/resolver.ts'
 import type { Store } from '../store/types.ts'
 import { BundleError, type ReadBundle, readArtifactBundle } from './bundle-reader.ts'
 import { ARTIFACT_LIMITS } from './limits.ts'
+import { oneAtATime } from './one-at-a-time.ts'
 
 const SHA1 = /^[0-9a-f]{40}$/
 
@@ -78,17 +79,6 @@ export function chunkUploadUrl(path: string, userAgent: string | undefined, orig
   const v = m === null ? [0, 0, 0] : [Number(m[1]), Number(m[2]), Number(m[3])]
   const joinsRelative = (v[0] ?? 0) * 1e6 + (v[1] ?? 0) * 1e3 + (v[2] ?? 0) >= 1_070_001
   return joinsRelative ? path : `${origin.replace(/\/+$/, '')}${path}`
-}
-
-/**
- * Serialises assembles on this node: each holds a whole bundle (up to 64 MiB) and its files in
- * memory while it is read, so two at once are the most a node should do.
- */
-let assembling: Promise<unknown> = Promise.resolve()
-function oneAtATime<T>(job: () => Promise<T>): Promise<T> {
-  const run = assembling.then(job, job)
-  assembling = run.catch(() => undefined)
-  return run
 }
 
 /**
