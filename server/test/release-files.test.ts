@@ -295,6 +295,15 @@ describe('release files over HTTP', () => {
         detail: /Key: Value/,
       },
       {
+        res: await upload(filesUrl('project'), {
+          name: '~/a.js',
+          data: 'a',
+          headers: [`Sourcemap: ${'m'.repeat(5000)}.map`],
+        }),
+        status: 400,
+        detail: /header: over 4096 bytes/,
+      },
+      {
         res: await upload(filesUrl('project'), { name: '~/a.js', data: 'a', dist: 'x/y' }),
         status: 400,
         detail: /dist/,

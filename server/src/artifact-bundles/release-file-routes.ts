@@ -177,7 +177,8 @@ export async function releaseFileRoutes(
           let filename = ''
           let name: string | undefined
           let dist = ''
-          const headers: Record<string, string> = {}
+          // No prototype: a header named `__proto__` is a header like any other.
+          const headers: Record<string, string> = Object.create(null)
           try {
             for await (const part of req.parts()) {
               if (part.type === 'file') {
@@ -188,6 +189,9 @@ export async function releaseFileRoutes(
                 filename = part.filename
                 bytes = await part.toBuffer()
                 continue
+              }
+              if (part.valueTruncated) {
+                throw new ApiError('bad_request', `${part.fieldname}: over ${MAX_FIELD} bytes`)
               }
               const value = typeof part.value === 'string' ? part.value : String(part.value)
               if (part.fieldname === 'name') name = value
