@@ -268,6 +268,75 @@ describe('release files over HTTP', () => {
     expect(await list('org')).toEqual([])
   })
 
+  it('a project added to the release later resolves through the files uploaded before', async () => {
+    const version = 'shop@6.0.0'
+    const made = await app.inject({
+      method: 'POST',
+      url: `/api/0/organizations/${team.org}/releases/`,
+      headers: auth(),
+      payload: { version, projects: [team.projectSlug] },
+    })
+    expect(made.statusCode, made.body).toBe(201)
+    const { out } = await bundleApp(ENTRY, { format: 'iife', globalName: 'shop', salt: 'rf-late' })
+    const js = await readFile(join(out, 'app.min.js'))
+    for (const [name, data, headers] of [
+      ['~/static/app.min.js', js, ['Sourcemap: app.min.js.map']],
+      ['~/static/app.min.js.map', await readFile(join(out, 'app.min.js.map')), []],
+    ] as const) {
+      const res = await upload(filesUrl('org', team, version), {
+        name,
+        data,
+        headers: [...headers],
+      })
+      expect(res.statusCode, res.body).toBe(201)
+    }
+    const second = (
+      await app.inject({
+        method: 'POST',
+        url: '/api/0/projects/',
+        headers: ADMIN,
+        payload: { name: 'Release Files mobile', team_id: team.teamId },
+      })
+    ).json<{ id: number; slug: string; dsn: string }>()
+    const send = async (n: number) => {
+      const frames = await framesOfRun(
+        join(out, 'app.min.js'),
+        'https://shop.example.com/static/app.min.js',
+        'shop',
+      )
+      await sendItems(app, { id: second.id, key: new URL(second.dsn).username }, [
+        [
+          'event',
+          {
+            event_id: eid(n),
+            platform: 'javascript',
+            release: version,
+            exception: {
+              values: [{ type: 'Error', value: 'checkout failed', stacktrace: { frames } }],
+            },
+          },
+        ],
+      ])
+      const res = await app.inject({
+        url: `/api/0/projects/${second.id}/events/${eid(n)}/`,
+        headers: ADMIN,
+      })
+      return res
+        .json<{ exception: { values: { stacktrace: { frames: Frame[] } }[] } }>()
+        .exception.values[0]?.stacktrace.frames.at(-1)
+    }
+    // Not a project of the release: its events do not see the files.
+    expect((await send(30))?.['function']).not.toBe('explodeWithOriginalName')
+    const added = await app.inject({
+      method: 'PUT',
+      url: `/api/0/organizations/${team.org}/releases/${version}/`,
+      headers: auth(),
+      payload: { projects: [second.slug] },
+    })
+    expect(added.statusCode, added.body).toBe(200)
+    expect((await send(31))?.['function']).toBe('explodeWithOriginalName')
+  }, 60_000)
+
   it('refuses bad input with a 4xx and a detail, and hides other teams and unknown releases', async () => {
     const cases: { res: Awaited<ReturnType<typeof upload>>; status: number; detail: RegExp }[] = [
       {

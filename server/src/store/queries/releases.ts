@@ -121,6 +121,15 @@ function* apply(id: number, changes: ReleaseChanges): Steps<void> {
       sql`INSERT INTO release_projects (release_id, project_id) VALUES (${id}, ${projectId})
           ON CONFLICT (release_id, project_id) DO NOTHING`,
     )
+    // The release's files (sentry-cli 2.x `releases files`) serve every project it ships, also
+    // one added after they were uploaded, as in Sentry where they belong to the release.
+    yield* step.run(
+      sql`INSERT INTO artifact_links (project_id, bundle_id, release, dist, created_at)
+          SELECT ${projectId}, f.bundle_id, f.release, f.dist, f.created_at
+          FROM release_files f JOIN releases r ON r.team_id = f.team_id AND r.version = f.release
+          WHERE r.id = ${id}
+          ON CONFLICT (project_id, bundle_id, release, dist) DO NOTHING`,
+    )
   }
 }
 
