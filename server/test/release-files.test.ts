@@ -335,6 +335,25 @@ describe('release files over HTTP', () => {
     })
     expect(added.statusCode, added.body).toBe(200)
     expect((await send(31))?.['function']).toBe('explodeWithOriginalName')
+
+    // Deleting the release deletes its files, as in Sentry.
+    const removed = await app.inject({
+      method: 'DELETE',
+      url: `/api/0/organizations/${team.org}/releases/${version}/`,
+      headers: auth(),
+    })
+    expect(removed.statusCode, removed.body).toBe(204)
+    const made2 = await app.inject({
+      method: 'POST',
+      url: `/api/0/organizations/${team.org}/releases/`,
+      headers: auth(),
+      payload: { version, projects: [team.projectSlug, second.slug] },
+    })
+    expect(made2.statusCode, made2.body).toBe(201)
+    expect(
+      (await app.inject({ url: filesUrl('org', team, version), headers: auth() })).json(),
+    ).toEqual([])
+    expect((await send(32))?.['function']).not.toBe('explodeWithOriginalName')
   }, 60_000)
 
   it('refuses bad input with a 4xx and a detail, and hides other teams and unknown releases', async () => {

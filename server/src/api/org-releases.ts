@@ -314,7 +314,7 @@ export async function orgReleaseRoutes(
       {
         config: { access: onOrg('project:admin') },
         schema: {
-          summary: `Remove a release record of ${where} and its deploys (events keep their release)`,
+          summary: `Remove a release record of ${where}, its deploys and its release files (events keep their release)`,
           params: withVersion,
           response: { 204: z.null().describe('Removed'), ...errorResponses },
         },
@@ -322,8 +322,10 @@ export async function orgReleaseRoutes(
       async (req, reply) => {
         const teamId = teamOf(req.accessTeamId)
         const projectId = await projectOf(teamId, req.params)
-        if (projectId !== undefined) await found(teamId, req.params.version, projectId)
+        const shipped = (await found(teamId, req.params.version, projectId)).projects
         if (!(await store.deleteRelease(teamId, req.params.version))) throw notFound('release')
+        // Its release files went with it.
+        sourceMaps.noteRemoval(shipped.map((p) => p.id))
         return reply.code(204).send(null)
       },
     )

@@ -158,10 +158,21 @@ export function releaseQueries(db: SqlPort): ReleaseStore {
         yield* apply(Number(row.id), changes)
         return yield* one(teamId, version)
       }),
-    deleteRelease: async (teamId, version) =>
-      // Projects and deploys go with it (ON DELETE CASCADE on both backends).
-      (await db.run(sql`DELETE FROM releases WHERE team_id = ${teamId} AND version = ${version}`)) >
-      0,
+    deleteRelease: (teamId, version) =>
+      db.transaction(function* (): Steps<boolean> {
+        const gone = yield* step.run(
+          sql`DELETE FROM releases WHERE team_id = ${teamId} AND version = ${version}`,
+        )
+        // Projects and deploys go with it (ON DELETE CASCADE on both backends); its release
+        // files too, as in Sentry (each file's bundle, which takes its row and links).
+        if (gone > 0) {
+          yield* step.run(
+            sql`DELETE FROM artifact_bundles WHERE id IN (SELECT bundle_id FROM release_files
+                  WHERE team_id = ${teamId} AND release = ${version})`,
+          )
+        }
+        return gone > 0
+      }),
     listReleases: (teamId, projectId, limit) =>
       db.transaction(function* (): Steps<ReleaseRecord[]> {
         const rows = yield* step.all<ReleaseRow>(
