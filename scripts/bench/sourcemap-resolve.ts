@@ -147,7 +147,7 @@ const bigResolver = new SourceMapResolver(
 const bigPayload = Buffer.from(JSON.stringify(browserEvent(big, 'b'.repeat(32))), 'utf8')
 const timeOne = async (): Promise<number> => {
   const t0 = performance.now()
-  const e = await bigResolver.resolveParsed(1, bigPayload, 0)
+  const e = await bigResolver.resolveParsed(1, bigPayload, { uploads: 0, removals: 0 })
   const ms = performance.now() - t0
   if (!JSON.stringify(e).includes('explodeWithOriginalName')) throw new Error('big map unresolved')
   return ms

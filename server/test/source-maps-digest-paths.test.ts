@@ -17,7 +17,8 @@ import { ADMIN, eid, sendItems, testApp } from './support/helpers.ts'
  * and cache), and on digest threads (`DIGEST_THREADS`), where the main thread resolves first.
  * On each: an event before its upload keeps its minified frames with the reason, and the
  * first event after the upload is resolved (the cached "no map" answer is forgotten on the
- * thread that resolves). SQLite and PostgreSQL.
+ * thread that resolves), and a release file deleted after an event used it resolves no later
+ * event (the cached map is forgotten there too). SQLite and PostgreSQL.
  */
 
 let dir: string
@@ -154,5 +155,69 @@ describe.each(paths)('$name', ({ name, config }) => {
     expect(after['lineno']).toBe(7)
     expect(after['context_line']).toBe("  throw new Error('checkout failed: ' + reason)")
     expect(after.data).toEqual({ symbolicated: true, sourcemap: '~/app.min.js.map' })
+  }, 60_000)
+
+  it('a release file deleted is no longer used, though the resolving thread had cached its map', async () => {
+    const frames = await framesOfRun(built.file, url, 'shop')
+    const auth = { authorization: `Bearer ${team.token}` }
+    const version = 'paths@1'
+    const made = await app.inject({
+      method: 'POST',
+      url: `/api/0/organizations/${team.org}/releases/`,
+      headers: auth,
+      payload: { version, projects: [team.projectSlug] },
+    })
+    expect(made.statusCode, made.body).toBe(201)
+    const files = `/api/0/projects/${team.org}/${team.projectSlug}/releases/${version}/files/`
+    const ids: string[] = []
+    for (const [name, data, header] of [
+      ['~/assets/app.min.js', built.minified, 'Sourcemap: app.min.js.map'],
+      ['~/assets/app.min.js.map', built.map, undefined],
+    ] as const) {
+      const boundary = 'release-file-paths'
+      const part = (field: string, value: string | Buffer, filename?: string) =>
+        Buffer.concat([
+          Buffer.from(
+            `--${boundary}\r\nContent-Disposition: form-data; name="${field}"${filename === undefined ? '' : `; filename="${filename}"`}\r\n\r\n`,
+          ),
+          Buffer.isBuffer(value) ? value : Buffer.from(value),
+          Buffer.from('\r\n'),
+        ])
+      const payload = Buffer.concat([
+        part('file', data, 'f'),
+        part('name', name),
+        ...(header === undefined ? [] : [part('header', header)]),
+        Buffer.from(`--${boundary}--\r\n`),
+      ])
+      const res = await app.inject({
+        method: 'POST',
+        url: files,
+        headers: { ...auth, 'content-type': `multipart/form-data; boundary=${boundary}` },
+        payload,
+      })
+      expect(res.statusCode, res.body).toBe(201)
+      ids.push(res.json<{ id: string }>().id)
+    }
+    const sendRelease = async (n: number) => {
+      const event = {
+        event_id: eid(n),
+        platform: 'javascript',
+        release: version,
+        exception: {
+          values: [{ type: 'Error', value: 'checkout failed', stacktrace: { frames } }],
+        },
+      }
+      const res = await sendItems(app, { id: team.projectId, key: team.dsnKey }, [['event', event]])
+      expect(res.statusCode, res.body).toBe(200)
+    }
+    await sendRelease(3)
+    expect((await topFrame(app, team.projectId, 3))['function']).toBe('explodeWithOriginalName')
+
+    const del = await app.inject({ method: 'DELETE', url: `${files}${ids[1]}/`, headers: auth })
+    expect(del.statusCode, del.body).toBe(204)
+    await sendRelease(4)
+    const after = await topFrame(app, team.projectId, 4)
+    expect(after['function']).toBe(frames.at(-1)?.function)
+    expect(after.data).toEqual({ sourcemap_error: 'no_release_artifact' })
   }, 60_000)
 })

@@ -46,9 +46,14 @@ export type SentryCli = 'sentry-cli-2' | 'sentry-cli-3'
 
 /**
  * Bundles the app with the SDK package `sdk` (an npm name or alias) into a fresh directory;
- * `salt` extra helpers give the functions other minified names per build. Returns `dist/`.
+ * `salt` extra helpers give the functions other minified names per build; `release`, when
+ * given, is the SDK's `release` option. Returns `dist/`.
  */
-export async function buildMinifiedApp(sdk: string, salt: number): Promise<string> {
+export async function buildMinifiedApp(
+  sdk: string,
+  salt: number,
+  release?: string,
+): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'conformance-source-maps-'))
   const helpers = Array.from(
     { length: salt },
@@ -60,7 +65,7 @@ export async function buildMinifiedApp(sdk: string, salt: number): Promise<strin
     `import * as Sentry from '${sdk}'
 import { run } from './app.js'
 const params = new URLSearchParams(window.location.search)
-Sentry.init({ dsn: params.get('dsn'), integrations: [] })
+Sentry.init({ dsn: params.get('dsn'), integrations: []${release === undefined ? '' : `, release: ${JSON.stringify(release)}`} })
 window.__send = async () => {
   try { run('x') } catch (e) { Sentry.captureException(e) }
   return Sentry.flush(10000)
@@ -99,7 +104,60 @@ export async function uploadWithCli(
   target: { url: string; token: string; org: string; project: string },
 ): Promise<Upload> {
   const bin = join(repoRoot, 'node_modules', cli, 'bin', 'sentry-cli')
-  const env = {
+  const env = cliEnv(target)
+  const version = (await run(bin, ['--version'], { env })).stdout.trim()
+  await run(bin, ['sourcemaps', 'inject', out], { env })
+  const js = await readFile(join(out, 'app.min.js'), 'utf8')
+  const debugId = /\/\/# debugId=([0-9a-f-]{36})/.exec(js)?.[1]
+  if (debugId === undefined) throw new Error(`${version} injected no debug ID`)
+  await run(bin, ['sourcemaps', 'upload', out], { env })
+  return { cli: version, debugId }
+}
+
+/**
+ * The legacy upload of sentry-cli 2.x that CI scripts still run: `releases new`, then
+ * `releases files <release> upload` of the minified file (its map named by a stored
+ * `Sourcemap` header, as esbuild's external map leaves no comment) and of its map, each under
+ * its `~/` URL, then `releases files <release> list`; returns the list's output.
+ */
+export async function uploadReleaseFilesWithCli(
+  out: string,
+  target: { url: string; token: string; org: string; project: string },
+  release: string,
+): Promise<{ cli: string; list: string }> {
+  const bin = join(repoRoot, 'node_modules', 'sentry-cli-2', 'bin', 'sentry-cli')
+  const env = cliEnv(target)
+  const version = (await run(bin, ['--version'], { env })).stdout.trim()
+  await run(bin, ['releases', 'new', release], { env })
+  const files = ['releases', 'files', release]
+  await run(
+    bin,
+    [
+      ...files,
+      'upload',
+      join(out, 'app.min.js'),
+      '~/app.min.js',
+      '-H',
+      'Sourcemap: app.min.js.map',
+    ],
+    { env },
+  )
+  await run(bin, [...files, 'upload', join(out, 'app.min.js.map'), '~/app.min.js.map'], { env })
+  return { cli: version, list: (await run(bin, [...files, 'list'], { env })).stdout }
+}
+
+/** Runs one more `sentry-cli` 2.x command with the target's settings; its standard output. */
+export async function sentryCli2(
+  target: { url: string; token: string; org: string; project: string },
+  args: string[],
+): Promise<string> {
+  const bin = join(repoRoot, 'node_modules', 'sentry-cli-2', 'bin', 'sentry-cli')
+  return (await run(bin, args, { env: cliEnv(target) })).stdout
+}
+
+/** The environment a stock sentry-cli runs in against the target. */
+function cliEnv(target: { url: string; token: string; org: string; project: string }) {
+  return {
     PATH: process.env['PATH'] ?? '',
     HOME: tmpdir(),
     SENTRY_URL: target.url,
@@ -109,13 +167,6 @@ export async function uploadWithCli(
     // No call home: the sandboxed CI has no network, and the check would wait for its timeout.
     SENTRY_DISABLE_UPDATE_CHECK: '1',
   }
-  const version = (await run(bin, ['--version'], { env })).stdout.trim()
-  await run(bin, ['sourcemaps', 'inject', out], { env })
-  const js = await readFile(join(out, 'app.min.js'), 'utf8')
-  const debugId = /\/\/# debugId=([0-9a-f-]{36})/.exec(js)?.[1]
-  if (debugId === undefined) throw new Error(`${version} injected no debug ID`)
-  await run(bin, ['sourcemaps', 'upload', out], { env })
-  return { cli: version, debugId }
 }
 
 /**

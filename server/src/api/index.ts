@@ -3,6 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { userRoutes } from '../accounts/routes.ts'
 import { teamRoutes } from '../accounts/team-routes.ts'
 import { alertRoutes } from '../alerts/routes.ts'
+import { releaseFileRoutes } from '../artifact-bundles/release-file-routes.ts'
 import { artifactRoutes } from '../artifact-bundles/routes.ts'
 import { auditRoutes } from '../audit/routes.ts'
 import { componentRoutes } from '../components/routes.ts'
@@ -58,4 +59,5 @@ export async function apiRoutes(
   await teamRoutes(app, services)
   await artifactRoutes(app, { ...services, publicUrl: services.config.publicUrl })
   await orgReleaseRoutes(app, services)
+  await releaseFileRoutes(app, services)
 }

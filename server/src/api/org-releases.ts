@@ -4,6 +4,7 @@ import { onOrg } from '../http/route-access.ts'
 import type { ApiScope } from '../http-kit/openapi.ts'
 import { bodyErrorResponses, errorResponses } from '../http-kit/schemas.ts'
 import { teamProject, teamProjects } from '../http-kit/validate.ts'
+import type { SourceMapResolver } from '../ingest/source-maps/resolver.ts'
 import type { Deploy, ReleaseChanges, ReleaseRecord } from '../store/release-types.ts'
 import type { Store } from '../store/types.ts'
 
@@ -159,8 +160,11 @@ const teamOf = (teamId: number | undefined): number => {
  * writing needs `project:admin` there, as uploading source maps does. There are no repository
  * integrations, so `repos` is empty and `set-commits` records the commits of the local checkout.
  */
-export async function orgReleaseRoutes(app: ApiScope, deps: { store: Store }): Promise<void> {
-  const { store } = deps
+export async function orgReleaseRoutes(
+  app: ApiScope,
+  deps: { store: Store; sourceMaps: SourceMapResolver },
+): Promise<void> {
+  const { store, sourceMaps } = deps
 
   /** The team's projects that `refs` name (by slug or id); a name of none is a 404. */
   async function projectIds(teamId: number, refs: readonly (string | number)[] | undefined) {
@@ -212,7 +216,17 @@ export async function orgReleaseRoutes(app: ApiScope, deps: { store: Store }): P
         throw new ApiError('bad_request', 'name the projects of the release (projects)')
       }
     }
-    return store.upsertRelease(teamId, body.version, changes, Date.now())
+    const done = await store.upsertRelease(teamId, body.version, changes, Date.now())
+    projectsAdded(changes)
+    return done
+  }
+
+  /**
+   * Projects added to a release now resolve through its release files (the store links them):
+   * this node forgets what it cached as "no map" for them.
+   */
+  function projectsAdded(changes: ReleaseChanges): void {
+    if ((changes.projectIds ?? []).length > 0) sourceMaps.noteUpload(changes.projectIds ?? [])
   }
 
   /** The team's release, if recorded (and shipping `projectId` on a project-bound path). */
@@ -287,12 +301,10 @@ export async function orgReleaseRoutes(app: ApiScope, deps: { store: Store }): P
         const projectId = await projectOf(teamId, req.params)
         // A project-bound path reaches only a release shipping that project.
         if (projectId !== undefined) await found(teamId, req.params.version, projectId)
-        const r = await store.updateRelease(
-          teamId,
-          req.params.version,
-          await changesOf(teamId, req.body),
-        )
+        const changes = await changesOf(teamId, req.body)
+        const r = await store.updateRelease(teamId, req.params.version, changes)
         if (r === undefined) throw notFound('release')
+        projectsAdded(changes)
         return releaseJson(r)
       },
     )
@@ -302,7 +314,7 @@ export async function orgReleaseRoutes(app: ApiScope, deps: { store: Store }): P
       {
         config: { access: onOrg('project:admin') },
         schema: {
-          summary: `Remove a release record of ${where} and its deploys (events keep their release)`,
+          summary: `Remove a release record of ${where}, its deploys and its release files (events keep their release)`,
           params: withVersion,
           response: { 204: z.null().describe('Removed'), ...errorResponses },
         },
@@ -310,8 +322,10 @@ export async function orgReleaseRoutes(app: ApiScope, deps: { store: Store }): P
       async (req, reply) => {
         const teamId = teamOf(req.accessTeamId)
         const projectId = await projectOf(teamId, req.params)
-        if (projectId !== undefined) await found(teamId, req.params.version, projectId)
+        const shipped = (await found(teamId, req.params.version, projectId)).projects
         if (!(await store.deleteRelease(teamId, req.params.version))) throw notFound('release')
+        // Its release files went with it.
+        sourceMaps.noteRemoval(shipped.map((p) => p.id))
         return reply.code(204).send(null)
       },
     )

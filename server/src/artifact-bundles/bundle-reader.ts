@@ -32,8 +32,8 @@ export function normalizeDebugId(v: unknown): string | null {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`
 }
 
-/** A header of a manifest entry, whatever the case of its name. */
-function header(headers: unknown, name: string): string | undefined {
+/** A header of a manifest entry or a release file, whatever the case of its name. */
+export function header(headers: unknown, name: string): string | undefined {
   if (!isObj(headers)) return undefined
   for (const [k, v] of Object.entries(headers)) {
     if (k.toLowerCase() === name && typeof v === 'string') return v
@@ -134,8 +134,11 @@ async function readZip(zip: Buffer): Promise<Map<string, Buffer>> {
   })
 }
 
-/** Checks that a source map parses; the reason otherwise. Returns its own debug ID, if any. */
-function checkSourceMap(name: string, bytes: Buffer): string | null {
+/**
+ * Checks that a source map parses; the reason otherwise. Returns its own debug ID, if any.
+ * Release files (release-file-reader.ts) are checked by the same rule as bundle files.
+ */
+export function checkSourceMap(name: string, bytes: Buffer): string | null {
   let json: unknown
   try {
     json = JSON.parse(bytes.toString('utf8'))
@@ -159,13 +162,23 @@ function checkSourceMap(name: string, bytes: Buffer): string | null {
   return normalizeDebugId(json['debugId'] ?? json['debug_id'])
 }
 
+/** What an assembled bundle holds: its files, and the `dist` its manifest names, if any. */
+export interface ReadBundle {
+  files: ArtifactFileToStore[]
+  /**
+   * The manifest's `dist` attribute (sentry-cli writes `--dist` there): the legacy release
+   * assemble call carries no dist of its own.
+   */
+  dist: string | undefined
+}
+
 /**
  * Reads an assembled artifact bundle (the `SYSB` header, then a ZIP with `manifest.json`) into
  * the files to store: each checked (a source map must parse), bounded (entries, sizes, ratio)
  * and deflated. Throws a {@link BundleError} naming the file and the reason; nothing is
  * returned for a bundle with any bad file, so nothing of it is stored.
  */
-export async function readArtifactBundle(bundle: Buffer): Promise<ArtifactFileToStore[]> {
+export async function readArtifactBundle(bundle: Buffer): Promise<ReadBundle> {
   if (bundle.length < 8 || !bundle.subarray(0, 4).equals(MAGIC)) {
     throw new BundleError('the upload is not an artifact bundle (no SYSB header)')
   }
@@ -211,10 +224,11 @@ export async function readArtifactBundle(bundle: Buffer): Promise<ArtifactFileTo
     }
     let debugId = normalizeDebugId(header(meta['headers'], 'debug-id'))
     let mapUrl: string | null = null
-    if (type === 'source_map') {
+    const fileType = type === 'source' ? untypedFileType(path, bytes, meta['headers']) : type
+    if (fileType === 'source_map') {
       const own = checkSourceMap(path, bytes)
       debugId = debugId ?? own
-    } else if (type === 'minified_source') {
+    } else if (fileType === 'minified_source') {
       const ref =
         header(meta['headers'], 'sourcemap') ??
         header(meta['headers'], 'x-sourcemap') ??
@@ -253,7 +267,7 @@ export async function readArtifactBundle(bundle: Buffer): Promise<ArtifactFileTo
     }
     out.push({
       ord: ord++,
-      fileType: type,
+      fileType,
       url,
       debugId,
       mapUrl,
@@ -262,7 +276,45 @@ export async function readArtifactBundle(bundle: Buffer): Promise<ArtifactFileTo
     })
   }
   for (const f of embedded) out.push({ ...f, ord: ord++ })
-  return matchMapUrls(out)
+  const dist = isObj(manifest) ? manifest['dist'] : undefined
+  return {
+    files: matchMapUrls(out),
+    dist: typeof dist === 'string' && dist.length <= 64 ? dist : undefined,
+  }
+}
+
+/** Whether the bytes are a JSON object shaped as a source map (`mappings` or `sections`). */
+export function looksLikeSourceMap(bytes: Buffer): boolean {
+  // A map starts with `{`: anything else is not parsed at all.
+  if (!bytes.subarray(0, 64).toString('utf8').trimStart().startsWith('{')) return false
+  try {
+    const json: unknown = JSON.parse(bytes.toString('utf8'))
+    return isObj(json) && ('mappings' in json || 'sections' in json)
+  } catch {
+    return false
+  }
+}
+
+/**
+ * The type of a file sentry-cli 2.x uploaded untyped (`source`: `releases files <v> upload
+ * <dir>` sends every file so, as Sentry's legacy release files had no type): a parsing source
+ * map is a `source_map`, a file naming a map (header or its own `sourceMappingURL` comment, not
+ * an embedded one) a `minified_source`, anything else stays `source`. So such an upload
+ * resolves frames by release and URL as Sentry resolved its release files.
+ */
+function untypedFileType(path: string, bytes: Buffer, headers: unknown): string {
+  if (looksLikeSourceMap(bytes)) {
+    try {
+      checkSourceMap(path, bytes)
+      return 'source_map'
+    } catch (err) {
+      if (err instanceof BundleError) return 'source'
+      throw err
+    }
+  }
+  const ref =
+    header(headers, 'sourcemap') ?? header(headers, 'x-sourcemap') ?? sourceMappingUrlOf(bytes)
+  return ref !== undefined && !ref.startsWith('data:') ? 'minified_source' : 'source'
 }
 
 /** An embedded map's debug ID (null: it names none), or undefined when it is no source map. */

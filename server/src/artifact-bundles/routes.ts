@@ -3,15 +3,16 @@ import { gunzipSync } from 'node:zlib'
 import multipart from '@fastify/multipart'
 import { z } from 'zod'
 import { principalOf } from '../accounts/access.ts'
-import { ApiError } from '../errors.ts'
+import { ApiError, notFound } from '../errors.ts'
 import { onOrg, SIGNED_IN } from '../http/route-access.ts'
 import { type ApiScope, MULTIPART_PARTS } from '../http-kit/openapi.ts'
 import { ErrorBody, errorResponses } from '../http-kit/schemas.ts'
 import { teamProjects } from '../http-kit/validate.ts'
 import type { SourceMapResolver } from '../ingest/source-maps/resolver.ts'
 import type { Store } from '../store/types.ts'
-import { BundleError, readArtifactBundle } from './bundle-reader.ts'
+import { BundleError, type ReadBundle, readArtifactBundle } from './bundle-reader.ts'
 import { ARTIFACT_LIMITS } from './limits.ts'
+import { oneAtATime } from './one-at-a-time.ts'
 
 const SHA1 = /^[0-9a-f]{40}$/
 
@@ -78,17 +79,6 @@ export function chunkUploadUrl(path: string, userAgent: string | undefined, orig
   const v = m === null ? [0, 0, 0] : [Number(m[1]), Number(m[2]), Number(m[3])]
   const joinsRelative = (v[0] ?? 0) * 1e6 + (v[1] ?? 0) * 1e3 + (v[2] ?? 0) >= 1_070_001
   return joinsRelative ? path : `${origin.replace(/\/+$/, '')}${path}`
-}
-
-/**
- * Serialises assembles on this node: each holds a whole bundle (up to 64 MiB) and its files in
- * memory while it is read, so two at once are the most a node should do.
- */
-let assembling: Promise<unknown> = Promise.resolve()
-function oneAtATime<T>(job: () => Promise<T>): Promise<T> {
-  const run = assembling.then(job, job)
-  assembling = run.catch(() => undefined)
-  return run
 }
 
 /**
@@ -267,60 +257,104 @@ export async function artifactRoutes(
         if (p === undefined) throw new ApiError('bad_request', 'One or more projects are invalid')
         projectIds.push(p.id)
       }
-      const release = body.version ?? ''
-      const dist = body.dist ?? ''
-      const now = Date.now()
-      const existing = await store.findArtifactBundle(teamId, body.checksum)
-      if (existing !== undefined) {
-        await store.linkArtifactBundle(existing, projectIds, release, dist, now)
-        sourceMaps.noteUpload(projectIds)
-        return { state: 'ok' as const, missingChunks: [] }
-      }
-      const missing = await store.missingArtifactChunks(teamId, body.chunks)
-      if (missing.length > 0) return { state: 'not_found' as const, missingChunks: missing }
-      return oneAtATime(async () => {
-        const chunkData = await store.artifactChunks(teamId, body.chunks)
-        const parts: Buffer[] = []
-        let size = 0
-        for (const sha1 of body.chunks) {
-          const c = chunkData.get(sha1)
-          if (c === undefined) return { state: 'not_found' as const, missingChunks: [sha1] }
-          size += c.length
-          if (size > ARTIFACT_LIMITS.maxBundleSize) {
-            return failed(`the bundle is over ${ARTIFACT_LIMITS.maxBundleSize} bytes`)
-          }
-          parts.push(c)
-        }
-        const bundle = Buffer.concat(parts)
-        const actual = createHash('sha1').update(bundle).digest('hex')
-        if (actual !== body.checksum) {
-          return failed(`the chunks join to sha1 ${actual}, not the checksum ${body.checksum}`)
-        }
-        let files: Awaited<ReturnType<typeof readArtifactBundle>>
-        try {
-          files = await readArtifactBundle(bundle)
-        } catch (err) {
-          if (err instanceof BundleError) return failed(err.message)
-          throw err
-        }
-        await store.storeArtifactBundle(
-          {
-            teamId,
-            checksum: body.checksum,
-            size: bundle.length,
-            files,
-            projectIds,
-            release,
-            dist,
-            chunks: body.chunks,
-          },
-          Date.now(),
-        )
-        sourceMaps.noteUpload(projectIds)
-        return { state: 'ok' as const, missingChunks: [] }
+      return assemble(teamId, body.checksum, body.chunks, projectIds, body.version ?? '', {
+        dist: body.dist ?? '',
       })
     },
   )
+
+  app.post(
+    '/api/0/organizations/:org/releases/:version/assemble/',
+    {
+      config: { access: onOrg('project:admin') },
+      schema: {
+        summary:
+          "Assemble a legacy release bundle (sentry-cli 2.x `releases files <v> upload <dir>` without a project): as the artifact-bundle assemble, for the release's projects",
+        params: OrgParams.extend({ version: z.string().min(1).max(200) }),
+        body: AssembleBody,
+        response: { 200: AssembleAnswer, ...errorResponses },
+      },
+    },
+    async (req) => {
+      const teamId = req.accessTeamId
+      if (teamId === undefined) throw new ApiError('not_found', 'no such organization')
+      // Sentry's rule: a release bundle belongs to a recorded release (the CLI creates it
+      // first), and serves the projects that release ships.
+      const release = await store.getRelease(teamId, req.params.version)
+      if (release === undefined) throw notFound('release')
+      const projectIds = release.projects.map((p) => p.id)
+      const body = req.body
+      // The call names no dist: the bundle's manifest does (`--dist`).
+      return assemble(teamId, body.checksum, body.chunks, projectIds, release.version, 'manifest')
+    },
+  )
+
+  /**
+   * Joins, checks, reads and stores a bundle whose chunks are all there (or links the team's
+   * bundle with that checksum again), linked to `projectIds` for `release` and the dist given,
+   * or, with `'manifest'`, the one the bundle's manifest names (a bundle stored before is
+   * linked without one: its manifest is not read again).
+   */
+  async function assemble(
+    teamId: number,
+    checksum: string,
+    chunks: string[],
+    projectIds: number[],
+    release: string,
+    distFrom: { dist: string } | 'manifest',
+  ): Promise<z.infer<typeof AssembleAnswer>> {
+    const now = Date.now()
+    const existing = await store.findArtifactBundle(teamId, checksum)
+    if (existing !== undefined) {
+      const dist = distFrom === 'manifest' ? '' : distFrom.dist
+      await store.linkArtifactBundle(existing, projectIds, release, dist, now)
+      sourceMaps.noteUpload(projectIds)
+      return { state: 'ok' as const, missingChunks: [] }
+    }
+    const missing = await store.missingArtifactChunks(teamId, chunks)
+    if (missing.length > 0) return { state: 'not_found' as const, missingChunks: missing }
+    return oneAtATime(async () => {
+      const chunkData = await store.artifactChunks(teamId, chunks)
+      const parts: Buffer[] = []
+      let size = 0
+      for (const sha1 of chunks) {
+        const c = chunkData.get(sha1)
+        if (c === undefined) return { state: 'not_found' as const, missingChunks: [sha1] }
+        size += c.length
+        if (size > ARTIFACT_LIMITS.maxBundleSize) {
+          return failed(`the bundle is over ${ARTIFACT_LIMITS.maxBundleSize} bytes`)
+        }
+        parts.push(c)
+      }
+      const bundle = Buffer.concat(parts)
+      const actual = createHash('sha1').update(bundle).digest('hex')
+      if (actual !== checksum) {
+        return failed(`the chunks join to sha1 ${actual}, not the checksum ${checksum}`)
+      }
+      let read: ReadBundle
+      try {
+        read = await readArtifactBundle(bundle)
+      } catch (err) {
+        if (err instanceof BundleError) return failed(err.message)
+        throw err
+      }
+      await store.storeArtifactBundle(
+        {
+          teamId,
+          checksum,
+          size: bundle.length,
+          files: read.files,
+          projectIds,
+          release,
+          dist: distFrom === 'manifest' ? (read.dist ?? '') : distFrom.dist,
+          chunks,
+        },
+        Date.now(),
+      )
+      sourceMaps.noteUpload(projectIds)
+      return { state: 'ok' as const, missingChunks: [] }
+    })
+  }
 }
 
 const failed = (detail: string) => ({

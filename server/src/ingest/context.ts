@@ -1,5 +1,6 @@
 import { clockDrift } from '../event/clock.ts'
 import type { PrivacySettings } from '../privacy/settings.ts'
+import type { SourceMapMark } from '../store/ingest-store.ts'
 import type { EventToWrite, OutcomeDelta, WriteUnit } from '../store/types.ts'
 import type { ResolvedKey } from './keys.ts'
 
@@ -41,7 +42,7 @@ export class IngestContext {
    * Set when the digest on the store's write resolves these events' frames against the
    * project's source maps (source-maps/resolver.ts `resolveQueued`; the value is its mark).
    */
-  sourceMaps: number | undefined = undefined
+  sourceMaps: SourceMapMark | undefined = undefined
 
   constructor(
     resolved: ResolvedKey,

@@ -37,6 +37,11 @@ export interface ArtifactBundleToStore {
 /** A source map found for a frame: its bundle (for retention) and its deflated bytes. */
 export interface StoredSourceMap {
   bundleId: number
+  /**
+   * The bundle of the minified file the map was found through, when it is another one (a
+   * release file's `.js` names a map uploaded as a file of its own): retention keeps both.
+   */
+  minifiedBundleId?: number
   url: string
   data: Buffer
   /**
@@ -87,8 +92,9 @@ export interface ArtifactStore {
   /** The newest source map of the project carrying this debug ID. */
   sourceMapByDebugId(projectId: number, debugId: string): Promise<StoredSourceMap | undefined>
   /**
-   * The newest source map of the project's bundles uploaded for `release`/`dist` whose minified
-   * file has one of `urls`.
+   * The source map of the project's newest minified file with one of `urls` among the bundles
+   * uploaded for `release`/`dist`: the map its bundle holds under the file's map URL, else the
+   * newest such map of another bundle of that release and dist (release files, docs/source-maps.md).
    */
   sourceMapByUrl(
     projectId: number,

@@ -44,10 +44,20 @@ export interface UndigestedEvents {
   clockDrift?: number
   /**
    * Set when the project has source-map bundles: the items' minified frames are resolved right
-   * before their digest (ingest/digest-on-write.ts). The number is the receiving node's count
-   * of uploads it saw: a larger one than the resolver last saw drops its cached "no map" answers.
+   * before their digest (ingest/digest-on-write.ts), with the receiving node's mark.
    */
-  sourceMaps?: number
+  sourceMaps?: SourceMapMark
+}
+
+/**
+ * What the node that received events had seen of source-map changes, for the resolver on the
+ * store's write (another thread keeps its own cache): its counts of uploads and of removals (a
+ * release file deleted). A larger upload count than that resolver last saw drops its cached
+ * "no map" answers, a larger removal count every map it cached.
+ */
+export interface SourceMapMark {
+  uploads: number
+  removals: number
 }
 
 /**

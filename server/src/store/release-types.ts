@@ -83,7 +83,7 @@ export interface ReleaseStore {
     version: string,
     changes: ReleaseChanges,
   ): Promise<ReleaseRecord | undefined>
-  /** Removes a release with its deploys; false when there was none. */
+  /** Removes a release with its deploys and release files; false when there was none. */
   deleteRelease(teamId: number, version: string): Promise<boolean>
   /** The team's releases, newest first, optionally only those shipping one project. */
   listReleases(

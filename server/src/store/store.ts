@@ -15,6 +15,7 @@ import type { NoticeChannel } from './notice-channel.ts'
 import type { PrivacyStore } from './privacy-types.ts'
 import type { ProjectStore } from './project-store.ts'
 import type { OutcomeStore, QuotaStore } from './quota-store.ts'
+import type { ReleaseFileStore } from './release-file-types.ts'
 import type { ReleaseHealthStore } from './release-health-types.ts'
 import type { ReleaseStore } from './release-types.ts'
 import type { RetentionStore } from './retention-store.ts'
@@ -48,7 +49,8 @@ export interface Store
     IssueSearchStore,
     SearchBackfillStore,
     ArtifactStore,
-    ReleaseStore {
+    ReleaseStore,
+    ReleaseFileStore {
   readonly dialect: 'sqlite' | 'postgres'
   /** Configuration changes of every node, for the caches (change-feed.ts). */
   readonly changes: ChangeFeed

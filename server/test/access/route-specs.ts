@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
 import { ADMIN } from '../support/helpers.ts'
 import type { Caller, TeamObjects } from './world.ts'
-import { makeToken, makeUser } from './world.ts'
+import { makeToken, makeUser, releaseFileBody, uploadReleaseFile } from './world.ts'
 
 /** Values for a route's path parameters and body, by name. */
 export type Ids = Record<string, string | number>
@@ -42,6 +42,7 @@ export const idsOf = (t: TeamObjects): Ids => ({
   slug: t.slug,
   release: t.release,
   version: t.release,
+  fileId: t.fileId,
   project: t.projectSlug,
   keyId: t.keyId,
   ruleId: t.ruleId,
@@ -62,6 +63,7 @@ export const MISSING: Ids = {
   slug: 'no-such-monitor',
   release: 'no-such@0',
   version: 'no-such@0',
+  fileId: 999_999_999,
   project: 'no-such-project',
   keyId: 999_999_999,
   ruleId: 999_999_999,
@@ -109,6 +111,16 @@ async function freshRelease(app: FastifyInstance, t: TeamObjects): Promise<Ids> 
     headers: ADMIN,
     payload: { version, projects: [t.projectSlug] },
   })
+  return { version }
+}
+
+async function freshReleaseFile(app: FastifyInstance, t: TeamObjects): Promise<Ids> {
+  return { fileId: await uploadReleaseFile(app, t.org, t.release, `~/fresh-${next()}.js`) }
+}
+
+async function freshReleaseWithFile(app: FastifyInstance, t: TeamObjects): Promise<Ids> {
+  const version = String((await freshRelease(app, t))['version'])
+  await uploadReleaseFile(app, t.org, version, `~/fresh-${next()}.js`)
   return { version }
 }
 
@@ -239,6 +251,10 @@ export const SPECS: Record<string, RouteSpec> = {
       projects: [ids['projectSlug']],
     }),
   },
+  'POST /api/0/organizations/:org/releases/:version/assemble/': {
+    // No chunks: nothing is missing, and an empty bundle is answered 200 `error`.
+    body: () => ({ checksum: 'da39a3ee5e6b4b0d3255bfef95601890afd80709', chunks: [] }),
+  },
   'POST /api/0/organizations/:org/releases/': {
     // The body names projects: another team's answers as a missing one.
     objectIds: ['projectSlug'],
@@ -261,6 +277,30 @@ export const SPECS: Record<string, RouteSpec> = {
   },
   'POST /api/0/organizations/:org/releases/:version/deploys/': {
     body: () => ({ environment: 'production' }),
+  },
+  'POST /api/0/organizations/:org/releases/:version/files/': {
+    rawBody: () => releaseFileBody(`~/access-${next()}.js`, 'console.log(1)\n'),
+  },
+  'POST /api/0/projects/:org/:project/releases/:version/files/': {
+    rawBody: () => releaseFileBody(`~/access-${next()}.js`, 'console.log(1)\n'),
+  },
+  'DELETE /api/0/organizations/:org/releases/:version/files/:fileId/': {
+    fresh: (app, t) => freshReleaseFile(app, t),
+  },
+  'DELETE /api/0/projects/:org/:project/releases/:version/files/:fileId/': {
+    fresh: (app, t) => freshReleaseFile(app, t),
+  },
+  'DELETE /api/0/organizations/:org/files/source-maps/': {
+    // Deletes every file of a release: each allowed call gets a release of its own.
+    fresh: (app, t) => freshReleaseWithFile(app, t),
+    query: (ids) => `name=${encodeURIComponent(String(ids['version']))}`,
+    objectIds: ['version'],
+  },
+  'DELETE /api/0/projects/:org/:project/files/source-maps/': {
+    // Deletes every file of a release: each allowed call gets a release of its own.
+    fresh: (app, t) => freshReleaseWithFile(app, t),
+    query: (ids) => `name=${encodeURIComponent(String(ids['version']))}`,
+    objectIds: ['version'],
   },
   'GET /ui/live': { query: (ids) => `project=${ids['projectId']}`, stream: true },
   'POST /logout': { noTeamObject: 'ends the caller’s own session; run last in the role pass' },

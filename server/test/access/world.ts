@@ -20,6 +20,8 @@ export interface TeamObjects {
   eventId: string
   slug: string
   release: string
+  /** A file of the release uploaded through the legacy release-file API. */
+  fileId: number
   keyId: number
   ruleId: number
   /** A member of the team (the target of member routes). */
@@ -146,6 +148,7 @@ export async function buildTeam(
     version: release,
     projects: [p.slug],
   })
+  const fileId = await uploadReleaseFile(app, team.slug, release, `~/${name}.js`)
   const email = `${name}-owner@example.com`
   const userId = await makeUser(app, email)
   await api(app, 'PUT', `/api/0/teams/${team.id}/members/`, { email, role: 'admin' })
@@ -165,6 +168,7 @@ export async function buildTeam(
     eventId,
     slug: `${name}-nightly`,
     release,
+    fileId,
     keyId,
     ruleId,
     userId,
@@ -215,4 +219,35 @@ export async function callersFor(
     })
   }
   return callers
+}
+
+/** A multipart body of one release file as sentry-cli 2.x sends it (`releases files upload`). */
+export function releaseFileBody(
+  name: string,
+  data: string,
+): { contentType: string; payload: Buffer } {
+  const boundary = 'release-file-boundary'
+  const payload = Buffer.from(
+    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="file.js"\r\nContent-Type: application/octet-stream\r\n\r\n${data}\r\n` +
+      `--${boundary}\r\nContent-Disposition: form-data; name="name"\r\n\r\n${name}\r\n--${boundary}--\r\n`,
+  )
+  return { contentType: `multipart/form-data; boundary=${boundary}`, payload }
+}
+
+/** Uploads one release file (as the instance admin); returns its id. */
+export async function uploadReleaseFile(
+  app: FastifyInstance,
+  org: string,
+  version: string,
+  name: string,
+): Promise<number> {
+  const { contentType, payload } = releaseFileBody(name, 'console.log(1)\n')
+  const res = await app.inject({
+    method: 'POST',
+    url: `/api/0/organizations/${org}/releases/${encodeURIComponent(version)}/files/`,
+    headers: { ...ADMIN, 'content-type': contentType },
+    payload,
+  })
+  if (res.statusCode !== 201) throw new Error(`release file: ${res.statusCode} ${res.body}`)
+  return Number(res.json<{ id: string }>().id)
 }

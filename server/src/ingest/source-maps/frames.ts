@@ -312,6 +312,7 @@ export function rewriteFrames(
       }
       mapped = true
       bundles.add(r.map.bundleId)
+      if (r.map.minifiedBundleId !== undefined) bundles.add(r.map.minifiedBundleId)
       const path = pathOf(f) ?? ''
       // The function's own scope name in the minified file, else the name the caller called.
       const own = r.map.scopeName(

@@ -35,6 +35,8 @@ export interface OriginalPosition {
  */
 export class ParsedMap {
   readonly bundleId: number
+  /** The minified file's bundle when it is not the map's (release files). */
+  readonly minifiedBundleId: number | undefined
   readonly url: string
   /** Roughly what it holds in memory, for the byte-bounded cache. */
   readonly bytes: number
@@ -49,6 +51,7 @@ export class ParsedMap {
   constructor(stored: StoredSourceMap) {
     const text = inflateRawSync(stored.data).toString('utf8')
     this.bundleId = stored.bundleId
+    this.minifiedBundleId = stored.minifiedBundleId
     this.url = stored.url
     this.#map = new AnyMap(text)
     this.#minified = stored.minified

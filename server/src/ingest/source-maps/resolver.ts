@@ -1,5 +1,6 @@
 import { LRUCache } from 'lru-cache'
 import type { ArtifactStore, StoredSourceMap } from '../../store/artifact-types.ts'
+import type { SourceMapMark } from '../../store/ingest-store.ts'
 import type { IngestContext } from '../context.ts'
 import { type LoadedMaps, rewriteFrames, sourceMapNeeds } from './frames.ts'
 import { ParsedMap } from './parsed-map.ts'
@@ -56,6 +57,10 @@ export class SourceMapResolver {
   #uploads = 0
   /** The largest upload count of a resolved event: a larger one forgets the cached misses. */
   #uploadsSeen = 0
+  /** Removals this node saw (release files deleted), the other half of the mark. */
+  #removals = 0
+  /** The largest removal count of a resolved event: a larger one forgets every cached map. */
+  #removalsSeen = 0
   /** Parsed maps by `project:debug:<id>` / `project:url:<release>:<dist>:<path>`; null: none. */
   readonly #maps: LRUCache<string, ParsedMap | 'none'>
   readonly #projects = new Map<number, { has: boolean; until: number }>()
@@ -97,6 +102,18 @@ export class SourceMapResolver {
     }
   }
 
+  /**
+   * Forgets every map this node cached for the projects of a removed upload (a release file
+   * deleted), so their next events no longer resolve through it (other nodes: LRU eviction).
+   */
+  noteRemoval(projectIds: readonly number[]): void {
+    this.#removals++
+    for (const id of projectIds) this.#projects.delete(id)
+    for (const k of this.#maps.keys()) {
+      if (projectIds.some((p) => k.startsWith(`${p}:`))) this.#maps.delete(k)
+    }
+  }
+
   /** Whether a project has any bundle (cached; a "no" is asked again after 30 s). */
   async projectHasBundles(projectId: number, now = Date.now()): Promise<boolean> {
     const c = this.#projects.get(projectId)
@@ -115,7 +132,7 @@ export class SourceMapResolver {
     if (ctx.digests.length === 0) return
     if (!(await this.projectHasBundles(ctx.project.id))) return
     if (this.#deferred) {
-      ctx.sourceMaps = this.#uploads
+      ctx.sourceMaps = { uploads: this.#uploads, removals: this.#removals }
       return
     }
     for (const d of ctx.digests) {
@@ -135,17 +152,27 @@ export class SourceMapResolver {
    * The digest's side of a deferred resolution: parses an event item marked by
    * {@link resolveQueued} and resolves its frames in place. Returns the parsed event for the
    * digest (which then does not parse it again), or undefined when the digest should take the
-   * bytes as they came (not a JSON object, too large, no positions). `uploads` is the mark: the
-   * receiving node's upload count, so a bundle uploaded since a cached miss is found.
+   * bytes as they came (not a JSON object, too large, no positions). `mark` holds the
+   * receiving node's counts of uploads and removals, so a bundle uploaded since a cached miss
+   * is found and a release file deleted since is no longer used from this cache.
    */
   async resolveParsed(
     projectId: number,
     payload: Uint8Array,
-    uploads: number,
+    mark: SourceMapMark,
   ): Promise<Json | undefined> {
-    if (uploads > this.#uploadsSeen) {
-      this.#uploadsSeen = uploads
-      if (uploads > this.#uploads) this.#forgetMisses()
+    if (mark.removals > this.#removalsSeen) {
+      this.#removalsSeen = mark.removals
+      // Another thread's cache (the SQLite writer's): which maps went is not known here, and
+      // removals are rare, so every cached map goes.
+      if (mark.removals > this.#removals) {
+        this.#maps.clear()
+        this.#projects.clear()
+      }
+    }
+    if (mark.uploads > this.#uploadsSeen) {
+      this.#uploadsSeen = mark.uploads
+      if (mark.uploads > this.#uploads) this.#forgetMisses()
     }
     const event = parseResolvable(payload)
     if (event === undefined) return undefined

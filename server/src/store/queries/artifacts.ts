@@ -12,6 +12,7 @@ interface MapRow {
   url: string
   data: Buffer | Uint8Array
   minified: Buffer | Uint8Array | null
+  minified_bundle_id?: number | string
 }
 
 const bytes = (b: Buffer | Uint8Array) => Buffer.from(b.buffer, b.byteOffset, b.byteLength)
@@ -20,6 +21,8 @@ const toMap = (r: MapRow | undefined): StoredSourceMap | undefined => {
   if (r === undefined) return undefined
   const map: StoredSourceMap = { bundleId: r.bundle_id, url: r.url, data: bytes(r.data) }
   if (r.minified !== null) map.minified = bytes(r.minified)
+  const from = r.minified_bundle_id === undefined ? undefined : Number(r.minified_bundle_id)
+  if (from !== undefined && from !== Number(r.bundle_id)) map.minifiedBundleId = from
   return map
 }
 
@@ -98,15 +101,21 @@ export function artifactQueries(db: SqlPort): ArtifactStore {
       if (urls.length === 0) return undefined
       return toMap(
         await db.first<MapRow>(
-          sql`SELECT m.bundle_id, m.url, m.data,
+          // The map may be in another bundle linked for the same release and dist: a release
+          // file is a bundle of one file, so its `.js` and `.map` are two bundles. The newest
+          // minified file decides; its own bundle's map comes before any other.
+          sql`SELECT m.bundle_id, m.url, m.data, s.bundle_id AS minified_bundle_id,
                 CASE WHEN s.size <= ${MAX_SCOPED_MINIFIED} THEN s.data END AS minified
               FROM artifact_files s
               JOIN artifact_links l ON l.bundle_id = s.bundle_id AND l.project_id = ${projectId}
                 AND l.release = ${release} AND l.dist = ${dist}
-              JOIN artifact_files m ON m.bundle_id = s.bundle_id AND m.file_type = 'source_map'
-                AND m.url = s.map_url
+              JOIN artifact_files m ON m.url = s.map_url AND m.file_type = 'source_map'
+              JOIN artifact_links lm ON lm.bundle_id = m.bundle_id AND lm.project_id = ${projectId}
+                AND lm.release = ${release} AND lm.dist = ${dist}
               WHERE s.file_type = 'minified_source' AND s.url IN (${list(urls)})
-              ORDER BY s.bundle_id DESC LIMIT 1`,
+              ORDER BY s.bundle_id DESC,
+                CASE WHEN m.bundle_id = s.bundle_id THEN 0 ELSE 1 END, m.bundle_id DESC
+              LIMIT 1`,
         ),
       )
     },

@@ -121,6 +121,15 @@ function* apply(id: number, changes: ReleaseChanges): Steps<void> {
       sql`INSERT INTO release_projects (release_id, project_id) VALUES (${id}, ${projectId})
           ON CONFLICT (release_id, project_id) DO NOTHING`,
     )
+    // The release's files (sentry-cli 2.x `releases files`) serve every project it ships, also
+    // one added after they were uploaded, as in Sentry where they belong to the release.
+    yield* step.run(
+      sql`INSERT INTO artifact_links (project_id, bundle_id, release, dist, created_at)
+          SELECT ${projectId}, f.bundle_id, f.release, f.dist, f.created_at
+          FROM release_files f JOIN releases r ON r.team_id = f.team_id AND r.version = f.release
+          WHERE r.id = ${id}
+          ON CONFLICT (project_id, bundle_id, release, dist) DO NOTHING`,
+    )
   }
 }
 
@@ -149,10 +158,21 @@ export function releaseQueries(db: SqlPort): ReleaseStore {
         yield* apply(Number(row.id), changes)
         return yield* one(teamId, version)
       }),
-    deleteRelease: async (teamId, version) =>
-      // Projects and deploys go with it (ON DELETE CASCADE on both backends).
-      (await db.run(sql`DELETE FROM releases WHERE team_id = ${teamId} AND version = ${version}`)) >
-      0,
+    deleteRelease: (teamId, version) =>
+      db.transaction(function* (): Steps<boolean> {
+        const gone = yield* step.run(
+          sql`DELETE FROM releases WHERE team_id = ${teamId} AND version = ${version}`,
+        )
+        // Projects and deploys go with it (ON DELETE CASCADE on both backends); its release
+        // files too, as in Sentry (each file's bundle, which takes its row and links).
+        if (gone > 0) {
+          yield* step.run(
+            sql`DELETE FROM artifact_bundles WHERE id IN (SELECT bundle_id FROM release_files
+                  WHERE team_id = ${teamId} AND release = ${version})`,
+          )
+        }
+        return gone > 0
+      }),
     listReleases: (teamId, projectId, limit) =>
       db.transaction(function* (): Steps<ReleaseRecord[]> {
         const rows = yield* step.all<ReleaseRow>(

@@ -12,6 +12,7 @@ import { outcomeQueries } from './outcomes.ts'
 import { privacyQueries } from './project-privacy.ts'
 import { projectQueries } from './projects.ts'
 import { quotaQueries } from './quotas.ts'
+import { releaseFileQueries } from './release-files.ts'
 import { releaseHealthQueries } from './release-health.ts'
 import { releaseQueries } from './releases.ts'
 import { searchBackfillQueries } from './search-backfill.ts'
@@ -49,5 +50,6 @@ export function sharedStorage(port: SqlPort) {
     ...searchBackfillQueries(port),
     ...artifactQueries(port),
     ...releaseQueries(port),
+    ...releaseFileQueries(port),
   }
 }
