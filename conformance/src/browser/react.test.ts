@@ -11,7 +11,7 @@ import { rm } from 'node:fs/promises'
 import { dirname } from 'node:path'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { z } from 'zod'
-import { Api, type Project } from '../harness/api.ts'
+import { Api, frameSchema, type Project } from '../harness/api.ts'
 import { type Browser, launchBrowser } from '../harness/browser.ts'
 import { buildReactApp, REACT_ORIGINAL } from '../harness/react-app.ts'
 import { throwInPage, uploadWithCli } from '../harness/source-maps-app.ts'
@@ -21,12 +21,6 @@ const url = inject('serverUrl')
 const token = inject('adminToken')
 const api = new Api(url, token)
 
-const frameSchema = z.looseObject({
-  function: z.string().optional(),
-  filename: z.string().optional(),
-  lineno: z.number().optional(),
-  context_line: z.string().optional(),
-})
 const exceptionSchema = z.looseObject({
   type: z.string(),
   value: z.string().optional(),
@@ -47,10 +41,7 @@ const builds: string[] = []
 beforeAll(async () => {
   browser = await launchBrowser()
   project = await api.createProject('browser-react')
-  const detail = await fetch(`${url}/api/0/projects/${project.id}/`, {
-    headers: { authorization: `Bearer ${token}` },
-  })
-  slug = z.object({ slug: z.string() }).parse(await detail.json()).slug
+  slug = project.slug
 }, 120_000)
 afterAll(async () => {
   await browser?.close()

@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { z } from 'zod'
-import { Api, type Project } from '../harness/api.ts'
+import { Api, frameSchema, type Project } from '../harness/api.ts'
 import { type Browser, launchBrowser } from '../harness/browser.ts'
 import {
   buildMinifiedApp,
@@ -23,12 +23,6 @@ const url = inject('serverUrl')
 const token = inject('adminToken')
 const api = new Api(url, token)
 
-const frameSchema = z.looseObject({
-  function: z.string().optional(),
-  filename: z.string().optional(),
-  lineno: z.number().optional(),
-  context_line: z.string().optional(),
-})
 const eventSchema = z.looseObject({
   issue_id: z.number(),
   exception: z.object({
@@ -44,10 +38,7 @@ const issues: number[] = []
 beforeAll(async () => {
   browser = await launchBrowser()
   project = await api.createProject('browser-source-maps')
-  const detail = await fetch(`${url}/api/0/projects/${project.id}/`, {
-    headers: { authorization: `Bearer ${token}` },
-  })
-  slug = z.object({ slug: z.string() }).parse(await detail.json()).slug
+  slug = project.slug
 }, 120_000)
 afterAll(async () => {
   await browser?.close()

@@ -10,7 +10,7 @@ import { rm } from 'node:fs/promises'
 import { dirname } from 'node:path'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { z } from 'zod'
-import { Api, type Project } from '../harness/api.ts'
+import { Api, frameSchema, type Project } from '../harness/api.ts'
 import { type Browser, launchBrowser } from '../harness/browser.ts'
 import { throwInPage, uploadWithCli } from '../harness/source-maps-app.ts'
 import { buildVueApp, VUE_ORIGINAL } from '../harness/vue-app.ts'
@@ -20,12 +20,6 @@ const url = inject('serverUrl')
 const token = inject('adminToken')
 const api = new Api(url, token)
 
-const frameSchema = z.looseObject({
-  function: z.string().optional(),
-  filename: z.string().optional(),
-  lineno: z.number().optional(),
-  context_line: z.string().optional(),
-})
 const eventSchema = z.looseObject({
   issue_id: z.number(),
   exception: z.object({
@@ -50,12 +44,8 @@ const byType = new Map<string, StoredVueEvent>()
 beforeAll(async () => {
   browser = await launchBrowser()
   project = await api.createProject('browser-vue')
-  const detail = await fetch(`${url}/api/0/projects/${project.id}/`, {
-    headers: { authorization: `Bearer ${token}` },
-  })
-  const slug = z.object({ slug: z.string() }).parse(await detail.json()).slug
   out = await buildVueApp()
-  await uploadWithCli('sentry-cli-2', out, { url, token, org: 'default', project: slug })
+  await uploadWithCli('sentry-cli-2', out, { url, token, org: 'default', project: project.slug })
   await throwInPage(browser, out, project.dsn)
   const ids = await waitFor(
     async () => {

@@ -17,6 +17,18 @@ export const projectSchema = z.looseObject({
 /** A project as the API returns it. */
 export type Project = z.infer<typeof projectSchema>
 
+/**
+ * One stack frame of a stored event as the event API returns it: what the source-map tests read
+ * of a resolved frame (original function, file, line, context, and the resolver's `data` notes).
+ */
+export const frameSchema = z.looseObject({
+  function: z.string().optional(),
+  filename: z.string().optional(),
+  lineno: z.number().optional(),
+  context_line: z.string().optional(),
+  data: z.record(z.string(), z.unknown()).optional(),
+})
+
 /** One entry of `GET /api/0/projects/{id}/keys/`. */
 export const keySchema = z.looseObject({
   id: idSchema,

@@ -6,6 +6,7 @@
  * kept as the raw stack trace.
  */
 import { z } from 'zod'
+import { frameSchema } from '../../harness/api.ts'
 import { type Browser, launchBrowser } from '../../harness/browser.ts'
 import {
   buildMinifiedApp,
@@ -26,13 +27,6 @@ const CLI_OF_SDK: Record<string, SentryCli> = {
   'sentry-browser-10': 'sentry-cli-2',
 }
 
-const frameSchema = z.looseObject({
-  function: z.string().optional(),
-  filename: z.string().optional(),
-  lineno: z.number().optional(),
-  context_line: z.string().optional(),
-  data: z.record(z.string(), z.unknown()).optional(),
-})
 const eventSchema = z.looseObject({
   exception: z.object({
     values: z.array(
