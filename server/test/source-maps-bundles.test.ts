@@ -5,6 +5,7 @@ import { gzipSync } from 'node:zlib'
 import type { FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { pruneArtifacts } from '../src/artifact-bundles/maintenance.ts'
+import { SourceMapResolver } from '../src/ingest/source-maps/resolver.ts'
 import { framesOfRun } from './source-maps/stack.ts'
 import { bundleApp, type UploadTeam, uploadTeam } from './source-maps/world.ts'
 import { artifactBundle, SYSB, zip } from './source-maps/zip.ts'
@@ -384,6 +385,84 @@ describe('release + URL', () => {
     ])
     for (const f of (await read(903)).exception.values[0]?.stacktrace.frames ?? [])
       expect(f['data']).toBeUndefined()
+  }, 60_000)
+})
+
+describe('release + URL: maps uploaded again for the same release', () => {
+  it('a newer bundle of the release takes over its URLs, on this node at once and on every node within 30 s', async () => {
+    const { out } = await bundleApp(`import { run } from './app-source.js'\nexport { run }\n`, {
+      format: 'iife',
+      globalName: 'shop',
+      salt: 'reupload',
+    })
+    const minified = await readFile(join(out, 'app.min.js'))
+    const firstMap = await readFile(join(out, 'app.min.js.map'))
+    // The second build's map names its source otherwise (as a rebuild after a rename would).
+    const json = JSON.parse(firstMap.toString('utf8')) as { sources: string[] }
+    json.sources = json.sources.map((s) => s.replace('app-source.js', 'app-source-v2.js'))
+    const secondMap = Buffer.from(JSON.stringify(json))
+    const bundleOf = (map: Buffer) =>
+      artifactBundle({
+        '_/_/static/app.min.js': {
+          type: 'minified_source',
+          url: '~/static/app.min.js',
+          headers: { Sourcemap: 'app.min.js.map' },
+          data: minified,
+        },
+        '_/_/static/app.min.js.map': {
+          type: 'source_map',
+          url: '~/static/app.min.js.map',
+          data: map,
+        },
+      })
+    const frames = await framesOfRun(
+      join(out, 'app.min.js'),
+      'https://shop.example.com/static/app.min.js',
+      'shop',
+    )
+    const event = {
+      platform: 'javascript',
+      release: 'shop@4.0.0',
+      exception: { values: [{ type: 'Error', value: 'checkout failed', stacktrace: { frames } }] },
+    }
+    const topPath = async (n: number) => {
+      await sendItems(app, { id: team.projectId, key: team.dsnKey }, [
+        ['event', { ...event, event_id: eid(n) }],
+      ])
+      const read = await app.inject({
+        url: `/api/0/projects/${team.projectId}/events/${eid(n)}/`,
+        headers: ADMIN,
+      })
+      return read
+        .json<{ exception: { values: { stacktrace: { frames: { abs_path?: string }[] } }[] } }>()
+        .exception.values[0]?.stacktrace.frames.at(-1)?.abs_path
+    }
+    await uploadBundle(bundleOf(firstMap), { version: 'shop@4.0.0' })
+    expect(await topPath(951)).toBe('https://shop.example.com/app-source.js')
+    // Uploaded through this node: its cached map for the URL goes at once.
+    await uploadBundle(bundleOf(secondMap), { version: 'shop@4.0.0' })
+    expect(await topPath(952)).toBe('https://shop.example.com/app-source-v2.js')
+
+    // Another node learns of an upload only from the store: its cached map for the URL is
+    // asked again after 30 s. That node's resolver, on the same store: it caches the second
+    // map, then a third bundle (the first map again) is uploaded through this node.
+    const other = new SourceMapResolver(app.services.store, {
+      maxBytes: 64 * 1024 * 1024,
+      log: app.log,
+    })
+    const resolvedPath = async (now: number) => {
+      const e = structuredClone({ ...event, event_id: eid(953) })
+      await other.resolveEvent(team.projectId, e, now)
+      return e.exception.values[0]?.stacktrace.frames.at(-1)?.abs_path
+    }
+    const t0 = Date.now()
+    expect(await resolvedPath(t0)).toBe('https://shop.example.com/app-source-v2.js')
+    await uploadBundle(bundleOf(Buffer.concat([firstMap, Buffer.from('\n')])), {
+      version: 'shop@4.0.0',
+    })
+    expect(await topPath(954)).toBe('https://shop.example.com/app-source.js')
+    expect(await resolvedPath(t0 + 1_000)).toBe('https://shop.example.com/app-source-v2.js')
+    expect(await resolvedPath(t0 + 31_000)).toBe('https://shop.example.com/app-source.js')
   }, 60_000)
 })
 

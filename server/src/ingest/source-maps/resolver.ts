@@ -7,6 +7,13 @@ import { ParsedMap } from './parsed-map.ts'
 
 /** How long a node trusts "this project has no bundles" / "no map for this key". */
 const NEGATIVE_TTL_MS = 30_000
+/**
+ * How long a map found by release and URL is used before the store is asked again which map
+ * that URL names now: a newer bundle of the same release (maps uploaded again after a rebuild)
+ * or a deleted release file takes over on every node within this time. The answer is compared
+ * by bundle and URL, so an unchanged map is not parsed again.
+ */
+const URL_RECHECK_MS = 30_000
 /** How often a bundle's `last_used_at` is written at most (retention reads it by the day). */
 const TOUCH_EVERY_MS = 3_600_000
 /** Bytes of an event payload that may be resolved (larger ones go to the digest as they are). */
@@ -63,6 +70,8 @@ export class SourceMapResolver {
   #removalsSeen = 0
   /** Parsed maps by `project:debug:<id>` / `project:url:<release>:<dist>:<path>`; null: none. */
   readonly #maps: LRUCache<string, ParsedMap | 'none'>
+  /** When each map found by release and URL was last confirmed by the store. */
+  readonly #checked = new Map<string, number>()
   readonly #projects = new Map<number, { has: boolean; until: number }>()
   readonly #touched = new Map<number, number>()
   readonly #loading = new Map<string, Promise<ParsedMap | undefined>>()
@@ -96,9 +105,9 @@ export class SourceMapResolver {
     this.#uploads++
     for (const id of projectIds) this.#projects.delete(id)
     for (const k of this.#maps.keys()) {
-      if (this.#maps.peek(k) === 'none' && projectIds.some((p) => k.startsWith(`${p}:`))) {
-        this.#maps.delete(k)
-      }
+      if (!projectIds.some((p) => k.startsWith(`${p}:`))) continue
+      // A miss may be found now; a map found by URL may be replaced by the new bundle's.
+      if (this.#maps.peek(k) === 'none' || k.includes(':url:')) this.#maps.delete(k)
     }
   }
 
@@ -167,12 +176,13 @@ export class SourceMapResolver {
       // removals are rare, so every cached map goes.
       if (mark.removals > this.#removals) {
         this.#maps.clear()
+        this.#checked.clear()
         this.#projects.clear()
       }
     }
     if (mark.uploads > this.#uploadsSeen) {
       this.#uploadsSeen = mark.uploads
-      if (mark.uploads > this.#uploads) this.#forgetMisses()
+      if (mark.uploads > this.#uploads) this.#forgetAfterUpload()
     }
     const event = parseResolvable(payload)
     if (event === undefined) return undefined
@@ -184,9 +194,14 @@ export class SourceMapResolver {
     return event
   }
 
-  /** Drops every cached "no map" answer (an upload this cache did not hear of). */
-  #forgetMisses(): void {
-    for (const k of this.#maps.keys()) if (this.#maps.peek(k) === 'none') this.#maps.delete(k)
+  /**
+   * Drops every cached "no map" answer and every map found by release and URL (an upload this
+   * cache did not hear of may hold the map, or a newer one for the URL).
+   */
+  #forgetAfterUpload(): void {
+    for (const k of this.#maps.keys()) {
+      if (this.#maps.peek(k) === 'none' || k.includes(':url:')) this.#maps.delete(k)
+    }
   }
 
   /**
@@ -206,8 +221,8 @@ export class SourceMapResolver {
       fetch: () => Promise<StoredSourceMap | undefined>,
     ): void => {
       const hit = this.#maps.get(key)
-      if (hit !== undefined) into.set(k, hit === 'none' ? null : hit)
-      else jobs.push(this.#load(key, fetch).then((m) => void into.set(k, m ?? null)))
+      if (hit !== undefined && !this.#stale(key, hit, now)) into.set(k, hit === 'none' ? null : hit)
+      else jobs.push(this.#load(key, fetch, now).then((m) => void into.set(k, m ?? null)))
     }
     for (const id of needs.debugIds) {
       take(maps.byDebugId, id, `${projectId}:debug:${id}`, () =>
@@ -232,17 +247,22 @@ export class SourceMapResolver {
   async #load(
     key: string,
     fetch: () => Promise<StoredSourceMap | undefined>,
+    now: number,
   ): Promise<ParsedMap | undefined> {
     const hit = this.#maps.get(key)
-    if (hit !== undefined) return hit === 'none' ? undefined : hit
+    if (hit !== undefined && !this.#stale(key, hit, now)) return hit === 'none' ? undefined : hit
     const pending = this.#loading.get(key)
     if (pending !== undefined) return pending
     const job = (async () => {
       const stored = await fetch()
       if (stored === undefined) {
+        this.#checked.delete(key)
         this.#maps.set(key, 'none', { ttl: NEGATIVE_TTL_MS })
         return undefined
       }
+      if (key.includes(':url:')) this.#checked.set(key, now)
+      // The map the cache holds, still the one the store names: kept, not parsed again.
+      if (hit instanceof ParsedMap && sameMap(hit, stored)) return hit
       const parsed = new ParsedMap(stored)
       this.#maps.set(key, parsed)
       return parsed
@@ -255,6 +275,13 @@ export class SourceMapResolver {
     }
   }
 
+  /** Whether a cached map found by release and URL is due to be confirmed by the store. */
+  #stale(key: string, hit: ParsedMap | 'none', now: number): boolean {
+    if (hit === 'none' || !key.includes(':url:')) return false
+    const at = this.#checked.get(key)
+    return at === undefined || at + URL_RECHECK_MS <= now
+  }
+
   #touch(bundles: Set<number>, now: number): void {
     const due = [...bundles].filter((b) => (this.#touched.get(b) ?? 0) + TOUCH_EVERY_MS <= now)
     if (due.length === 0) return
@@ -263,4 +290,13 @@ export class SourceMapResolver {
       this.#log.warn({ err }, 'could not mark source-map bundles as used')
     })
   }
+}
+
+/** Whether a stored map is the one a parsed map was made from (same bundles, same file). */
+function sameMap(parsed: ParsedMap, stored: StoredSourceMap): boolean {
+  return (
+    parsed.bundleId === stored.bundleId &&
+    parsed.minifiedBundleId === stored.minifiedBundleId &&
+    parsed.url === stored.url
+  )
 }
