@@ -107,7 +107,7 @@ describe('vue', () => {
     expect(method?.issue_id).not.toBe(hook?.issue_id)
     expect(await api.issue(method?.issue_id as number)).toMatchObject({
       title: 'RangeError: Coupon SAVE is too short',
-      culprit: `${VUE_ORIGINAL.method.function}(${VUE_ORIGINAL.method.file})`,
+      culprit: `${VUE_ORIGINAL.method.function}(${VUE_ORIGINAL.method.file.replace(/\.\w+$/, '')})`,
     })
   })
 })

@@ -186,14 +186,19 @@ describe('culprit', () => {
     const stacktrace = { frames: [frame] }
     expect(
       labelEvent({ ...withException({ type: 'E', stacktrace }), platform: 'node' }).culprit,
-    ).toBe('onClick(app:///index.js)')
+    ).toBe('onClick(index)')
     const other = { frames: [{ ...frame, function: '?', platform: 'javascript' }] }
     expect(
       labelEvent({ ...withException({ type: 'E', stacktrace: other }), platform: 'other' }).culprit,
-    ).toBe('?(app:///index.js)')
+    ).toBe('?(index)')
+    // A file on disk (Node without a module of the SDK's) is written as it is.
+    const disk = { frames: [{ ...frame, filename: '/srv/app/pay.js' }] }
+    expect(
+      labelEvent({ ...withException({ type: 'E', stacktrace: disk }), platform: 'node' }).culprit,
+    ).toBe('onClick(/srv/app/pay.js)')
   })
 
-  it('writes a JavaScript file without its query: webpack names a second module of one file by a hash', () => {
+  it('writes a served or bundled JavaScript file as its module, without query, extension or hash folders', () => {
     // Captured from a Vue 2.7 app (vue-loader 15, webpack 5): an error in a template expression
     // resolves into the compiled render function, a module webpack names `App.vue?<hash>` after
     // the template's id, which vue-loader derives from the file's content (another hash per edit).
@@ -212,16 +217,21 @@ describe('culprit', () => {
     }
     const stacktrace = { frames: [library, render] }
     const js = { ...withException({ type: 'TypeError', stacktrace }), platform: 'javascript' }
-    expect(labelEvent(js).culprit).toBe('render(src/App.vue)')
-    const busted = { frames: [{ ...render, filename: 'https://shop.example/app.js?v=3#top' }] }
+    expect(labelEvent(js).culprit).toBe('render(src/App)')
+    const url = 'https://shop.example/static/js/app.min.js?v=3#top'
+    const busted = { frames: [{ ...render, filename: url, abs_path: url }] }
     const served = { ...withException({ type: 'E', stacktrace: busted }), platform: 'javascript' }
-    expect(labelEvent(served).culprit).toBe('render(https://shop.example/app.js)')
+    expect(labelEvent(served).culprit).toBe('render(app)')
+    // A file that is no URL is written without its query.
+    const bare = { frames: [{ function: 'render', filename: 'src/App.vue?e6f3', in_app: true }] }
+    const bareEvent = { ...withException({ type: 'E', stacktrace: bare }), platform: 'javascript' }
+    expect(labelEvent(bareEvent).culprit).toBe('render(src/App.vue)')
     // Not other languages' files, and a file that is all query stays as sent.
     const python = { frames: [{ ...helperFrame, filename: 'shop/cart.py?x' }] }
     expect(labelEvent(withException({ type: 'E', stacktrace: python })).culprit).toBe(
       'shop/cart.py?x in total',
     )
-    const odd = { frames: [{ ...render, filename: '?odd' }] }
+    const odd = { frames: [{ function: 'render', filename: '?odd', in_app: true }] }
     const oddEvent = { ...withException({ type: 'E', stacktrace: odd }), platform: 'javascript' }
     expect(labelEvent(oddEvent).culprit).toBe('render(?odd)')
   })

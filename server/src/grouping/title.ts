@@ -2,6 +2,7 @@ import type { Frame, NormalizedEvent } from '../event/types.ts'
 import { withoutQuery } from '../event/url-path.ts'
 import { crashFrame, primaryFrames } from './frames.ts'
 import { culpritInApp } from './in-app.ts'
+import { webJsModule } from './js-module.ts'
 import { displayMessage, eachLine, nonBlank } from './message.ts'
 
 /** How an issue is labelled in lists: independent of the grouping version. */
@@ -58,19 +59,23 @@ const NATIVE_PLATFORMS = new Set(['objc', 'cocoa', 'native'])
  * One frame as Sentry's legacy culprit writes it (sentry `culprit.py`): the function alone for
  * native code, `function(file)` for JavaScript, else "module or file in function"; a frame of
  * another language than the event (`frame.platform`) is written as its own. Empty when a
- * non-native frame names neither module nor file. A JavaScript file is written without its
- * query and fragment, as the module Sentry derives from it is: webpack names a second module of
- * one file `App.vue?5d7d` after a hash that vue-loader's template id (of the file's content)
- * changes with every edit, and a served file may carry a cache-busting `?v=`.
+ * non-native frame names neither module nor file. A JavaScript frame without a module of its
+ * own is written with the module Sentry derives from its served or bundled URL
+ * ({@link webJsModule}: `Bomb(src/Bomb)`, `n(app)`), else its file without query and fragment:
+ * webpack names a second module of one file `App.vue?5d7d` after a hash that vue-loader's
+ * template id (of the file's content) changes with every edit, and a served file may carry a
+ * cache-busting `?v=`.
  */
 function frameCulprit(frame: Frame, eventPlatform: string): string {
   const platform = nonBlank(frame.platform) ?? eventPlatform
   const fn = nonBlank(frame.function) ?? nonBlank(frame.raw_function)
   if (NATIVE_PLATFORMS.has(platform)) return fn ?? '?'
-  const location = nonBlank(frame.module) ?? nonBlank(frame.filename)
+  const module = nonBlank(frame.module)
+  const location = module ?? nonBlank(frame.filename)
   if (location === undefined) return ''
   if (!JS_PLATFORMS.has(platform)) return `${location} in ${fn ?? '?'}`
-  return `${fn ?? '?'}(${nonBlank(withoutQuery(location)) ?? location})`
+  const served = module ?? webJsModule(nonBlank(frame.abs_path) ?? location)
+  return `${fn ?? '?'}(${served ?? nonBlank(withoutQuery(location)) ?? location})`
 }
 
 /**
