@@ -146,6 +146,11 @@ export function checkSourceMap(name: string, bytes: Buffer): string | null {
     throw new BundleError(`file ${name}: the source map is not JSON (${(err as Error).message})`)
   }
   if (!isObj(json)) throw new BundleError(`file ${name}: the source map is not a JSON object`)
+  return checkMapObject(name, json)
+}
+
+/** {@link checkSourceMap} of a map already parsed into an object. */
+export function checkMapObject(name: string, json: Record<string, unknown>): string | null {
   const sectioned = Array.isArray(json['sections'])
   if (!sectioned && (typeof json['mappings'] !== 'string' || !Array.isArray(json['sources']))) {
     throw new BundleError(`file ${name}: the source map has no "mappings" string or "sources" list`)
@@ -160,6 +165,15 @@ export function checkSourceMap(name: string, bytes: Buffer): string | null {
     }
   }
   return normalizeDebugId(json['debugId'] ?? json['debug_id'])
+}
+
+/**
+ * Where a minified file names its map: its `Sourcemap` or `X-SourceMap` header, else (the CLI
+ * found no reference it could resolve, as for an absolute URL) its own `//# sourceMappingURL=`
+ * comment, as Sentry reads it.
+ */
+export function mapReference(headers: unknown, bytes: Buffer): string | undefined {
+  return header(headers, 'sourcemap') ?? header(headers, 'x-sourcemap') ?? sourceMappingUrlOf(bytes)
 }
 
 /** What an assembled bundle holds: its files, and the `dist` its manifest names, if any. */
@@ -224,17 +238,14 @@ export async function readArtifactBundle(bundle: Buffer): Promise<ReadBundle> {
     }
     let debugId = normalizeDebugId(header(meta['headers'], 'debug-id'))
     let mapUrl: string | null = null
-    const fileType = type === 'source' ? untypedFileType(path, bytes, meta['headers']) : type
+    const untyped = type === 'source' ? untypedFile(path, bytes, meta['headers']) : undefined
+    const fileType = untyped?.fileType ?? type
     if (fileType === 'source_map') {
-      const own = checkSourceMap(path, bytes)
+      // An untyped file was checked (and its map parsed) while its type was told.
+      const own = untyped === undefined ? checkSourceMap(path, bytes) : untyped.ownDebugId
       debugId = debugId ?? own
     } else if (fileType === 'minified_source') {
-      const ref =
-        header(meta['headers'], 'sourcemap') ??
-        header(meta['headers'], 'x-sourcemap') ??
-        // Without a header (the CLI found no reference it could resolve, as for an absolute
-        // URL), the file's own `//# sourceMappingURL=` comment, as Sentry reads it.
-        sourceMappingUrlOf(bytes)
+      const ref = mapReference(meta['headers'], bytes)
       if (ref?.startsWith('data:') === true) {
         // An embedded map (`//# sourceMappingURL=data:…`) is stored as a map of its own under
         // the file's URL, so both lookups (debug ID, release + URL) find it as any other map.
@@ -283,38 +294,45 @@ export async function readArtifactBundle(bundle: Buffer): Promise<ReadBundle> {
   }
 }
 
-/** Whether the bytes are a JSON object shaped as a source map (`mappings` or `sections`). */
-export function looksLikeSourceMap(bytes: Buffer): boolean {
-  // A map starts with `{`: anything else is not parsed at all.
-  if (!bytes.subarray(0, 64).toString('utf8').trimStart().startsWith('{')) return false
+/**
+ * The bytes as a JSON object shaped as a source map (`mappings` or `sections`), parsed once;
+ * undefined for anything else (a file that does not start with `{` is not parsed at all).
+ */
+export function sourceMapJson(bytes: Buffer): Record<string, unknown> | undefined {
+  if (!bytes.subarray(0, 64).toString('utf8').trimStart().startsWith('{')) return undefined
   try {
     const json: unknown = JSON.parse(bytes.toString('utf8'))
-    return isObj(json) && ('mappings' in json || 'sections' in json)
+    return isObj(json) && ('mappings' in json || 'sections' in json) ? json : undefined
   } catch {
-    return false
+    return undefined
   }
 }
 
 /**
  * The type of a file sentry-cli 2.x uploaded untyped (`source`: `releases files <v> upload
  * <dir>` sends every file so, as Sentry's legacy release files had no type): a parsing source
- * map is a `source_map`, a file naming a map (header or its own `sourceMappingURL` comment, not
- * an embedded one) a `minified_source`, anything else stays `source`. So such an upload
- * resolves frames by release and URL as Sentry resolved its release files.
+ * map is a `source_map` (with the debug ID it names, checked here), a file naming a map (header
+ * or its own `sourceMappingURL` comment, not an embedded one) a `minified_source`, anything
+ * else stays `source`. So such an upload resolves frames by release and URL as Sentry resolved
+ * its release files.
  */
-function untypedFileType(path: string, bytes: Buffer, headers: unknown): string {
-  if (looksLikeSourceMap(bytes)) {
+function untypedFile(
+  path: string,
+  bytes: Buffer,
+  headers: unknown,
+): { fileType: string; ownDebugId: string | null } {
+  const json = sourceMapJson(bytes)
+  if (json !== undefined) {
     try {
-      checkSourceMap(path, bytes)
-      return 'source_map'
+      return { fileType: 'source_map', ownDebugId: checkMapObject(path, json) }
     } catch (err) {
-      if (err instanceof BundleError) return 'source'
+      if (err instanceof BundleError) return { fileType: 'source', ownDebugId: null }
       throw err
     }
   }
-  const ref =
-    header(headers, 'sourcemap') ?? header(headers, 'x-sourcemap') ?? sourceMappingUrlOf(bytes)
-  return ref !== undefined && !ref.startsWith('data:') ? 'minified_source' : 'source'
+  const ref = mapReference(headers, bytes)
+  const named = ref !== undefined && !ref.startsWith('data:')
+  return { fileType: named ? 'minified_source' : 'source', ownDebugId: null }
 }
 
 /** An embedded map's debug ID (null: it names none), or undefined when it is no source map. */

@@ -1,13 +1,13 @@
 import { deflateRawSync } from 'node:zlib'
 import type { ArtifactFileToStore } from '../store/artifact-types.ts'
 import {
-  checkSourceMap,
+  checkMapObject,
   header,
-  looksLikeSourceMap,
+  mapReference,
   normalizeDebugId,
   resolveMapUrl,
+  sourceMapJson,
 } from './bundle-reader.ts'
-import { sourceMappingUrlOf } from './embedded-map.ts'
 
 /** Longest release-file name (its URL), as for a file of a bundle. */
 export const MAX_RELEASE_FILE_NAME = 2048
@@ -28,12 +28,12 @@ export function readReleaseFile(
   let debugId = normalizeDebugId(header(headers, 'debug-id'))
   let fileType = 'minified_source'
   let mapUrl: string | null = null
-  if (looksLikeSourceMap(bytes)) {
+  const json = sourceMapJson(bytes)
+  if (json !== undefined) {
     fileType = 'source_map'
-    debugId = debugId ?? checkSourceMap(name, bytes)
+    debugId = debugId ?? checkMapObject(name, json)
   } else {
-    const ref =
-      header(headers, 'sourcemap') ?? header(headers, 'x-sourcemap') ?? sourceMappingUrlOf(bytes)
+    const ref = mapReference(headers, bytes)
     if (ref !== undefined) mapUrl = resolveMapUrl(name, ref.slice(0, MAX_RELEASE_FILE_NAME))
   }
   return {
